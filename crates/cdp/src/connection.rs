@@ -1,0 +1,342 @@
+//! One CDP connection: numbered commands, responses routed to their callers, events
+//! routed to the subscribers of their flattened session.
+//!
+//! A reader task owns the incoming half of the transport and a writer task the outgoing
+//! half, so a caller never blocks another. Events of one session are delivered in the
+//! order the browser sent them.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use futures::{SinkExt, StreamExt};
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use tokio::sync::{mpsc, oneshot, watch};
+
+use crate::protocol::{Command, Event};
+use crate::record::{Direction, Recorder};
+use crate::{Deadline, Error, Transport};
+
+/// A flattened session id, as Chromium names it in `Target.attachedToTarget`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct SessionId(pub String);
+
+/// An event as it came off the wire, with the session it belongs to.
+#[derive(Debug, Clone)]
+pub struct RawEvent {
+    pub session: Option<SessionId>,
+    pub method: String,
+    pub params: Value,
+}
+
+impl RawEvent {
+    /// The typed form of this event when it is an `E`. A malformed event is logged and
+    /// skipped rather than failing the reader: Chromium adds fields and values freely.
+    pub fn parse<E: Event>(&self) -> Option<E> {
+        if self.method != E::METHOD {
+            return None;
+        }
+        match serde_json::from_value(self.params.clone()) {
+            Ok(event) => Some(event),
+            Err(err) => {
+                tracing::warn!(method = E::METHOD, %err, "skipping a malformed event");
+                None
+            }
+        }
+    }
+}
+
+type Reply = Result<Value, Error>;
+type Subscribers = HashMap<Option<SessionId>, Vec<mpsc::UnboundedSender<RawEvent>>>;
+
+struct Inner {
+    next_id: AtomicU64,
+    pending: Mutex<HashMap<u64, oneshot::Sender<Reply>>>,
+    outgoing: mpsc::UnboundedSender<String>,
+    subscribers: Mutex<Subscribers>,
+    closed: watch::Receiver<bool>,
+    recorder: Option<Arc<Recorder>>,
+}
+
+/// A live CDP connection. Cheap to clone; the tasks stop when the transport closes.
+#[derive(Clone)]
+pub struct Connection {
+    inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for Connection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Connection")
+            .field("closed", &self.is_closed())
+            .finish()
+    }
+}
+
+/// What the browser sends: a reply to a command, or an event.
+#[derive(Deserialize)]
+struct Incoming {
+    id: Option<u64>,
+    result: Option<Value>,
+    error: Option<ProtocolError>,
+    method: Option<String>,
+    params: Option<Value>,
+    #[serde(rename = "sessionId")]
+    session_id: Option<SessionId>,
+}
+
+#[derive(Deserialize)]
+struct ProtocolError {
+    code: i64,
+    message: String,
+    #[serde(default)]
+    data: Option<String>,
+}
+
+impl Connection {
+    /// Starts the reader and writer tasks over `transport`. Must be called inside a Tokio
+    /// runtime; the connection lives as long as that runtime or the transport.
+    pub fn start(transport: Box<dyn Transport>, recorder: Option<Arc<Recorder>>) -> Self {
+        let (mut sink, mut stream) = transport.split();
+        let (outgoing, mut outgoing_rx) = mpsc::unbounded_channel::<String>();
+        let (closed_tx, closed) = watch::channel(false);
+        let inner = Arc::new(Inner {
+            next_id: AtomicU64::new(1),
+            pending: Mutex::new(HashMap::new()),
+            outgoing,
+            subscribers: Mutex::new(HashMap::new()),
+            closed,
+            recorder,
+        });
+
+        let writer_recorder = inner.recorder.clone();
+        tokio::spawn(async move {
+            while let Some(text) = outgoing_rx.recv().await {
+                if let Some(recorder) = &writer_recorder {
+                    recorder.record(Direction::Send, &text);
+                }
+                if let Err(err) = sink.send(text).await {
+                    tracing::debug!(%err, "CDP transport refused a write");
+                    break;
+                }
+            }
+        });
+
+        let reader = Arc::downgrade(&inner);
+        tokio::spawn(async move {
+            while let Some(message) = stream.next().await {
+                let Some(inner) = reader.upgrade() else { break };
+                match message {
+                    Ok(text) => inner.dispatch(&text),
+                    Err(err) => {
+                        tracing::debug!(%err, "CDP transport read failed");
+                        break;
+                    }
+                }
+            }
+            if let Some(inner) = reader.upgrade() {
+                inner.close();
+            }
+            let _ = closed_tx.send(true);
+        });
+
+        Self { inner }
+    }
+
+    /// The browser-level session (no session id).
+    pub fn browser_session(&self) -> Session {
+        Session {
+            connection: self.clone(),
+            id: None,
+        }
+    }
+
+    /// A handle on a flattened session.
+    pub fn session(&self, id: SessionId) -> Session {
+        Session {
+            connection: self.clone(),
+            id: Some(id),
+        }
+    }
+
+    pub fn is_closed(&self) -> bool {
+        *self.inner.closed.borrow()
+    }
+
+    /// Resolves once the transport has closed.
+    pub async fn closed(&self) {
+        let mut closed = self.inner.closed.clone();
+        let _ = closed.wait_for(|closed| *closed).await;
+    }
+
+    /// Sends `method` on `session` and waits for its reply until `deadline`.
+    pub async fn call_raw(
+        &self,
+        session: Option<&SessionId>,
+        method: &str,
+        params: Value,
+        deadline: Deadline,
+    ) -> Result<Value, Error> {
+        let started = Instant::now();
+        if self.is_closed() {
+            return Err(Error::Closed);
+        }
+        let id = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
+        let mut message = serde_json::json!({ "id": id, "method": method, "params": params });
+        if let Some(session) = session {
+            message["sessionId"] = Value::String(session.0.clone());
+        }
+        let (reply_tx, reply_rx) = oneshot::channel();
+        self.inner.lock_pending().insert(id, reply_tx);
+        if self.inner.outgoing.send(message.to_string()).is_err() {
+            self.inner.lock_pending().remove(&id);
+            return Err(Error::Closed);
+        }
+        let result = deadline
+            .run(method, started, async {
+                reply_rx.await.unwrap_or(Err(Error::Closed))
+            })
+            .await;
+        if result.is_err() {
+            self.inner.lock_pending().remove(&id);
+        }
+        result.map_err(|err| match err {
+            Error::Protocol { code, message, .. } => Error::Protocol {
+                method: method.to_string(),
+                code,
+                message,
+            },
+            other => other,
+        })
+    }
+
+    /// Subscribes to every event of `session` (`None`: browser-level events), from now on,
+    /// in order. The receiver ends when the connection closes.
+    pub fn subscribe(&self, session: Option<SessionId>) -> mpsc::UnboundedReceiver<RawEvent> {
+        let (tx, rx) = mpsc::unbounded_channel();
+        if !self.is_closed() {
+            self.inner
+                .lock_subscribers()
+                .entry(session)
+                .or_default()
+                .push(tx);
+        }
+        rx
+    }
+}
+
+impl Inner {
+    fn lock_pending(&self) -> std::sync::MutexGuard<'_, HashMap<u64, oneshot::Sender<Reply>>> {
+        // A poisoned lock means a panic elsewhere while holding it; the map is still valid.
+        self.pending.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn lock_subscribers(&self) -> std::sync::MutexGuard<'_, Subscribers> {
+        self.subscribers.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn dispatch(&self, text: &str) {
+        if let Some(recorder) = &self.recorder {
+            recorder.record(Direction::Recv, text);
+        }
+        let incoming: Incoming = match serde_json::from_str(text) {
+            Ok(incoming) => incoming,
+            Err(err) => {
+                tracing::warn!(%err, "skipping an unreadable CDP message");
+                return;
+            }
+        };
+        if let Some(id) = incoming.id {
+            let Some(reply) = self.lock_pending().remove(&id) else {
+                return; // its caller gave up (deadline) before the reply came
+            };
+            let result = match incoming.error {
+                Some(error) => Err(Error::Protocol {
+                    method: String::new(),
+                    code: error.code,
+                    message: match error.data {
+                        Some(data) => format!("{}: {data}", error.message),
+                        None => error.message,
+                    },
+                }),
+                None => Ok(incoming.result.unwrap_or(Value::Null)),
+            };
+            let _ = reply.send(result);
+        } else if let Some(method) = incoming.method {
+            let event = RawEvent {
+                session: incoming.session_id,
+                method,
+                params: incoming.params.unwrap_or(Value::Null),
+            };
+            let mut subscribers = self.lock_subscribers();
+            if let Some(list) = subscribers.get_mut(&event.session) {
+                list.retain(|tx| tx.send(event.clone()).is_ok());
+            }
+        }
+    }
+
+    fn close(&self) {
+        for (_, reply) in self.lock_pending().drain() {
+            let _ = reply.send(Err(Error::Closed));
+        }
+        self.lock_subscribers().clear();
+    }
+}
+
+/// A connection plus a session id: the handle every domain call goes through.
+#[derive(Clone, Debug)]
+pub struct Session {
+    connection: Connection,
+    id: Option<SessionId>,
+}
+
+impl Session {
+    pub fn id(&self) -> Option<&SessionId> {
+        self.id.as_ref()
+    }
+
+    pub fn connection(&self) -> &Connection {
+        &self.connection
+    }
+
+    /// Sends a typed command and decodes its reply.
+    pub async fn call<C: Command>(
+        &self,
+        command: &C,
+        deadline: Deadline,
+    ) -> Result<C::Response, Error> {
+        let params = serde_json::to_value(command).map_err(|e| Error::Decode {
+            method: C::METHOD.to_string(),
+            reason: e.to_string(),
+        })?;
+        let reply = self.call_raw(C::METHOD, params, deadline).await?;
+        decode(C::METHOD, reply)
+    }
+
+    /// The escape hatch: any method, untyped.
+    pub async fn call_raw(
+        &self,
+        method: &str,
+        params: Value,
+        deadline: Deadline,
+    ) -> Result<Value, Error> {
+        self.connection
+            .call_raw(self.id.as_ref(), method, params, deadline)
+            .await
+    }
+
+    /// Every event of this session from now on.
+    pub fn subscribe(&self) -> mpsc::UnboundedReceiver<RawEvent> {
+        self.connection.subscribe(self.id.clone())
+    }
+}
+
+fn decode<T: DeserializeOwned>(method: &str, value: Value) -> Result<T, Error> {
+    serde_json::from_value(value).map_err(|e| Error::Decode {
+        method: method.to_string(),
+        reason: e.to_string(),
+    })
+}

@@ -1,0 +1,136 @@
+//! `Runtime` domain: execution contexts and calling page-side functions.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::{Empty, command, event};
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Enable {}
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct RunIfWaitingForDebugger {}
+
+#[derive(Debug, Clone, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Evaluate {
+    pub expression: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub context_id: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub return_by_value: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub await_promise: Option<bool>,
+}
+
+/// Calls a function in a context with JSON arguments: the way page-side scripts run,
+/// so no JavaScript is ever assembled from strings.
+#[derive(Debug, Clone, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CallFunctionOn {
+    pub function_declaration: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub object_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub execution_context_id: Option<i64>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub arguments: Vec<CallArgument>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub return_by_value: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub await_promise: Option<bool>,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CallArgument {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub value: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub object_id: Option<String>,
+}
+
+/// The reply of `evaluate` and `callFunctionOn`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Evaluated {
+    pub result: RemoteObject,
+    #[serde(default)]
+    pub exception_details: Option<ExceptionDetails>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RemoteObject {
+    #[serde(default)]
+    pub r#type: String,
+    #[serde(default)]
+    pub subtype: Option<String>,
+    #[serde(default)]
+    pub class_name: Option<String>,
+    #[serde(default)]
+    pub value: Option<Value>,
+    #[serde(default)]
+    pub description: Option<String>,
+    #[serde(default)]
+    pub object_id: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ExceptionDetails {
+    #[serde(default)]
+    pub text: String,
+    #[serde(default)]
+    pub exception: Option<RemoteObject>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct ExecutionContextCreated {
+    pub context: ExecutionContextDescription,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ExecutionContextDescription {
+    pub id: i64,
+    #[serde(default)]
+    pub name: String,
+    #[serde(default)]
+    pub aux_data: Option<Value>,
+}
+
+impl ExecutionContextDescription {
+    /// The frame this context belongs to, and whether it is the frame's main world.
+    pub fn frame(&self) -> Option<(&str, bool)> {
+        let aux = self.aux_data.as_ref()?;
+        let frame = aux.get("frameId")?.as_str()?;
+        let is_default = aux
+            .get("isDefault")
+            .and_then(Value::as_bool)
+            .unwrap_or(false);
+        Some((frame, is_default))
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ExecutionContextDestroyed {
+    pub execution_context_id: i64,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct ExecutionContextsCleared {}
+
+command! {
+    Enable => "Runtime.enable", Empty;
+    RunIfWaitingForDebugger => "Runtime.runIfWaitingForDebugger", Empty;
+    Evaluate => "Runtime.evaluate", Evaluated;
+    CallFunctionOn => "Runtime.callFunctionOn", Evaluated;
+}
+
+event! {
+    ExecutionContextCreated => "Runtime.executionContextCreated";
+    ExecutionContextDestroyed => "Runtime.executionContextDestroyed";
+    ExecutionContextsCleared => "Runtime.executionContextsCleared";
+}
