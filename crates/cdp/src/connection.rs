@@ -6,7 +6,7 @@
 //! order the browser sent them.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -59,6 +59,8 @@ struct Inner {
     outgoing: mpsc::UnboundedSender<String>,
     subscribers: Mutex<Subscribers>,
     closed: watch::Receiver<bool>,
+    /// Set under the `pending` lock by `close`, so no call can register after it.
+    shut: AtomicBool,
     recorder: Option<Arc<Recorder>>,
 }
 
@@ -93,7 +95,7 @@ struct ProtocolError {
     code: i64,
     message: String,
     #[serde(default)]
-    data: Option<String>,
+    data: Option<Value>,
 }
 
 impl Connection {
@@ -109,9 +111,11 @@ impl Connection {
             outgoing,
             subscribers: Mutex::new(HashMap::new()),
             closed,
+            shut: AtomicBool::new(false),
             recorder,
         });
 
+        let writer = Arc::downgrade(&inner);
         let writer_recorder = inner.recorder.clone();
         tokio::spawn(async move {
             while let Some(text) = outgoing_rx.recv().await {
@@ -120,6 +124,10 @@ impl Connection {
                 }
                 if let Err(err) = sink.send(text).await {
                     tracing::debug!(%err, "CDP transport refused a write");
+                    // Nothing sent from now on can be answered: fail the waiting calls.
+                    if let Some(inner) = writer.upgrade() {
+                        inner.close();
+                    }
                     break;
                 }
             }
@@ -163,7 +171,7 @@ impl Connection {
     }
 
     pub fn is_closed(&self) -> bool {
-        *self.inner.closed.borrow()
+        self.inner.shut.load(Ordering::Acquire) || *self.inner.closed.borrow()
     }
 
     /// Resolves once the transport has closed.
@@ -190,7 +198,13 @@ impl Connection {
             message["sessionId"] = Value::String(session.0.clone());
         }
         let (reply_tx, reply_rx) = oneshot::channel();
-        self.inner.lock_pending().insert(id, reply_tx);
+        {
+            let mut pending = self.inner.lock_pending();
+            if self.inner.shut.load(Ordering::Acquire) {
+                return Err(Error::Closed);
+            }
+            pending.insert(id, reply_tx);
+        }
         if self.inner.outgoing.send(message.to_string()).is_err() {
             self.inner.lock_pending().remove(&id);
             return Err(Error::Closed);
@@ -217,14 +231,16 @@ impl Connection {
     /// in order. The receiver ends when the connection closes.
     pub fn subscribe(&self, session: Option<SessionId>) -> mpsc::UnboundedReceiver<RawEvent> {
         let (tx, rx) = mpsc::unbounded_channel();
-        if !self.is_closed() {
-            self.inner
-                .lock_subscribers()
-                .entry(session)
-                .or_default()
-                .push(tx);
+        let mut subscribers = self.inner.lock_subscribers();
+        if !self.inner.shut.load(Ordering::Acquire) {
+            subscribers.entry(session).or_default().push(tx);
         }
         rx
+    }
+
+    /// Ends every subscription of `session` (its target is gone).
+    pub fn unsubscribe(&self, session: &SessionId) {
+        self.inner.lock_subscribers().remove(&Some(session.clone()));
     }
 }
 
@@ -258,6 +274,7 @@ impl Inner {
                     method: String::new(),
                     code: error.code,
                     message: match error.data {
+                        Some(Value::String(data)) => format!("{}: {data}", error.message),
                         Some(data) => format!("{}: {data}", error.message),
                         None => error.message,
                     },
@@ -279,9 +296,15 @@ impl Inner {
     }
 
     fn close(&self) {
-        for (_, reply) in self.lock_pending().drain() {
+        let drained: Vec<_> = {
+            let mut pending = self.lock_pending();
+            self.shut.store(true, Ordering::Release);
+            pending.drain().collect()
+        };
+        for (_, reply) in drained {
             let _ = reply.send(Err(Error::Closed));
         }
+        // Taken after `shut` is set, so no subscriber can be added behind this.
         self.lock_subscribers().clear();
     }
 }

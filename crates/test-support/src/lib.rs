@@ -1,1 +1,9 @@
+//! What candor's tests share: a local fixture server and the Chromium to drive.
+//!
+//! Dev-only. Nothing here touches the network beyond `127.0.0.1`, so tests are hermetic.
 
+mod chromium;
+mod server;
+
+pub use chromium::chromium;
+pub use server::{FixtureServer, fixtures_dir};

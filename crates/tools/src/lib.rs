@@ -1,1 +1,21 @@
+//! The catalogue: every tool defined once — params (with their JSON Schema), output,
+//! handler — plus the result envelope every face returns (SPEC §4, §20).
+//!
+//! The MCP tool list, the CLI and (later) the HTTP routes are all derived from
+//! [`catalogue()`]; this crate knows no transport. [`Engine`] runs one task's commands:
+//! it numbers them, gives each one deadline, maps every failure to a stable code, and
+//! keeps the journal that `diagnostics` reads.
 
+mod catalogue;
+mod engine;
+mod envelope;
+mod error;
+mod journal;
+mod render;
+mod schema;
+
+pub use catalogue::{ToolDef, catalogue, find};
+pub use engine::{Engine, EngineOptions};
+pub use envelope::{ActionStatus, Envelope, Events, Execution, PageInfo, Status, Verification};
+pub use error::{Code, ToolError};
+pub use render::render_text;

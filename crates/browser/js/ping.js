@@ -1,0 +1,4 @@
+// Proves the page can run script; returns 1.
+function ping() {
+  return 1;
+}

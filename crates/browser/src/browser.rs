@@ -1,0 +1,260 @@
+//! One Chromium: launched by us over a pipe, or attached over a WebSocket. Owns the CDP
+//! connection and follows browser-level target events (titles, crashes, closes) for
+//! every tab of every task.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, Weak};
+
+use cdp::protocol::{browser as cdp_browser, target};
+use cdp::{Connection, Deadline, PipeTransport, RawEvent, Recorder, Transport, WebSocketTransport};
+use tokio::sync::mpsc;
+
+use crate::Error;
+use crate::launch::{ChromiumProcess, LaunchOptions};
+use crate::tab::Tab;
+
+/// Where the browser comes from.
+#[derive(Debug, Clone)]
+pub enum Endpoint {
+    /// Launch a local Chromium with a fresh profile.
+    Launch(LaunchOptions),
+    /// Attach to a running one: `ws://…` or `http://host:port` (its `/json/version`
+    /// names the WebSocket).
+    Attach(String),
+}
+
+#[derive(Debug, Clone)]
+pub struct BrowserOptions {
+    pub endpoint: Endpoint,
+    /// Write every CDP message to this JSONL file.
+    pub record_cdp: Option<PathBuf>,
+}
+
+impl Default for BrowserOptions {
+    fn default() -> Self {
+        Self {
+            endpoint: Endpoint::Launch(LaunchOptions::default()),
+            record_cdp: None,
+        }
+    }
+}
+
+struct Inner {
+    connection: Connection,
+    product: String,
+    tabs: Mutex<HashMap<String, Weak<crate::tab::TabShared>>>,
+    // Declared last: dropped after the connection, then the process group is killed.
+    process: Mutex<Option<ChromiumProcess>>,
+}
+
+/// A connected browser. Cheap to clone; when the last clone is dropped, a browser we
+/// launched is killed and its profile removed.
+#[derive(Clone)]
+pub struct Browser {
+    inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for Browser {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Browser")
+            .field("product", &self.inner.product)
+            .finish()
+    }
+}
+
+impl Browser {
+    /// Launches or attaches, and waits until the browser answers.
+    ///
+    /// A launched Chromium dies with the thread that spawned it (`PR_SET_PDEATHSIG`), so
+    /// call this from a long-lived thread (a runtime worker or the main thread), never
+    /// from `spawn_blocking`.
+    pub async fn start(options: BrowserOptions, deadline: Deadline) -> Result<Browser, Error> {
+        let recorder = match &options.record_cdp {
+            Some(path) => Some(Arc::new(Recorder::create(path).map_err(|e| {
+                Error::InvalidParams {
+                    what: format!("--record-cdp {}", path.display()),
+                    reason: e.to_string(),
+                }
+            })?)),
+            None => None,
+        };
+        let (transport, mut process): (Box<dyn Transport>, _) =
+            match &options.endpoint {
+                Endpoint::Launch(launch) => {
+                    let (process, pipes) = ChromiumProcess::spawn(launch)?;
+                    let transport = PipeTransport::new(pipes.to_browser, pipes.from_browser)
+                        .map_err(|e| Error::Launch {
+                            executable: PathBuf::from("chromium"),
+                            reason: e.to_string(),
+                        })?;
+                    (Box::new(transport), Some(process))
+                }
+                Endpoint::Attach(endpoint) => {
+                    let ws = websocket_url(endpoint, deadline).await?;
+                    (Box::new(WebSocketTransport::connect(&ws).await?), None)
+                }
+            };
+        let connection = Connection::start(transport, recorder);
+        let session = connection.browser_session();
+        let events = session.subscribe();
+        let ready = async {
+            let version = session
+                .call(&cdp_browser::GetVersion::default(), deadline)
+                .await?;
+            session
+                .call(&target::SetDiscoverTargets { discover: true }, deadline)
+                .await?;
+            Ok::<_, cdp::Error>(version)
+        };
+        let version = match ready.await {
+            Ok(version) => version,
+            Err(err) => {
+                return Err(match process.as_mut() {
+                    Some(process) => process.failure(&err.to_string()),
+                    None => err.into(),
+                });
+            }
+        };
+        tracing::debug!(product = %version.product, pid = ?process.as_ref().map(ChromiumProcess::pid), "browser ready");
+        let inner = Arc::new(Inner {
+            connection,
+            product: version.product,
+            tabs: Mutex::new(HashMap::new()),
+            process: Mutex::new(process),
+        });
+        tokio::spawn(follow_targets(Arc::downgrade(&inner), events));
+        Ok(Browser { inner })
+    }
+
+    /// e.g. `HeadlessChrome/156.0.8078.108`.
+    pub fn product(&self) -> &str {
+        &self.inner.product
+    }
+
+    pub fn connection(&self) -> &Connection {
+        &self.inner.connection
+    }
+
+    pub fn is_connected(&self) -> bool {
+        !self.inner.connection.is_closed()
+    }
+
+    /// The process id of a browser we launched.
+    pub fn pid(&self) -> Option<u32> {
+        self.lock_process().as_ref().map(ChromiumProcess::pid)
+    }
+
+    /// The profile directory of a browser we launched (removed when it exits).
+    pub fn user_data_dir(&self) -> Option<PathBuf> {
+        self.lock_process()
+            .as_ref()
+            .map(|p| p.user_data_dir().to_path_buf())
+    }
+
+    /// Closes the browser: asks it to exit, then kills what is left and removes the
+    /// profile. An attached browser is only disconnected from.
+    pub async fn close(&self, deadline: Deadline) {
+        let process = self.lock_process().take();
+        if let Some(process) = process {
+            let session = self.inner.connection.browser_session();
+            let _ = session.call(&cdp_browser::Close {}, deadline).await;
+            let _ =
+                tokio::time::timeout_at(deadline.at().into(), self.inner.connection.closed()).await;
+            drop(process);
+        }
+    }
+
+    pub(crate) fn register(&self, tab: &Tab, shared: Weak<crate::tab::TabShared>) {
+        if let Ok(mut tabs) = self.inner.tabs.lock() {
+            tabs.retain(|_, t| t.strong_count() > 0);
+            tabs.insert(tab.target_id().to_string(), shared);
+        }
+    }
+
+    fn lock_process(&self) -> std::sync::MutexGuard<'_, Option<ChromiumProcess>> {
+        self.inner.process.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// Resolves `http://host:port` to the browser's WebSocket through `/json/version`.
+async fn websocket_url(endpoint: &str, deadline: Deadline) -> Result<String, Error> {
+    if endpoint.starts_with("ws://") || endpoint.starts_with("wss://") {
+        return Ok(endpoint.to_string());
+    }
+    let url = format!("{}/json/version", endpoint.trim_end_matches('/'));
+    let timeout = deadline.remaining();
+    let fetched = tokio::task::spawn_blocking(move || -> Result<String, String> {
+        let agent = ureq::Agent::config_builder()
+            .timeout_global(Some(timeout))
+            .build()
+            .new_agent();
+        let mut response = agent.get(&url).call().map_err(|e| e.to_string())?;
+        let version: serde_json::Value =
+            response.body_mut().read_json().map_err(|e| e.to_string())?;
+        version["webSocketDebuggerUrl"]
+            .as_str()
+            .map(str::to_string)
+            .ok_or_else(|| format!("{url} names no webSocketDebuggerUrl"))
+    })
+    .await
+    .map_err(|e| e.to_string())
+    .and_then(|r| r);
+    fetched.map_err(|reason| Error::Launch {
+        executable: PathBuf::from(endpoint),
+        reason,
+    })
+}
+
+/// Applies browser-level target events to the tabs they concern.
+async fn follow_targets(browser: Weak<Inner>, mut events: mpsc::UnboundedReceiver<RawEvent>) {
+    while let Some(event) = events.recv().await {
+        let Some(browser) = browser.upgrade() else {
+            return;
+        };
+        let target_id = if let Some(e) = event.parse::<target::TargetInfoChanged>() {
+            Some((e.target_info.target_id.clone(), Change::Info(e.target_info)))
+        } else if let Some(e) = event.parse::<target::TargetCrashed>() {
+            Some((e.target_id, Change::Crashed))
+        } else {
+            event
+                .parse::<target::TargetDestroyed>()
+                .map(|e| (e.target_id, Change::Destroyed))
+        };
+        let Some((target_id, change)) = target_id else {
+            continue;
+        };
+        let shared = browser
+            .tabs
+            .lock()
+            .ok()
+            .and_then(|tabs| tabs.get(&target_id).and_then(Weak::upgrade));
+        if let Some(shared) = shared {
+            let tab = Tab::from_shared(shared);
+            tab.update(|state| match change {
+                Change::Info(info) => {
+                    state.title = info.title;
+                    if !info.url.is_empty() && state.failed.is_none() {
+                        state.url = info.url;
+                    }
+                }
+                Change::Crashed => {
+                    state.crashed = true;
+                    state.loading = false;
+                }
+                Change::Destroyed => state.closed = true,
+            });
+            if tab.state().closed
+                && let Some(session) = tab.session().id()
+            {
+                browser.connection.unsubscribe(session);
+            }
+        }
+    }
+}
+
+enum Change {
+    Info(target::TargetInfo),
+    Crashed,
+    Destroyed,
+}

@@ -1,0 +1,64 @@
+//! The engine's errors. Context is data; the faces map each variant to a stable code.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum Error {
+    #[error(
+        "Chromium was not found (looked at {}); install it with `apt-get install -y chromium` or set CANDOR_CHROMIUM",
+        searched.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ")
+    )]
+    ChromiumNotFound { searched: Vec<PathBuf> },
+    #[error("Chromium at {executable} failed to start: {reason}")]
+    Launch { executable: PathBuf, reason: String },
+    #[error("a headed browser needs a display, and DISPLAY is not set")]
+    DisplayUnavailable,
+    #[error("{url} is not allowed: {reason}")]
+    UrlBlocked { url: String, reason: String },
+    #[error("{what} is not valid: {reason}")]
+    InvalidParams { what: String, reason: String },
+    #[error("navigation to {url} failed: {error_text}")]
+    NavigationFailed { url: String, error_text: String },
+    #[error("there is no tab {tab}")]
+    TabNotFound { tab: String },
+    #[error("the renderer of {tab} crashed")]
+    TargetCrashed { tab: String },
+    #[error("{tab} did not answer a page-side read within {} ms", after.as_millis())]
+    PageUnverified { tab: String, after: Duration },
+    #[error("page script failed: {class}: {message}")]
+    Script { class: String, message: String },
+    #[error("timed out after {} ms waiting for {waiting_for}", after.as_millis())]
+    Timeout {
+        waiting_for: String,
+        after: Duration,
+    },
+    #[error("the browser is gone (its process exited or the connection closed)")]
+    Disconnected,
+    #[error("the browser refused {method}: {message}")]
+    Protocol { method: String, message: String },
+}
+
+impl From<cdp::Error> for Error {
+    fn from(err: cdp::Error) -> Self {
+        match err {
+            cdp::Error::Timeout { waiting_for, after } => Error::Timeout { waiting_for, after },
+            cdp::Error::Closed => Error::Disconnected,
+            cdp::Error::Protocol {
+                method, message, ..
+            } => Error::Protocol { method, message },
+            cdp::Error::Decode { method, reason } => Error::Protocol {
+                method,
+                message: format!("unexpected reply: {reason}"),
+            },
+            cdp::Error::Connect { endpoint, reason } => Error::Launch {
+                executable: PathBuf::from(endpoint),
+                reason,
+            },
+            cdp::Error::Io(reason) => Error::Protocol {
+                method: "transport".into(),
+                message: reason,
+            },
+        }
+    }
+}

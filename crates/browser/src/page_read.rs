@@ -1,0 +1,78 @@
+//! Reading a page as text or HTML under a character budget.
+
+use cdp::Deadline;
+use serde_json::Value;
+
+use crate::script::{PAGE_HTML, PAGE_TEXT, PING};
+use crate::{Error, Tab};
+
+/// The visible text of a page, clipped to a budget.
+#[derive(Debug, Clone)]
+pub struct PageText {
+    pub text: String,
+    pub truncated: bool,
+    /// Characters (Unicode scalar values) before clipping.
+    pub total_chars: usize,
+    pub url: String,
+    pub title: String,
+}
+
+/// The serialised document, clipped to a budget.
+pub type PageHtml = PageText;
+
+impl Tab {
+    /// `innerText` of the main document, at most `max_chars` characters.
+    pub async fn read_text(&self, max_chars: usize, deadline: Deadline) -> Result<PageText, Error> {
+        let value = self.call_script(&PAGE_TEXT, Vec::new(), deadline).await?;
+        Ok(clip(&value, "text", max_chars))
+    }
+
+    /// `outerHTML` of the main document, at most `max_chars` characters.
+    pub async fn read_html(&self, max_chars: usize, deadline: Deadline) -> Result<PageHtml, Error> {
+        let value = self.call_script(&PAGE_HTML, Vec::new(), deadline).await?;
+        Ok(clip(&value, "html", max_chars))
+    }
+
+    /// One round trip into the page; proves it runs script.
+    pub async fn ping(&self, deadline: Deadline) -> Result<(), Error> {
+        self.call_script(&PING, Vec::new(), deadline)
+            .await
+            .map(drop)
+    }
+}
+
+fn clip(value: &Value, field: &str, max_chars: usize) -> PageText {
+    let full = value[field].as_str().unwrap_or_default();
+    let (text, total_chars) = clip_chars(full, max_chars);
+    PageText {
+        truncated: total_chars > max_chars,
+        text: text.to_string(),
+        total_chars,
+        url: value["url"].as_str().unwrap_or_default().to_string(),
+        title: value["title"].as_str().unwrap_or_default().to_string(),
+    }
+}
+
+/// The first `max` characters of `text` (never splitting one) and the total count.
+pub(crate) fn clip_chars(text: &str, max: usize) -> (&str, usize) {
+    let end = text
+        .char_indices()
+        .nth(max)
+        .map_or(text.len(), |(index, _)| index);
+    (&text[..end], text.chars().count())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::clip_chars;
+
+    #[test]
+    fn clipping_counts_characters_not_bytes() {
+        assert_eq!(clip_chars("héllo", 2), ("hé", 5));
+        assert_eq!(clip_chars("漢字かな", 3), ("漢字か", 4));
+        assert_eq!(clip_chars("abc", 3), ("abc", 3));
+        assert_eq!(clip_chars("abc", 10), ("abc", 3));
+        assert_eq!(clip_chars("", 0), ("", 0));
+        assert_eq!(clip_chars("ab", 0), ("", 2));
+    }
+}

@@ -1,0 +1,592 @@
+//! One tab: its flattened session, its load state kept current from CDP events, and
+//! the operations on it (navigation, history, page-side scripts).
+//!
+//! Load state is three separate facts (SPEC §15): `loading`, `failed` (a transport error
+//! page, with its `net::ERR_*`) and `unverified` (the page could not be asked). None is
+//! inferred from another. A crashed renderer is a fourth fact, reported on next use.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use cdp::protocol::{inspector, network, page, runtime, target};
+use cdp::{Deadline, RawEvent, Session};
+use serde_json::Value;
+use tokio::sync::{mpsc, watch};
+use url::Url;
+
+use crate::Error;
+use crate::script::Script;
+
+/// How long a page-side read may take before the page counts as unverified, when the
+/// command's own deadline is longer.
+const PAGE_READ_BUDGET: Duration = Duration::from_secs(10);
+
+/// What is known about a tab's page, updated from events in the order they came.
+#[derive(Debug, Clone, Default)]
+pub struct PageState {
+    pub url: String,
+    pub title: String,
+    /// A document is loading and its load event has not fired.
+    pub loading: bool,
+    /// The last navigation ended on a transport error page: the `net::ERR_*` text.
+    pub failed: Option<String>,
+    /// The last page-side read could not get an answer.
+    pub unverified: bool,
+    /// The renderer crashed; a reload recovers.
+    pub crashed: bool,
+    /// The target is gone.
+    pub closed: bool,
+    main_frame: String,
+    loader: Option<String>,
+    loaded_loader: Option<String>,
+    main_context: Option<i64>,
+    /// Counts main-frame commits and same-document navigations.
+    navigations: u64,
+    document_error: Option<String>,
+}
+
+/// How a navigation ended.
+#[derive(Debug, Clone)]
+pub struct LoadOutcome {
+    /// The load event fired before the deadline.
+    pub loaded: bool,
+    /// It was a same-document navigation (fragment or history API).
+    pub same_document: bool,
+    pub waited: Duration,
+}
+
+pub(crate) struct TabShared {
+    label: String,
+    target_id: String,
+    session: Session,
+    state: watch::Sender<PageState>,
+}
+
+/// A tab of a task. Cheap to clone.
+#[derive(Clone)]
+pub struct Tab {
+    shared: Arc<TabShared>,
+}
+
+impl std::fmt::Debug for Tab {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Tab")
+            .field("label", &self.shared.label)
+            .field("target", &self.shared.target_id)
+            .finish()
+    }
+}
+
+impl Tab {
+    /// Attaches to `target_id`, starts following its events and enables the domains
+    /// load-state tracking needs (in parallel: one round trip of latency, not five).
+    pub(crate) async fn attach(
+        browser: &crate::Browser,
+        label: String,
+        target_id: String,
+        deadline: Deadline,
+    ) -> Result<Tab, Error> {
+        let browser_session = browser.connection().browser_session();
+        let attached = browser_session
+            .call(
+                &target::AttachToTarget {
+                    target_id: target_id.clone(),
+                    flatten: true,
+                },
+                deadline,
+            )
+            .await?;
+        let session = browser_session.connection().session(attached.session_id);
+        let events = session.subscribe();
+        let (state, _) = watch::channel(PageState {
+            url: "about:blank".into(),
+            main_frame: target_id.clone(),
+            ..PageState::default()
+        });
+        let shared = Arc::new(TabShared {
+            label,
+            target_id,
+            session: session.clone(),
+            state,
+        });
+        tokio::spawn(follow_events(Arc::downgrade(&shared), events));
+        let tab = Tab { shared };
+        browser.register(&tab, Arc::downgrade(&tab.shared));
+        let network = network::Enable::default();
+        let enabled = tokio::try_join!(
+            session.call(&page::Enable {}, deadline),
+            session.call(&page::SetLifecycleEventsEnabled { enabled: true }, deadline),
+            session.call(&runtime::Enable {}, deadline),
+            session.call(&network, deadline),
+            session.call(
+                &target::SetAutoAttach {
+                    auto_attach: true,
+                    wait_for_debugger_on_start: false,
+                    flatten: true,
+                },
+                deadline
+            ),
+        );
+        enabled?;
+        Ok(tab)
+    }
+
+    pub(crate) fn from_shared(shared: Arc<TabShared>) -> Tab {
+        Tab { shared }
+    }
+
+    /// The task-local id, e.g. `tab0`.
+    pub fn label(&self) -> &str {
+        &self.shared.label
+    }
+
+    pub fn target_id(&self) -> &str {
+        &self.shared.target_id
+    }
+
+    pub(crate) fn session(&self) -> &Session {
+        &self.shared.session
+    }
+
+    /// The page state as of the last event processed.
+    pub fn state(&self) -> PageState {
+        self.shared.state.borrow().clone()
+    }
+
+    pub(crate) fn update(&self, change: impl FnOnce(&mut PageState)) {
+        self.shared.state.send_modify(change);
+    }
+
+    /// Refuses work on a tab that is gone or crashed.
+    pub(crate) fn check_usable(&self) -> Result<(), Error> {
+        let state = self.shared.state.borrow();
+        if state.closed {
+            return Err(Error::TabNotFound {
+                tab: self.shared.label.clone(),
+            });
+        }
+        if state.crashed {
+            return Err(Error::TargetCrashed {
+                tab: self.shared.label.clone(),
+            });
+        }
+        if self.shared.session.connection().is_closed() {
+            return Err(Error::Disconnected);
+        }
+        Ok(())
+    }
+
+    /// Navigates to `url` (already checked against the task's policy) and waits for its
+    /// load event until `deadline`.
+    pub async fn navigate(&self, url: &Url, deadline: Deadline) -> Result<LoadOutcome, Error> {
+        self.check_usable()?;
+        let started = Instant::now();
+        let reply = self
+            .shared
+            .session
+            .call(
+                &page::Navigate {
+                    url: url.to_string(),
+                },
+                deadline,
+            )
+            .await?;
+        if let Some(error_text) = reply.error_text.filter(|t| !t.is_empty()) {
+            self.update(|s| {
+                s.url = url.to_string();
+                s.failed = Some(error_text.clone());
+                s.loading = false;
+            });
+            return Err(Error::NavigationFailed {
+                url: url.to_string(),
+                error_text,
+            });
+        }
+        let Some(loader) = reply.loader_id else {
+            return Ok(LoadOutcome {
+                loaded: true,
+                same_document: true,
+                waited: started.elapsed(),
+            });
+        };
+        self.wait_loaded(&loader, url.as_str(), started, deadline)
+            .await
+    }
+
+    /// Goes one entry back or forward in the tab's history.
+    pub async fn go(
+        &self,
+        step: crate::HistoryMove,
+        deadline: Deadline,
+    ) -> Result<LoadOutcome, Error> {
+        self.check_usable()?;
+        let started = Instant::now();
+        let history = self
+            .shared
+            .session
+            .call(&page::GetNavigationHistory {}, deadline)
+            .await?;
+        let index = match step {
+            crate::HistoryMove::Back => history.current_index.checked_sub(1),
+            crate::HistoryMove::Forward => Some(history.current_index + 1),
+        };
+        let Some(entry) = index.and_then(|i| history.entries.get(i)) else {
+            return Err(Error::InvalidParams {
+                what: format!("{:?}", step).to_lowercase(),
+                reason: format!("{} has no {} history entry", self.label(), step.adjective()),
+            });
+        };
+        let before = self.state().navigations;
+        self.shared
+            .session
+            .call(
+                &page::NavigateToHistoryEntry { entry_id: entry.id },
+                deadline,
+            )
+            .await?;
+        self.wait_committed_and_loaded(before, &entry.url, started, deadline)
+            .await
+    }
+
+    /// Reloads the page (bypassing the cache when asked). Also recovers a crashed tab.
+    pub async fn reload(
+        &self,
+        ignore_cache: bool,
+        deadline: Deadline,
+    ) -> Result<LoadOutcome, Error> {
+        if self.state().closed {
+            return Err(Error::TabNotFound {
+                tab: self.label().to_string(),
+            });
+        }
+        let started = Instant::now();
+        let before = self.state().navigations;
+        let url = self.state().url;
+        self.shared
+            .session
+            .call(
+                &page::Reload {
+                    ignore_cache: Some(ignore_cache),
+                },
+                deadline,
+            )
+            .await?;
+        self.wait_committed_and_loaded(before, &url, started, deadline)
+            .await
+    }
+
+    async fn wait_committed_and_loaded(
+        &self,
+        before: u64,
+        url: &str,
+        started: Instant,
+        deadline: Deadline,
+    ) -> Result<LoadOutcome, Error> {
+        let committed = self
+            .wait_state("the navigation to commit", deadline, started, |s| {
+                s.navigations > before || s.crashed || s.closed
+            })
+            .await?;
+        match committed.loader.clone() {
+            Some(loader)
+                if committed.loaded_loader.as_ref() != Some(&loader) || committed.loading =>
+            {
+                self.wait_loaded(&loader, url, started, deadline).await
+            }
+            _ => self.finish(url, started, true),
+        }
+    }
+
+    /// Waits for the load event of `loader`; a deadline here is not an error, the page
+    /// is reported as still loading.
+    async fn wait_loaded(
+        &self,
+        loader: &str,
+        url: &str,
+        started: Instant,
+        deadline: Deadline,
+    ) -> Result<LoadOutcome, Error> {
+        let loaded = self
+            .wait_state("the load event", deadline, started, |s| {
+                s.loaded_loader.as_deref() == Some(loader)
+                    || s.failed.is_some() && s.loader.as_deref() == Some(loader)
+                    || s.crashed
+                    || s.closed
+            })
+            .await;
+        match loaded {
+            Ok(_) => self.finish(url, started, false),
+            Err(Error::Timeout { .. }) => Ok(LoadOutcome {
+                loaded: false,
+                same_document: false,
+                waited: started.elapsed(),
+            }),
+            Err(other) => Err(other),
+        }
+    }
+
+    fn finish(
+        &self,
+        url: &str,
+        started: Instant,
+        same_document: bool,
+    ) -> Result<LoadOutcome, Error> {
+        self.check_usable()?;
+        if let Some(error_text) = self.state().failed {
+            return Err(Error::NavigationFailed {
+                url: url.to_string(),
+                error_text,
+            });
+        }
+        Ok(LoadOutcome {
+            loaded: true,
+            same_document,
+            waited: started.elapsed(),
+        })
+    }
+
+    /// Waits until `condition` holds for the page state, or the deadline.
+    pub(crate) async fn wait_state(
+        &self,
+        waiting_for: &str,
+        deadline: Deadline,
+        started: Instant,
+        condition: impl FnMut(&PageState) -> bool,
+    ) -> Result<PageState, Error> {
+        let mut state = self.shared.state.subscribe();
+        match tokio::time::timeout_at(deadline.at().into(), state.wait_for(condition)).await {
+            Ok(Ok(state)) => Ok(state.clone()),
+            Ok(Err(_)) => Err(Error::Disconnected),
+            Err(_) => Err(Error::Timeout {
+                waiting_for: format!("{waiting_for} in {}", self.label()),
+                after: started.elapsed(),
+            }),
+        }
+    }
+
+    /// Title and URL as the browser reports them now.
+    pub async fn refresh_info(&self, deadline: Deadline) -> Result<PageState, Error> {
+        let browser = self.shared.session.connection().browser_session();
+        let info = browser
+            .call(
+                &target::GetTargetInfo {
+                    target_id: self.shared.target_id.clone(),
+                },
+                deadline,
+            )
+            .await?;
+        self.update(|s| {
+            s.title = info.target_info.title;
+            s.url = info.target_info.url;
+        });
+        Ok(self.state())
+    }
+
+    /// Calls a page-side script in the main frame's main world with JSON arguments and
+    /// returns its JSON result. A page that does not answer within its read budget is
+    /// marked unverified and reported as such.
+    pub(crate) async fn call_script(
+        &self,
+        script: &Script,
+        arguments: Vec<Value>,
+        deadline: Deadline,
+    ) -> Result<Value, Error> {
+        self.check_usable()?;
+        let started = Instant::now();
+        let read_deadline = deadline.within(PAGE_READ_BUDGET);
+        let mut stale_context = None;
+        for _attempt in 0..2 {
+            let context = self
+                .wait_state("a JavaScript context", read_deadline, started, |s| {
+                    s.crashed
+                        || s.closed
+                        || s.main_context.is_some() && s.main_context != stale_context
+                })
+                .await
+                .map_err(|e| self.unverified_after(e, deadline, started))?;
+            self.check_usable()?;
+            let Some(context_id) = context.main_context else {
+                continue;
+            };
+            let call = runtime::CallFunctionOn {
+                function_declaration: script.source.to_string(),
+                execution_context_id: Some(context_id),
+                arguments: arguments
+                    .iter()
+                    .map(|value| runtime::CallArgument {
+                        value: Some(value.clone()),
+                        object_id: None,
+                    })
+                    .collect(),
+                return_by_value: Some(true),
+                await_promise: Some(true),
+                ..Default::default()
+            };
+            match self.shared.session.call(&call, read_deadline).await {
+                Ok(reply) => {
+                    self.update(|s| s.unverified = false);
+                    if let Some(details) = reply.exception_details {
+                        return Err(script_error(script, details));
+                    }
+                    return Ok(reply.result.value.unwrap_or(Value::Null));
+                }
+                // The document changed between our reading the context and the call.
+                Err(err) if err.is_protocol_message("Cannot find context") => {
+                    stale_context = Some(context_id);
+                }
+                Err(err) => return Err(self.unverified_after(err.into(), deadline, started)),
+            }
+        }
+        Err(self.unverified_after(
+            Error::Timeout {
+                waiting_for: "a stable JavaScript context".into(),
+                after: started.elapsed(),
+            },
+            deadline,
+            started,
+        ))
+    }
+
+    /// A read that timed out before the command's own deadline means the page did not
+    /// answer: it becomes `PageUnverified` and the tab is marked so.
+    fn unverified_after(&self, err: Error, deadline: Deadline, started: Instant) -> Error {
+        match err {
+            Error::Timeout { .. } if !deadline.expired() => {
+                self.update(|s| s.unverified = true);
+                Error::PageUnverified {
+                    tab: self.label().to_string(),
+                    after: started.elapsed(),
+                }
+            }
+            Error::Timeout { .. } => {
+                self.update(|s| s.unverified = true);
+                err
+            }
+            other => other,
+        }
+    }
+}
+
+fn script_error(script: &Script, details: runtime::ExceptionDetails) -> Error {
+    let exception = details.exception.as_ref();
+    let class = exception
+        .and_then(|e| e.class_name.clone())
+        .unwrap_or_else(|| "Error".into());
+    let message = exception
+        .and_then(|e| e.description.clone())
+        .map(|d| d.lines().next().unwrap_or_default().to_string())
+        .unwrap_or(details.text);
+    tracing::debug!(script = script.name, %class, %message, "page script threw");
+    Error::Script { class, message }
+}
+
+/// Keeps a tab's [`PageState`] current. Runs until the session's events end or the tab
+/// is dropped.
+async fn follow_events(
+    tab: std::sync::Weak<TabShared>,
+    mut events: mpsc::UnboundedReceiver<RawEvent>,
+) {
+    while let Some(event) = events.recv().await {
+        let Some(tab) = tab.upgrade() else { return };
+        tab.state.send_if_modified(|state| apply(state, &event));
+        if event.method == <inspector::Detached as cdp::protocol::Event>::METHOD {
+            return;
+        }
+    }
+}
+
+/// Applies one event to the state; returns whether anything changed.
+fn apply(state: &mut PageState, event: &RawEvent) -> bool {
+    if let Some(e) = event.parse::<page::FrameNavigated>() {
+        if e.frame.parent_id.is_some() {
+            return false;
+        }
+        state.main_frame = e.frame.id;
+        state.url = e.frame.unreachable_url.clone().unwrap_or(e.frame.url);
+        state.failed = e.frame.unreachable_url.map(|_| {
+            state
+                .document_error
+                .take()
+                .unwrap_or_else(|| "net::ERR_FAILED".into())
+        });
+        state.loader = Some(e.frame.loader_id);
+        state.loading = true;
+        state.crashed = false;
+        state.navigations += 1;
+        return true;
+    }
+    if let Some(e) = event.parse::<page::NavigatedWithinDocument>() {
+        if e.frame_id != state.main_frame {
+            return false;
+        }
+        state.url = e.url;
+        state.navigations += 1;
+        return true;
+    }
+    if let Some(e) = event.parse::<page::FrameStartedLoading>() {
+        if e.frame_id != state.main_frame {
+            return false;
+        }
+        state.loading = true;
+        return true;
+    }
+    if let Some(e) = event.parse::<page::FrameStoppedLoading>() {
+        if e.frame_id != state.main_frame {
+            return false;
+        }
+        state.loading = false;
+        // An error page may stop loading without a load event for its loader.
+        if state.failed.is_some() {
+            state.loaded_loader = state.loader.clone();
+        }
+        return true;
+    }
+    if let Some(e) = event.parse::<page::LifecycleEvent>() {
+        if e.frame_id != state.main_frame || e.name != "load" {
+            return false;
+        }
+        if state.loader.as_deref() == Some(e.loader_id.as_str()) {
+            state.loading = false;
+        }
+        state.loaded_loader = Some(e.loader_id);
+        return true;
+    }
+    if let Some(e) = event.parse::<network::LoadingFailed>() {
+        if e.r#type.as_deref() != Some("Document") || e.canceled == Some(true) {
+            return false;
+        }
+        state.document_error = Some(e.error_text);
+        return false;
+    }
+    if let Some(e) = event.parse::<runtime::ExecutionContextCreated>() {
+        return match e.context.frame() {
+            Some((frame, true)) if frame == state.main_frame => {
+                state.main_context = Some(e.context.id);
+                true
+            }
+            _ => false,
+        };
+    }
+    if let Some(e) = event.parse::<runtime::ExecutionContextDestroyed>() {
+        if state.main_context == Some(e.execution_context_id) {
+            state.main_context = None;
+            return true;
+        }
+        return false;
+    }
+    if event.parse::<runtime::ExecutionContextsCleared>().is_some() {
+        state.main_context = None;
+        return true;
+    }
+    if event.parse::<inspector::TargetCrashed>().is_some() {
+        state.crashed = true;
+        state.loading = false;
+        state.main_context = None;
+        return true;
+    }
+    if event.parse::<inspector::Detached>().is_some() {
+        state.closed = true;
+        return true;
+    }
+    false
+}

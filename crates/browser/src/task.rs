@@ -1,0 +1,293 @@
+//! A task: one agent's isolated workspace — its own browser context and its tabs.
+//!
+//! Tab ids (`tab0`, `tab1`, …) are never reused within a task. One command runs at a
+//! time per task; the faces enforce that by holding `&mut Task`.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use cdp::Deadline;
+use cdp::protocol::target;
+
+use crate::tab::{PageState, Tab};
+use crate::url_policy::{UrlPolicy, check_url};
+use crate::{Browser, Error};
+
+/// A tab id within a task. Parses `tab1`, `tab:tab1` and `[tab:tab1]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct TabId(pub u32);
+
+impl TabId {
+    pub fn parse(input: &str) -> Result<TabId, Error> {
+        let trimmed = input.trim();
+        let inner = trimmed
+            .strip_prefix('[')
+            .and_then(|s| s.strip_suffix(']'))
+            .unwrap_or(trimmed);
+        let inner = inner.strip_prefix("tab:").unwrap_or(inner);
+        inner
+            .strip_prefix("tab")
+            .and_then(|n| n.parse().ok())
+            .map(TabId)
+            .ok_or_else(|| Error::InvalidParams {
+                what: format!("tab id {input:?}"),
+                reason: "expected tabN, tab:tabN or [tab:tabN]".into(),
+            })
+    }
+}
+
+impl fmt::Display for TabId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "tab{}", self.0)
+    }
+}
+
+/// Back or forward in a tab's history.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HistoryMove {
+    Back,
+    Forward,
+}
+
+impl HistoryMove {
+    pub(crate) fn adjective(self) -> &'static str {
+        match self {
+            HistoryMove::Back => "earlier",
+            HistoryMove::Forward => "later",
+        }
+    }
+}
+
+/// One line of a tab list.
+#[derive(Debug, Clone)]
+pub struct TabSummary {
+    pub id: TabId,
+    pub active: bool,
+    pub state: PageState,
+}
+
+/// One agent's workspace in one browser.
+pub struct Task {
+    id: String,
+    browser: Browser,
+    context_id: String,
+    policy: UrlPolicy,
+    tabs: BTreeMap<TabId, Tab>,
+    current: Option<TabId>,
+    next_tab: u32,
+}
+
+impl fmt::Debug for Task {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Task")
+            .field("id", &self.id)
+            .field("tabs", &self.tabs.len())
+            .finish()
+    }
+}
+
+impl Task {
+    /// Creates the task's browser context. Its first tab opens on first use.
+    pub async fn create(
+        browser: &Browser,
+        id: impl Into<String>,
+        deadline: Deadline,
+    ) -> Result<Task, Error> {
+        let created = browser
+            .connection()
+            .browser_session()
+            .call(
+                &target::CreateBrowserContext {
+                    dispose_on_detach: Some(true),
+                },
+                deadline,
+            )
+            .await?;
+        Ok(Task {
+            id: id.into(),
+            browser: browser.clone(),
+            context_id: created.browser_context_id,
+            policy: UrlPolicy::default(),
+            tabs: BTreeMap::new(),
+            current: None,
+            next_tab: 0,
+        })
+    }
+
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    pub fn browser(&self) -> &Browser {
+        &self.browser
+    }
+
+    pub fn set_url_policy(&mut self, policy: UrlPolicy) {
+        self.policy = policy;
+    }
+
+    pub fn url_policy(&self) -> &UrlPolicy {
+        &self.policy
+    }
+
+    /// The tab named by `id`, or the current tab when `id` is `None`.
+    pub fn tab(&self, id: Option<&str>) -> Result<(TabId, &Tab), Error> {
+        let id = match id {
+            Some(id) => TabId::parse(id)?,
+            None => self.current.ok_or_else(|| Error::TabNotFound {
+                tab: "(current: this task has no open tab; navigate or open one first)".into(),
+            })?,
+        };
+        self.tabs
+            .get(&id)
+            .map(|tab| (id, tab))
+            .ok_or_else(|| Error::TabNotFound {
+                tab: id.to_string(),
+            })
+    }
+
+    pub fn current(&self) -> Option<TabId> {
+        self.current
+    }
+
+    /// The named tab, or the current one, opening a first tab when the task has none.
+    pub async fn tab_or_open(
+        &mut self,
+        id: Option<&str>,
+        deadline: Deadline,
+    ) -> Result<(TabId, Tab), Error> {
+        if id.is_none() && self.current.is_none() {
+            return self.open_tab(deadline).await;
+        }
+        self.tab(id).map(|(id, tab)| (id, tab.clone()))
+    }
+
+    /// Opens a blank tab in the task's context and makes it current.
+    pub async fn open_tab(&mut self, deadline: Deadline) -> Result<(TabId, Tab), Error> {
+        let created = self
+            .browser
+            .connection()
+            .browser_session()
+            .call(
+                &target::CreateTarget {
+                    url: "about:blank".into(),
+                    browser_context_id: Some(self.context_id.clone()),
+                    background: None,
+                },
+                deadline,
+            )
+            .await?;
+        let id = TabId(self.next_tab);
+        self.next_tab += 1;
+        let tab = Tab::attach(&self.browser, id.to_string(), created.target_id, deadline).await?;
+        self.tabs.insert(id, tab.clone());
+        self.current = Some(id);
+        Ok((id, tab))
+    }
+
+    /// Checks `url` against the task's policy before anything is sent to the browser.
+    pub fn check_url(&self, url: &str) -> Result<url::Url, Error> {
+        check_url(url, &self.policy)
+    }
+
+    /// Makes `id` the current tab.
+    pub fn select(&mut self, id: &str) -> Result<(TabId, Tab), Error> {
+        let (id, tab) = self.tab(Some(id)).map(|(id, tab)| (id, tab.clone()))?;
+        self.current = Some(id);
+        Ok((id, tab))
+    }
+
+    /// Closes the given tabs, after checking that every id exists. Success is reported
+    /// only once the browser's target list no longer has them.
+    pub async fn close_tabs(
+        &mut self,
+        ids: &[String],
+        deadline: Deadline,
+    ) -> Result<Vec<TabId>, Error> {
+        let mut closing = Vec::new();
+        for id in ids {
+            let (id, tab) = self.tab(Some(id))?;
+            closing.push((id, tab.clone()));
+        }
+        let session = self.browser.connection().browser_session();
+        for (_, tab) in &closing {
+            session
+                .call(
+                    &target::CloseTarget {
+                        target_id: tab.target_id().to_string(),
+                    },
+                    deadline,
+                )
+                .await?;
+        }
+        let started = std::time::Instant::now();
+        for (id, tab) in &closing {
+            tab.wait_state("the target to close", deadline, started, |s| s.closed)
+                .await?;
+            self.tabs.remove(id);
+        }
+        let targets = session.call(&target::GetTargets {}, deadline).await?;
+        for (id, tab) in &closing {
+            if targets
+                .target_infos
+                .iter()
+                .any(|t| t.target_id == tab.target_id())
+            {
+                return Err(Error::Protocol {
+                    method: "Target.closeTarget".into(),
+                    message: format!("{id} is still in the browser's target list"),
+                });
+            }
+        }
+        if self.current.is_some_and(|c| !self.tabs.contains_key(&c)) {
+            self.current = self.tabs.keys().next_back().copied();
+        }
+        Ok(closing.into_iter().map(|(id, _)| id).collect())
+    }
+
+    /// Every tab with its load state.
+    pub fn list(&self) -> Vec<TabSummary> {
+        self.tabs
+            .iter()
+            .map(|(id, tab)| TabSummary {
+                id: *id,
+                active: self.current == Some(*id),
+                state: tab.state(),
+            })
+            .collect()
+    }
+
+    /// Disposes of the task's browser context and with it every tab.
+    pub async fn close(self, deadline: Deadline) -> Result<(), Error> {
+        if !self.browser.is_connected() {
+            return Ok(());
+        }
+        self.browser
+            .connection()
+            .browser_session()
+            .call(
+                &target::DisposeBrowserContext {
+                    browser_context_id: self.context_id,
+                },
+                deadline,
+            )
+            .await?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tab_ids_parse_in_every_accepted_form() {
+        for input in ["tab1", "tab:tab1", "[tab:tab1]", " tab1 "] {
+            assert_eq!(TabId::parse(input).expect(input), TabId(1), "{input}");
+        }
+        for input in ["1", "tab", "tabx", "[tab:tab1", "tab:1", ""] {
+            assert!(TabId::parse(input).is_err(), "{input}");
+        }
+        assert_eq!(TabId(12).to_string(), "tab12");
+    }
+}

@@ -1,0 +1,277 @@
+//! The fixture server: `fixtures/` plus a few dynamic routes, on `127.0.0.1:0`.
+//!
+//! It runs on its own thread with its own Tokio runtime, so it works the same from a plain
+//! `#[test]` and from a `#[tokio::test]` of either flavour, and a test that blocks its own
+//! runtime cannot starve it. `localhost` on the same port is a second site, which is what
+//! cross-origin (out-of-process) iframes need.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use axum::Router;
+use axum::extract::{Path, RawQuery};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{Html, IntoResponse, Response};
+use axum::routing::get;
+use tokio::sync::watch;
+use tower_http::services::ServeDir;
+
+/// How long in-flight requests may keep a dropped server alive.
+const GRACE: Duration = Duration::from_secs(1);
+/// The longest `/slow` will wait, so a typo cannot hang a test run.
+const SLOWEST: Duration = Duration::from_secs(60);
+
+/// A running fixture server. Dropping it stops the server and frees the port.
+#[derive(Debug)]
+pub struct FixtureServer {
+    addr: SocketAddr,
+    stop: watch::Sender<bool>,
+    thread: Option<JoinHandle<()>>,
+}
+
+/// The repository's `fixtures/` folder.
+pub fn fixtures_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fixtures")
+}
+
+impl FixtureServer {
+    /// Binds `127.0.0.1:0` and serves until dropped. Panics if the port cannot be bound
+    /// or the runtime cannot be built: a test cannot go on without its server.
+    pub fn start() -> Self {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|listener| listener.set_nonblocking(true).map(|()| listener))
+            .expect("fixture server: cannot bind 127.0.0.1:0");
+        let addr = listener
+            .local_addr()
+            .expect("fixture server: bound socket has no address");
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("fixture server: cannot build a Tokio runtime");
+        let (stop, stopped) = watch::channel(false);
+        let thread = std::thread::Builder::new()
+            .name(format!("fixture-server-{}", addr.port()))
+            .spawn(move || runtime.block_on(serve(listener, stopped)))
+            .expect("fixture server: cannot spawn its thread");
+        Self {
+            addr,
+            stop,
+            thread: Some(thread),
+        }
+    }
+
+    pub fn port(&self) -> u16 {
+        self.addr.port()
+    }
+
+    /// `http://127.0.0.1:PORT/path`; a leading `/` on `path` is optional.
+    pub fn url(&self, path: &str) -> String {
+        format!(
+            "http://127.0.0.1:{}/{}",
+            self.port(),
+            path.trim_start_matches('/')
+        )
+    }
+
+    /// `http://localhost:PORT/path`: the same server as another site, for cross-origin
+    /// and out-of-process iframes.
+    pub fn cross_origin_url(&self, path: &str) -> String {
+        format!(
+            "http://localhost:{}/{}",
+            self.port(),
+            path.trim_start_matches('/')
+        )
+    }
+}
+
+impl Drop for FixtureServer {
+    fn drop(&mut self) {
+        let _ = self.stop.send(true);
+        if let Some(thread) = self.thread.take() {
+            // A panic on the server thread was already printed; re-raising it in a drop
+            // would abort a test that is itself unwinding.
+            let _ = thread.join();
+        }
+    }
+}
+
+async fn serve(listener: std::net::TcpListener, stopped: watch::Receiver<bool>) {
+    let listener = match tokio::net::TcpListener::from_std(listener) {
+        Ok(listener) => listener,
+        Err(err) => panic!("fixture server: cannot register its socket: {err}"),
+    };
+    let stop_signal = wait_for_stop(stopped.clone());
+    let server = axum::serve(listener, app()).with_graceful_shutdown(stop_signal);
+    let grace_over = async {
+        wait_for_stop(stopped).await;
+        tokio::time::sleep(GRACE).await;
+    };
+    // Graceful shutdown waits for open connections; a request still hanging (`/slow`)
+    // or a peer holding a request open is cut off after the grace period.
+    tokio::select! {
+        result = server => {
+            if let Err(err) = result {
+                eprintln!("fixture server stopped with an error: {err}");
+            }
+        }
+        () = grace_over => {}
+    }
+}
+
+async fn wait_for_stop(mut stopped: watch::Receiver<bool>) {
+    let _ = stopped.wait_for(|stopped| *stopped).await;
+}
+
+/// The routes; files from `fixtures/` for everything else.
+fn app() -> Router {
+    Router::new()
+        .route("/slow", get(slow))
+        .route("/status/{code}", get(status))
+        .route("/echo-title/{text}", get(echo_title))
+        .fallback_service(ServeDir::new(fixtures_dir()))
+        // Tests load the same pages again and again; a cached copy would change what the
+        // browser reports (no request, no response body), so nothing is cached.
+        .layer(axum::middleware::map_response(no_store))
+}
+
+async fn no_store(mut response: Response) -> Response {
+    response
+        .headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    response
+}
+
+/// `/slow?ms=N`: a page titled "Slow", after N milliseconds.
+async fn slow(RawQuery(query): RawQuery) -> Html<String> {
+    let ms = query
+        .as_deref()
+        .unwrap_or_default()
+        .split('&')
+        .find_map(|pair| pair.strip_prefix("ms="))
+        .and_then(|ms| ms.parse().ok())
+        .unwrap_or(0);
+    let delay = Duration::from_millis(ms).min(SLOWEST);
+    tokio::time::sleep(delay).await;
+    page("Slow", &format!("Answered after {} ms.", delay.as_millis()))
+}
+
+/// `/status/{code}`: that status, with a page titled "Status CODE".
+async fn status(Path(code): Path<u16>) -> Response {
+    match StatusCode::from_u16(code) {
+        Ok(status) => {
+            let title = format!("Status {code}");
+            (status, page(&title, &title)).into_response()
+        }
+        Err(_) => (StatusCode::BAD_REQUEST, "not an HTTP status code").into_response(),
+    }
+}
+
+/// `/echo-title/{text}`: a page whose title is `text` (percent-decoded).
+async fn echo_title(Path(text): Path<String>) -> Html<String> {
+    page(&text, &text)
+}
+
+fn page(title: &str, text: &str) -> Html<String> {
+    let (title, text) = (escape(title), escape(text));
+    Html(format!(
+        "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>{title}</title></head>\
+         <body><p>{text}</p></body></html>\n"
+    ))
+}
+
+fn escape(text: &str) -> String {
+    let mut escaped = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => escaped.push_str("&amp;"),
+            '<' => escaped.push_str("&lt;"),
+            '>' => escaped.push_str("&gt;"),
+            '"' => escaped.push_str("&quot;"),
+            '\'' => escaped.push_str("&#39;"),
+            c => escaped.push(c),
+        }
+    }
+    escaped
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::{Read, Write};
+    use std::net::TcpStream;
+
+    use super::*;
+
+    /// A raw HTTP/1.1 GET to the server's socket with the given `Host`; returns the
+    /// status line and the whole response.
+    fn get(server: &FixtureServer, host: &str, path: &str) -> (String, String) {
+        let mut stream = TcpStream::connect(("127.0.0.1", server.port())).expect("connect");
+        let request = format!(
+            "GET {path} HTTP/1.1\r\nHost: {host}:{}\r\nConnection: close\r\n\r\n",
+            server.port()
+        );
+        stream.write_all(request.as_bytes()).expect("write");
+        let mut response = String::new();
+        stream.read_to_string(&mut response).expect("read");
+        let status = response.lines().next().unwrap_or_default().to_string();
+        (status, response)
+    }
+
+    #[test]
+    fn serves_fixture_files_on_both_hosts() {
+        let server = FixtureServer::start();
+        for host in ["127.0.0.1", "localhost"] {
+            let (status, response) = get(&server, host, "/index.html");
+            assert_eq!(status, "HTTP/1.1 200 OK", "{host}");
+            assert!(response.contains("<title>Fixture home</title>"), "{host}");
+            assert!(response.contains("cache-control: no-store"), "{host}");
+        }
+        let (status, _) = get(&server, "127.0.0.1", "/no-such-page.html");
+        assert_eq!(status, "HTTP/1.1 404 Not Found");
+    }
+
+    #[test]
+    fn urls_name_the_two_sites() {
+        let server = FixtureServer::start();
+        let port = server.port();
+        assert_eq!(
+            server.url("/a.html"),
+            format!("http://127.0.0.1:{port}/a.html")
+        );
+        assert_eq!(
+            server.cross_origin_url("a.html"),
+            format!("http://localhost:{port}/a.html")
+        );
+    }
+
+    #[test]
+    fn dynamic_routes() {
+        let server = FixtureServer::start();
+        let (status, response) = get(&server, "127.0.0.1", "/status/404");
+        assert_eq!(status, "HTTP/1.1 404 Not Found");
+        assert!(response.contains("<title>Status 404</title>"));
+
+        let (status, response) = get(&server, "127.0.0.1", "/echo-title/a%20%3Cb%3E");
+        assert_eq!(status, "HTTP/1.1 200 OK");
+        assert!(response.contains("<title>a &lt;b&gt;</title>"));
+
+        let (status, response) = get(&server, "127.0.0.1", "/slow?ms=5");
+        assert_eq!(status, "HTTP/1.1 200 OK");
+        assert!(response.contains("<title>Slow</title>"));
+    }
+
+    #[test]
+    fn dropping_the_server_frees_its_port() {
+        let server = FixtureServer::start();
+        let port = server.port();
+        drop(server);
+        assert!(TcpStream::connect(("127.0.0.1", port)).is_err());
+    }
+
+    #[tokio::test]
+    async fn starts_and_stops_inside_a_tokio_test() {
+        let server = FixtureServer::start();
+        assert_ne!(server.port(), 0);
+    }
+}

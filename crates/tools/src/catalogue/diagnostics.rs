@@ -1,0 +1,51 @@
+//! `diagnostics`: the last commands of this task and the browser's health, answered
+//! from memory without touching the page (SPEC §7, §15).
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::ToolSpec;
+use crate::engine::Ctx;
+use crate::error::ToolError;
+use crate::journal::CommandRecord;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub(crate) struct Params {
+    /// How many recent commands to return (1-100, default 20).
+    limit: Option<usize>,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Output {
+    task: String,
+    /// Oldest first.
+    last: Vec<CommandRecord>,
+}
+
+pub(crate) struct Diagnostics;
+
+impl ToolSpec for Diagnostics {
+    const NAME: &'static str = "diagnostics";
+    const DESCRIPTION: &'static str =
+        "Recent commands of this task (method, code, stage, duration, URL), read from memory.";
+    const USES_TASK: bool = false;
+    type Params = Params;
+    type Output = Output;
+
+    async fn run(ctx: &mut Ctx<'_>, params: Params) -> Result<Output, ToolError> {
+        let limit = params.limit.unwrap_or(20);
+        if !(1..=100).contains(&limit) {
+            return Err(ToolError::invalid_params(format!(
+                "limit must be between 1 and 100, not {limit}"
+            )));
+        }
+        let all = ctx.journal();
+        let skip = all.len().saturating_sub(limit);
+        Ok(Output {
+            task: ctx.options().task_id.clone(),
+            last: all.into_iter().skip(skip).collect(),
+        })
+    }
+}

@@ -1,0 +1,134 @@
+//! The catalogue: one file per tool, each the same shape (params struct → handler →
+//! output), registered in [`catalogue()`]. Adding a tool touches its file and one line.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::OnceLock;
+
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use crate::engine::Ctx;
+use crate::error::ToolError;
+
+mod diagnostics;
+mod navigate;
+mod snapshot;
+mod tabs;
+
+type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+type Handler = for<'a, 'b> fn(&'a mut Ctx<'b>, Value) -> BoxFuture<'a, Result<Value, ToolError>>;
+
+/// A tool: name (`navigate`; MCP adds `browser_`), a short description, the JSON Schema
+/// of its params, and its handler.
+pub struct ToolDef {
+    pub name: &'static str,
+    pub description: &'static str,
+    pub input_schema: Value,
+    /// Whether the handler works on the task (and so waits for the running command).
+    pub(crate) uses_task: bool,
+    pub(crate) call: Handler,
+}
+
+impl std::fmt::Debug for ToolDef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolDef").field("name", &self.name).finish()
+    }
+}
+
+/// What each tool file implements.
+pub(crate) trait ToolSpec {
+    const NAME: &'static str;
+    const DESCRIPTION: &'static str;
+    const USES_TASK: bool = true;
+    type Params: DeserializeOwned + JsonSchema + Send;
+    type Output: Serialize;
+    fn run<'a, 'b>(
+        ctx: &'a mut Ctx<'b>,
+        params: Self::Params,
+    ) -> impl Future<Output = Result<Self::Output, ToolError>> + Send + 'a;
+}
+
+fn define<T: ToolSpec + 'static>() -> ToolDef {
+    ToolDef {
+        name: T::NAME,
+        description: T::DESCRIPTION,
+        input_schema: crate::schema::params_schema::<T::Params>(),
+        uses_task: T::USES_TASK,
+        call: |ctx, params| Box::pin(invoke::<T>(ctx, params)),
+    }
+}
+
+async fn invoke<T: ToolSpec>(ctx: &mut Ctx<'_>, params: Value) -> Result<Value, ToolError> {
+    // An absent params object means "all defaults".
+    let params = if params.is_null() {
+        Value::Object(Default::default())
+    } else {
+        params
+    };
+    let params: T::Params = serde_json::from_value(params)
+        .map_err(|e| ToolError::invalid_params(format!("{} params: {e}", T::NAME)))?;
+    let output = T::run(ctx, params).await?;
+    serde_json::to_value(output).map_err(|e| {
+        ToolError::invalid_params(format!("{} output cannot be encoded: {e}", T::NAME))
+    })
+}
+
+/// Every tool, in the order faces list them.
+pub fn catalogue() -> &'static [ToolDef] {
+    static CATALOGUE: OnceLock<Vec<ToolDef>> = OnceLock::new();
+    CATALOGUE.get_or_init(|| {
+        vec![
+            define::<navigate::Navigate>(),
+            define::<tabs::Tabs>(),
+            define::<snapshot::Snapshot>(),
+            define::<diagnostics::Diagnostics>(),
+        ]
+    })
+}
+
+/// The tool named `name` (without any face's prefix).
+pub fn find(name: &str) -> Option<&'static ToolDef> {
+    catalogue().iter().find(|tool| tool.name == name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_tool_has_an_object_schema_with_described_properties() {
+        for tool in catalogue() {
+            let schema = &tool.input_schema;
+            assert_eq!(schema["type"], "object", "{}", tool.name);
+            assert!(schema.get("$schema").is_none(), "{}", tool.name);
+            for (key, property) in schema["properties"].as_object().into_iter().flatten() {
+                assert!(
+                    property.get("description").is_some(),
+                    "{}.{key} has no description",
+                    tool.name
+                );
+            }
+            assert!(
+                tool.description.len() <= 200,
+                "{} description is long",
+                tool.name
+            );
+        }
+    }
+
+    #[test]
+    fn names_are_unique_and_lowercase() {
+        let mut names: Vec<_> = catalogue().iter().map(|t| t.name).collect();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), catalogue().len());
+        assert!(
+            names
+                .iter()
+                .all(|n| n.chars().all(|c| c.is_ascii_lowercase() || c == '_'))
+        );
+    }
+}

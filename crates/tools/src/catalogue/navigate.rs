@@ -1,0 +1,121 @@
+//! `navigate`: open a URL, or go back, forward, or reload (SPEC §9.1).
+
+use browser::HistoryMove;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::ToolSpec;
+use crate::engine::Ctx;
+use crate::error::ToolError;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub(crate) struct Params {
+    /// URL to open (http, https or about:blank).
+    url: Option<String>,
+    /// Go back one history entry.
+    #[serde(default)]
+    back: bool,
+    /// Go forward one history entry.
+    #[serde(default)]
+    forward: bool,
+    /// Reload the page.
+    #[serde(default)]
+    reload: bool,
+    /// With reload: bypass the cache.
+    #[serde(default)]
+    ignore_cache: bool,
+    /// Open the URL in a new tab, which becomes current.
+    #[serde(default)]
+    new_tab: bool,
+    /// Tab to use (default: current).
+    tab_id: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Output {
+    tab_id: String,
+    url: String,
+    title: String,
+    /// The load event fired within the deadline.
+    loaded: bool,
+    same_document: bool,
+    waited_ms: u64,
+}
+
+pub(crate) struct Navigate;
+
+enum Move {
+    To(String),
+    History(HistoryMove),
+    Reload,
+}
+
+impl Params {
+    fn movement(&self) -> Result<Move, ToolError> {
+        let chosen = [self.url.is_some(), self.back, self.forward, self.reload];
+        if chosen.iter().filter(|c| **c).count() != 1 {
+            return Err(ToolError::invalid_params(
+                "navigate takes exactly one of url, back, forward, reload",
+            ));
+        }
+        if self.new_tab && self.url.is_none() {
+            return Err(ToolError::invalid_params("newTab needs a url"));
+        }
+        if self.ignore_cache && !self.reload {
+            return Err(ToolError::invalid_params("ignoreCache goes with reload"));
+        }
+        Ok(match &self.url {
+            Some(url) => Move::To(url.clone()),
+            None if self.back => Move::History(HistoryMove::Back),
+            None if self.forward => Move::History(HistoryMove::Forward),
+            None => Move::Reload,
+        })
+    }
+}
+
+impl ToolSpec for Navigate {
+    const NAME: &'static str = "navigate";
+    const DESCRIPTION: &'static str = "Open a URL in the current tab (or a new one), or go back/forward/reload. Waits for the load event.";
+    type Params = Params;
+    type Output = Output;
+
+    async fn run(ctx: &mut Ctx<'_>, params: Params) -> Result<Output, ToolError> {
+        let movement = params.movement()?;
+        let deadline = ctx.deadline;
+        let task = ctx.task().await?;
+        let url = match &movement {
+            Move::To(url) => Some(task.check_url(url)?),
+            _ => None,
+        };
+        let (tab_id, tab) = if params.new_tab {
+            task.open_tab(deadline).await?
+        } else {
+            task.tab_or_open(params.tab_id.as_deref(), deadline).await?
+        };
+        ctx.stage("dispatch");
+        ctx.dispatched();
+        let outcome = match (movement, url) {
+            (Move::To(_), Some(url)) => tab.navigate(&url, deadline).await,
+            (Move::History(step), _) => tab.go(step, deadline).await,
+            _ => tab.reload(params.ignore_cache, deadline).await,
+        };
+        ctx.stage("load");
+        ctx.events.navigated = outcome.is_ok();
+        let state = match tab.refresh_info(deadline).await {
+            Ok(state) => state,
+            Err(_) => tab.state(),
+        };
+        ctx.report_page(tab_id, &state);
+        let outcome = outcome?;
+        Ok(Output {
+            tab_id: tab_id.to_string(),
+            url: state.url,
+            title: state.title,
+            loaded: outcome.loaded,
+            same_document: outcome.same_document,
+            waited_ms: outcome.waited.as_millis() as u64,
+        })
+    }
+}

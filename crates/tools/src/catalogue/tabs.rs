@@ -1,0 +1,146 @@
+//! `tabs`: list, open, select and close the task's tabs (SPEC §9.1).
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::ToolSpec;
+use crate::engine::Ctx;
+use crate::error::ToolError;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub(crate) struct Params {
+    /// list (default), new, select or close.
+    #[serde(default)]
+    action: Action,
+    /// select/close: the tab (tab1, tab:tab1 or [tab:tab1]); close defaults to current.
+    tab_id: Option<String>,
+    /// close: several tabs at once; all are checked before any is closed.
+    tab_ids: Option<Vec<String>>,
+    /// new: URL to open in the new tab.
+    url: Option<String>,
+}
+
+#[derive(Debug, Default, Clone, Copy, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+enum Action {
+    #[default]
+    List,
+    New,
+    Select,
+    Close,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct TabLine {
+    id: String,
+    title: String,
+    url: String,
+    loading: bool,
+    failed: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error_text: Option<String>,
+    unverified: bool,
+    crashed: bool,
+    active: bool,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Output {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tab_id: Option<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    closed: Vec<String>,
+    tabs: Vec<TabLine>,
+}
+
+pub(crate) struct Tabs;
+
+impl ToolSpec for Tabs {
+    const NAME: &'static str = "tabs";
+    const DESCRIPTION: &'static str =
+        "List the task's tabs with their load state, or open (new), select, or close tabs.";
+    type Params = Params;
+    type Output = Output;
+
+    async fn run(ctx: &mut Ctx<'_>, params: Params) -> Result<Output, ToolError> {
+        let deadline = ctx.deadline;
+        let task = ctx.task().await?;
+        let mut output = Output {
+            tab_id: None,
+            closed: Vec::new(),
+            tabs: Vec::new(),
+        };
+        let mut report = None;
+        match params.action {
+            Action::List => {}
+            Action::New => {
+                let url = params
+                    .url
+                    .as_deref()
+                    .map(|u| task.check_url(u))
+                    .transpose()?;
+                let (id, tab) = task.open_tab(deadline).await?;
+                if let Some(url) = url {
+                    tab.navigate(&url, deadline).await?;
+                }
+                output.tab_id = Some(id.to_string());
+                report = Some((id, tab.refresh_info(deadline).await?));
+            }
+            Action::Select => {
+                let id = params
+                    .tab_id
+                    .as_deref()
+                    .ok_or_else(|| ToolError::invalid_params("select needs tabId"))?;
+                let (id, tab) = task.select(id)?;
+                output.tab_id = Some(id.to_string());
+                report = Some((id, tab.state()));
+            }
+            Action::Close => {
+                let ids = match (params.tab_ids, params.tab_id) {
+                    (Some(ids), None) => ids,
+                    (None, Some(id)) => vec![id],
+                    (None, None) => {
+                        let (id, _) = task.tab(None)?;
+                        vec![id.to_string()]
+                    }
+                    (Some(_), Some(_)) => {
+                        return Err(ToolError::invalid_params("give tabId or tabIds, not both"));
+                    }
+                };
+                output.closed = task
+                    .close_tabs(&ids, deadline)
+                    .await?
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect();
+            }
+        }
+        output.tabs = task
+            .list()
+            .into_iter()
+            .map(|summary| TabLine {
+                id: summary.id.to_string(),
+                title: summary.state.title.clone(),
+                url: summary.state.url.clone(),
+                loading: summary.state.loading,
+                failed: summary.state.failed.is_some(),
+                error_text: summary.state.failed.clone(),
+                unverified: summary.state.unverified,
+                crashed: summary.state.crashed,
+                active: summary.active,
+            })
+            .collect();
+        if report.is_none()
+            && let Ok((id, tab)) = task.tab(None)
+        {
+            report = Some((id, tab.state()));
+        }
+        if let Some((id, state)) = report {
+            ctx.report_page(id, &state);
+        }
+        Ok(output)
+    }
+}

@@ -1,0 +1,153 @@
+//! Stable error codes (SPEC §4) and the one function that maps engine errors to them.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::envelope::ActionStatus;
+
+/// Every code a tool can return. Refusals come first: nothing was executed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum Code {
+    // Refusals: nothing reached the page.
+    InvalidParams,
+    UrlBlocked,
+    TabNotFound,
+    PageLoadFailed,
+    PageUnverified,
+    DisplayUnavailable,
+    BrowserUnavailable,
+    // After dispatch: something may have happened.
+    NavigationFailed,
+    ScriptError,
+    CommandTimeout,
+    TargetCrashed,
+    BrowserDisconnected,
+}
+
+impl Code {
+    /// Whether this code means nothing was executed (safe to retry as is).
+    pub fn is_refusal(self) -> bool {
+        matches!(
+            self,
+            Code::InvalidParams
+                | Code::UrlBlocked
+                | Code::TabNotFound
+                | Code::PageLoadFailed
+                | Code::PageUnverified
+                | Code::DisplayUnavailable
+                | Code::BrowserUnavailable
+        )
+    }
+
+    pub fn as_str(self) -> String {
+        serde_json::to_value(self)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default()
+    }
+}
+
+/// A tool failure as the agent sees it: a code, what happened, what to do next.
+#[derive(Debug, Clone)]
+pub struct ToolError {
+    pub code: Code,
+    pub message: String,
+    pub hint: String,
+    /// Extra facts for `data` (e.g. the `net::ERR_*` of a failed navigation).
+    pub data: Option<Value>,
+    /// Overrides what the code implies, when the tool knows better.
+    pub action_status: Option<ActionStatus>,
+}
+
+impl ToolError {
+    pub fn new(code: Code, message: impl Into<String>, hint: impl Into<String>) -> Self {
+        Self {
+            code,
+            message: message.into(),
+            hint: hint.into(),
+            data: None,
+            action_status: None,
+        }
+    }
+
+    pub fn invalid_params(message: impl Into<String>) -> Self {
+        Self::new(
+            Code::InvalidParams,
+            message,
+            "fix the parameters and call again",
+        )
+    }
+
+    pub fn with_data(mut self, data: Value) -> Self {
+        self.data = Some(data);
+        self
+    }
+}
+
+impl From<browser::Error> for ToolError {
+    fn from(err: browser::Error) -> Self {
+        use browser::Error as E;
+        let message = err.to_string();
+        match err {
+            E::ChromiumNotFound { .. } | E::Launch { .. } => ToolError::new(
+                Code::BrowserUnavailable,
+                message,
+                "install Chromium (apt-get install -y chromium) or set CANDOR_CHROMIUM, then call again",
+            ),
+            E::DisplayUnavailable => ToolError::new(
+                Code::DisplayUnavailable,
+                message,
+                "run headless, or start candor where DISPLAY is set",
+            ),
+            E::UrlBlocked { .. } => ToolError::new(
+                Code::UrlBlocked,
+                message,
+                "only http, https and about:blank can be opened",
+            ),
+            E::InvalidParams { .. } => ToolError::invalid_params(message),
+            E::NavigationFailed { url, error_text } => ToolError::new(
+                Code::NavigationFailed,
+                message,
+                "check that the server is up and the URL is right; browser_tabs shows the tab as failed",
+            )
+            .with_data(serde_json::json!({ "url": url, "errorText": error_text })),
+            E::TabNotFound { .. } => ToolError::new(
+                Code::TabNotFound,
+                message,
+                "call browser_tabs {action:\"list\"} to see the open tabs",
+            ),
+            E::TargetCrashed { .. } => ToolError::new(
+                Code::TargetCrashed,
+                message,
+                "call browser_navigate {reload:true} to recover the tab",
+            ),
+            E::PageUnverified { .. } => ToolError::new(
+                Code::PageUnverified,
+                message,
+                "the page may be hung; try browser_navigate {reload:true}",
+            ),
+            E::Script { class, message: text } => ToolError::new(
+                Code::ScriptError,
+                message,
+                "the page threw; take a snapshot to see its state",
+            )
+            .with_data(serde_json::json!({ "class": class, "message": text })),
+            E::Timeout { .. } => ToolError::new(
+                Code::CommandTimeout,
+                format!("{message}; work already handed to the browser may still complete"),
+                "take a snapshot to see the page's state before acting again",
+            ),
+            E::Disconnected => ToolError::new(
+                Code::BrowserDisconnected,
+                message,
+                "call again: the next command starts a new browser",
+            ),
+            E::Protocol { .. } => ToolError::new(
+                Code::BrowserDisconnected,
+                message,
+                "call browser_diagnostics; if this repeats, restart candor",
+            ),
+        }
+    }
+}

@@ -1,0 +1,133 @@
+//! The tracer ring: the last commands of a task, answered from memory by `diagnostics`.
+
+use std::collections::VecDeque;
+use std::time::SystemTime;
+
+use serde::Serialize;
+use serde_json::Value;
+
+/// How many commands the ring keeps (SPEC §15).
+pub(crate) const CAPACITY: usize = 100;
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct CommandRecord {
+    pub command_id: String,
+    pub method: String,
+    pub params: Value,
+    pub ok: bool,
+    pub code: Option<String>,
+    pub stage: &'static str,
+    pub duration_ms: u64,
+    pub url: Option<String>,
+    /// Milliseconds since the Unix epoch when the command started.
+    pub started_at: u64,
+}
+
+#[derive(Debug, Default)]
+pub(crate) struct Journal {
+    records: VecDeque<CommandRecord>,
+}
+
+impl Journal {
+    pub fn push(&mut self, record: CommandRecord) {
+        if self.records.len() == CAPACITY {
+            self.records.pop_front();
+        }
+        self.records.push_back(record);
+    }
+
+    /// The last `limit` records, oldest first.
+    pub fn last(&self, limit: usize) -> Vec<CommandRecord> {
+        let skip = self.records.len().saturating_sub(limit);
+        self.records.iter().skip(skip).cloned().collect()
+    }
+}
+
+pub(crate) fn epoch_ms(time: SystemTime) -> u64 {
+    time.duration_since(SystemTime::UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or_default()
+}
+
+/// Keys whose values never reach a record (SPEC §16).
+const SECRET_KEYS: &[&str] = &[
+    "password",
+    "passwd",
+    "token",
+    "authorization",
+    "cookie",
+    "secret",
+    "apikey",
+    "api_key",
+    "api-key",
+];
+
+/// A copy of `params` with secret-looking fields replaced.
+pub(crate) fn redact(params: &Value) -> Value {
+    match params {
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .map(|(key, value)| {
+                    let lowered = key.to_ascii_lowercase();
+                    if SECRET_KEYS.iter().any(|secret| lowered.contains(secret)) {
+                        (key.clone(), Value::String("[redacted]".into()))
+                    } else {
+                        (key.clone(), redact(value))
+                    }
+                })
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.iter().map(redact).collect()),
+        other => other.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn record(n: usize) -> CommandRecord {
+        CommandRecord {
+            command_id: format!("c-{n}"),
+            method: "navigate".into(),
+            params: Value::Null,
+            ok: true,
+            code: None,
+            stage: "done",
+            duration_ms: 1,
+            url: None,
+            started_at: 0,
+        }
+    }
+
+    #[test]
+    fn the_ring_keeps_the_last_hundred_in_order() {
+        let mut journal = Journal::default();
+        for n in 0..130 {
+            journal.push(record(n));
+        }
+        let all = journal.last(1000);
+        assert_eq!(all.len(), CAPACITY);
+        assert_eq!(all[0].command_id, "c-30");
+        let last = journal.last(2);
+        assert_eq!(last[1].command_id, "c-129");
+        assert_eq!(last[0].command_id, "c-128");
+    }
+
+    #[test]
+    fn secrets_are_redacted_at_any_depth() {
+        let redacted = redact(&json!({
+            "url": "http://x/",
+            "Password": "hunter2",
+            "nested": [{"apiKey": "k", "keep": 1}],
+            "authorizationHeader": "Bearer t"
+        }));
+        assert_eq!(redacted["url"], "http://x/");
+        assert_eq!(redacted["Password"], "[redacted]");
+        assert_eq!(redacted["nested"][0]["apiKey"], "[redacted]");
+        assert_eq!(redacted["nested"][0]["keep"], 1);
+        assert_eq!(redacted["authorizationHeader"], "[redacted]");
+    }
+}

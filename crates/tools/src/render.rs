@@ -1,0 +1,67 @@
+//! The text form of an envelope: one summary line, the data, and page content fenced as
+//! untrusted (SPEC §16) — for the MCP text block and the CLI.
+
+use serde_json::Value;
+
+use crate::envelope::Envelope;
+
+/// Fields of `data` that carry page content, shown fenced rather than inline.
+const CONTENT_FIELDS: &[&str] = &["text", "html"];
+
+pub fn render_text(method: &str, envelope: &Envelope) -> String {
+    let mut out = String::new();
+    let status = match (&envelope.code, envelope.ok) {
+        (Some(code), _) => code.as_str(),
+        (None, true) => "ok".into(),
+        (None, false) => "error".into(),
+    };
+    out.push_str(&format!(
+        "{status} {method} ({} ms)",
+        envelope.execution.duration_ms
+    ));
+    if let Some(page) = &envelope.page {
+        out.push_str(&format!(" · {} {} {:?}", page.tab_id, page.url, page.title));
+    }
+    out.push('\n');
+    if let Some(message) = &envelope.message {
+        out.push_str(&format!("message: {message}\n"));
+    }
+    if let Some(hint) = &envelope.hint {
+        out.push_str(&format!("hint: {hint}\n"));
+    }
+    if !envelope.ok {
+        let execution = &envelope.execution;
+        out.push_str(&format!(
+            "execution: stage={} actionStatus={} retrySafe={}\n",
+            execution.stage,
+            serde_json::to_value(execution.action_status)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default(),
+            execution.retry_safe
+        ));
+    }
+    let mut data = envelope.data.clone();
+    let mut fenced = Vec::new();
+    if let Value::Object(map) = &mut data {
+        for field in CONTENT_FIELDS {
+            if let Some(Value::String(content)) = map.remove(*field) {
+                fenced.push(content);
+            }
+        }
+    }
+    if data.as_object().is_some_and(|m| !m.is_empty()) {
+        out.push_str(&data.to_string());
+        out.push('\n');
+    }
+    for content in fenced {
+        out.push_str("<untrusted-page-content>\n");
+        // The fence cannot be closed from inside the page.
+        out.push_str(&content.replace(
+            "</untrusted-page-content>",
+            "</untrusted-page-content\u{200b}>",
+        ));
+        out.push_str("\n</untrusted-page-content>\n");
+    }
+    out
+}

@@ -1,0 +1,40 @@
+//! JSON Schema for tool params, trimmed for size: every schema is sent to the agent on
+//! every turn, so titles and the meta-schema line are dropped and subschemas inlined.
+
+use schemars::JsonSchema;
+use schemars::generate::SchemaSettings;
+use serde_json::Value;
+
+pub(crate) fn params_schema<T: JsonSchema>() -> Value {
+    let generator = SchemaSettings::draft2020_12()
+        .with(|s| {
+            s.meta_schema = None;
+            s.inline_subschemas = true;
+        })
+        .into_generator();
+    let mut schema = generator.into_root_schema_for::<T>().to_value();
+    strip_titles(&mut schema);
+    schema
+}
+
+fn strip_titles(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            // A property that is itself called `title` is an object, not a string.
+            if map.get("title").is_some_and(Value::is_string) {
+                map.remove("title");
+            }
+            // `format: uint` and friends are noise to a model.
+            if map
+                .get("format")
+                .and_then(Value::as_str)
+                .is_some_and(|f| f.starts_with("uint") || f.starts_with("int"))
+            {
+                map.remove("format");
+            }
+            map.values_mut().for_each(strip_titles);
+        }
+        Value::Array(items) => items.iter_mut().for_each(strip_titles),
+        _ => {}
+    }
+}
