@@ -8,7 +8,6 @@ use std::sync::{Arc, Mutex, Weak};
 
 use cdp::protocol::{browser as cdp_browser, target};
 use cdp::{Connection, Deadline, PipeTransport, RawEvent, Recorder, Transport, WebSocketTransport};
-use tokio::sync::mpsc;
 
 use crate::Error;
 use crate::launch::{ChromiumProcess, LaunchOptions};
@@ -97,7 +96,6 @@ impl Browser {
             };
         let connection = Connection::start(transport, recorder);
         let session = connection.browser_session();
-        let events = session.subscribe();
         let ready = async {
             let version = session
                 .call(&cdp_browser::GetVersion::default(), deadline)
@@ -123,7 +121,10 @@ impl Browser {
             tabs: Mutex::new(HashMap::new()),
             process: Mutex::new(process),
         });
-        tokio::spawn(follow_targets(Arc::downgrade(&inner), events));
+        let followed = Arc::downgrade(&inner);
+        inner
+            .connection
+            .on_events(None, Arc::new(move |event| follow_target(&followed, event)));
         Ok(Browser { inner })
     }
 
@@ -206,51 +207,54 @@ async fn websocket_url(endpoint: &str, deadline: Deadline) -> Result<String, Err
     })
 }
 
-/// Applies browser-level target events to the tabs they concern.
-async fn follow_targets(browser: Weak<Inner>, mut events: mpsc::UnboundedReceiver<RawEvent>) {
-    while let Some(event) = events.recv().await {
-        let Some(browser) = browser.upgrade() else {
-            return;
-        };
-        let target_id = if let Some(e) = event.parse::<target::TargetInfoChanged>() {
-            Some((e.target_info.target_id.clone(), Change::Info(e.target_info)))
-        } else if let Some(e) = event.parse::<target::TargetCrashed>() {
-            Some((e.target_id, Change::Crashed))
-        } else {
-            event
-                .parse::<target::TargetDestroyed>()
-                .map(|e| (e.target_id, Change::Destroyed))
-        };
-        let Some((target_id, change)) = target_id else {
-            continue;
-        };
-        let shared = browser
-            .tabs
-            .lock()
-            .ok()
-            .and_then(|tabs| tabs.get(&target_id).and_then(Weak::upgrade));
-        if let Some(shared) = shared {
-            let tab = Tab::from_shared(shared);
-            tab.update(|state| match change {
-                Change::Info(info) => {
-                    state.title = info.title;
-                    if !info.url.is_empty() && state.failed.is_none() {
-                        state.url = info.url;
-                    }
-                }
-                Change::Crashed => {
-                    state.crashed = true;
-                    state.loading = false;
-                }
-                Change::Destroyed => state.closed = true,
-            });
-            if tab.state().closed
-                && let Some(session) = tab.session().id()
-            {
-                browser.connection.unsubscribe(session);
+/// Applies browser-level target events to the tabs they concern. Runs on the
+/// connection's reader (see `Connection::on_events`); returns false once the browser is
+/// gone.
+fn follow_target(browser: &Weak<Inner>, event: &RawEvent) -> bool {
+    let Some(browser) = browser.upgrade() else {
+        return false;
+    };
+    let change = if let Some(e) = event.parse::<target::TargetInfoChanged>() {
+        Some((e.target_info.target_id.clone(), Change::Info(e.target_info)))
+    } else if let Some(e) = event.parse::<target::TargetCrashed>() {
+        Some((e.target_id, Change::Crashed))
+    } else {
+        event
+            .parse::<target::TargetDestroyed>()
+            .map(|e| (e.target_id, Change::Destroyed))
+    };
+    let Some((target_id, change)) = change else {
+        return true;
+    };
+    let shared = browser
+        .tabs
+        .lock()
+        .ok()
+        .and_then(|tabs| tabs.get(&target_id).and_then(Weak::upgrade));
+    let Some(shared) = shared else {
+        return true;
+    };
+    let tab = Tab::from_shared(shared);
+    tab.update(|state| match change {
+        Change::Info(info) => {
+            // An empty URL is the moment between a failed navigation and its error page.
+            if !info.url.is_empty() && state.failed.is_none() {
+                state.url = info.url;
+                state.title = info.title;
             }
         }
+        Change::Crashed => {
+            state.crashed = true;
+            state.loading = false;
+        }
+        Change::Destroyed => state.closed = true,
+    });
+    if tab.state().closed
+        && let Some(session) = tab.session().id()
+    {
+        browser.connection.unsubscribe(session);
     }
+    true
 }
 
 enum Change {

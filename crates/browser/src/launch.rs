@@ -101,6 +101,10 @@ const BASE_ARGS: &[&str] = &[
     "--mute-audio",
     "--metrics-recording-only",
     "--window-size=1280,800",
+    // Port 1 (tcpmux) is where nothing listens: the conventional target for "connection
+    // refused". Chromium bans it as unsafe, which would hide the refusal behind
+    // ERR_UNSAFE_PORT; no other banned port is opened.
+    "--explicitly-allowed-ports=1",
 ];
 
 /// A running Chromium we launched. Dropping it kills the process group and removes the

@@ -33,6 +33,17 @@ impl Tab {
         Ok(clip(&value, "html", max_chars))
     }
 
+    /// `Runtime.evaluate("1")` in the page: the bare cost of one CDP round trip.
+    pub async fn evaluate_one(&self, deadline: Deadline) -> Result<(), Error> {
+        let command = cdp::protocol::runtime::Evaluate {
+            expression: "1".into(),
+            return_by_value: Some(true),
+            ..Default::default()
+        };
+        self.session().call(&command, deadline).await?;
+        Ok(())
+    }
+
     /// One round trip into the page; proves it runs script.
     pub async fn ping(&self, deadline: Deadline) -> Result<(), Error> {
         self.call_script(&PING, Vec::new(), deadline)

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use cdp::protocol::{inspector, network, page, runtime, target};
 use cdp::{Deadline, RawEvent, Session};
 use serde_json::Value;
-use tokio::sync::{mpsc, watch};
+use tokio::sync::watch;
 use url::Url;
 
 use crate::Error;
@@ -97,7 +97,6 @@ impl Tab {
             )
             .await?;
         let session = browser_session.connection().session(attached.session_id);
-        let events = session.subscribe();
         let (state, _) = watch::channel(PageState {
             url: "about:blank".into(),
             main_frame: target_id.clone(),
@@ -109,7 +108,11 @@ impl Tab {
             session: session.clone(),
             state,
         });
-        tokio::spawn(follow_events(Arc::downgrade(&shared), events));
+        let followed = Arc::downgrade(&shared);
+        session.connection().on_events(
+            session.id().cloned(),
+            Arc::new(move |event| follow_event(&followed, event)),
+        );
         let tab = Tab { shared };
         browser.register(&tab, Arc::downgrade(&tab.shared));
         let network = network::Enable::default();
@@ -194,7 +197,9 @@ impl Tab {
         if let Some(error_text) = reply.error_text.filter(|t| !t.is_empty()) {
             self.update(|s| {
                 s.url = url.to_string();
+                s.title = String::new();
                 s.failed = Some(error_text.clone());
+
                 s.loading = false;
             });
             return Err(Error::NavigationFailed {
@@ -376,8 +381,12 @@ impl Tab {
             )
             .await?;
         self.update(|s| {
-            s.title = info.target_info.title;
-            s.url = info.target_info.url;
+            // Between a failed navigation and its error page the target has no URL;
+            // what was asked for stays the page's URL.
+            if !info.target_info.url.is_empty() && s.failed.is_none() {
+                s.url = info.target_info.url;
+                s.title = info.target_info.title;
+            }
         });
         Ok(self.state())
     }
@@ -480,19 +489,14 @@ fn script_error(script: &Script, details: runtime::ExceptionDetails) -> Error {
     Error::Script { class, message }
 }
 
-/// Keeps a tab's [`PageState`] current. Runs until the session's events end or the tab
-/// is dropped.
-async fn follow_events(
-    tab: std::sync::Weak<TabShared>,
-    mut events: mpsc::UnboundedReceiver<RawEvent>,
-) {
-    while let Some(event) = events.recv().await {
-        let Some(tab) = tab.upgrade() else { return };
-        tab.state.send_if_modified(|state| apply(state, &event));
-        if event.method == <inspector::Detached as cdp::protocol::Event>::METHOD {
-            return;
-        }
-    }
+/// Keeps a tab's [`PageState`] current; runs on the connection's reader, so the state
+/// is never behind a reply. Returns false (unsubscribe) once the tab is gone.
+fn follow_event(tab: &std::sync::Weak<TabShared>, event: &RawEvent) -> bool {
+    let Some(tab) = tab.upgrade() else {
+        return false;
+    };
+    tab.state.send_if_modified(|state| apply(state, event));
+    event.method != <inspector::Detached as cdp::protocol::Event>::METHOD
 }
 
 /// Applies one event to the state; returns whether anything changed.

@@ -51,7 +51,17 @@ impl RawEvent {
 }
 
 type Reply = Result<Value, Error>;
-type Subscribers = HashMap<Option<SessionId>, Vec<mpsc::UnboundedSender<RawEvent>>>;
+
+/// A function called on the reader task for each event of a session, before any later
+/// reply is delivered; returns false to unsubscribe itself.
+pub type EventHandler = Arc<dyn Fn(&RawEvent) -> bool + Send + Sync>;
+
+enum Subscriber {
+    Channel(mpsc::UnboundedSender<RawEvent>),
+    Handler(EventHandler),
+}
+
+type Subscribers = HashMap<Option<SessionId>, Vec<Subscriber>>;
 
 struct Inner {
     next_id: AtomicU64,
@@ -231,11 +241,17 @@ impl Connection {
     /// in order. The receiver ends when the connection closes.
     pub fn subscribe(&self, session: Option<SessionId>) -> mpsc::UnboundedReceiver<RawEvent> {
         let (tx, rx) = mpsc::unbounded_channel();
-        let mut subscribers = self.inner.lock_subscribers();
-        if !self.inner.shut.load(Ordering::Acquire) {
-            subscribers.entry(session).or_default().push(tx);
-        }
+        self.inner.add_subscriber(session, Subscriber::Channel(tx));
         rx
+    }
+
+    /// Calls `handler` for every event of `session` from now on, on the reader task, in
+    /// order — and before the reply to any command the browser answered after that
+    /// event. State kept this way is never behind a reply its caller has seen. The
+    /// handler must be quick and must not wait.
+    pub fn on_events(&self, session: Option<SessionId>, handler: EventHandler) {
+        self.inner
+            .add_subscriber(session, Subscriber::Handler(handler));
     }
 
     /// Ends every subscription of `session` (its target is gone).
@@ -245,6 +261,13 @@ impl Connection {
 }
 
 impl Inner {
+    fn add_subscriber(&self, session: Option<SessionId>, subscriber: Subscriber) {
+        let mut subscribers = self.lock_subscribers();
+        if !self.shut.load(Ordering::Acquire) {
+            subscribers.entry(session).or_default().push(subscriber);
+        }
+    }
+
     fn lock_pending(&self) -> std::sync::MutexGuard<'_, HashMap<u64, oneshot::Sender<Reply>>> {
         // A poisoned lock means a panic elsewhere while holding it; the map is still valid.
         self.pending.lock().unwrap_or_else(|e| e.into_inner())
@@ -288,9 +311,32 @@ impl Inner {
                 method,
                 params: incoming.params.unwrap_or(Value::Null),
             };
-            let mut subscribers = self.lock_subscribers();
-            if let Some(list) = subscribers.get_mut(&event.session) {
-                list.retain(|tx| tx.send(event.clone()).is_ok());
+            let mut handlers = Vec::new();
+            if let Some(list) = self.lock_subscribers().get_mut(&event.session) {
+                list.retain(|subscriber| match subscriber {
+                    Subscriber::Channel(tx) => tx.send(event.clone()).is_ok(),
+                    Subscriber::Handler(handler) => {
+                        handlers.push(handler.clone());
+                        true
+                    }
+                });
+            }
+            // Called outside the lock: a handler may subscribe or unsubscribe.
+            let mut finished = Vec::new();
+            for handler in handlers {
+                if !handler(&event) {
+                    finished.push(handler);
+                }
+            }
+            if !finished.is_empty()
+                && let Some(list) = self.lock_subscribers().get_mut(&event.session)
+            {
+                list.retain(|subscriber| match subscriber {
+                    Subscriber::Handler(handler) => {
+                        !finished.iter().any(|f| Arc::ptr_eq(f, handler))
+                    }
+                    Subscriber::Channel(_) => true,
+                });
             }
         }
     }

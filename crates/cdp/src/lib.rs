@@ -14,7 +14,7 @@ pub mod protocol;
 mod record;
 mod transport;
 
-pub use connection::{Connection, RawEvent, Session, SessionId};
+pub use connection::{Connection, EventHandler, RawEvent, Session, SessionId};
 pub use deadline::Deadline;
 pub use error::Error;
 pub use record::Recorder;
