@@ -147,7 +147,8 @@ impl Tab {
         &self.shared.target_id
     }
 
-    pub(crate) fn session(&self) -> &Session {
+    /// The tab's CDP session: the raw escape hatch for methods the engine does not wrap.
+    pub fn session(&self) -> &Session {
         &self.shared.session
     }
 
@@ -249,7 +250,7 @@ impl Tab {
                 deadline,
             )
             .await?;
-        self.wait_committed_and_loaded(before, &entry.url, started, deadline)
+        self.wait_committed_and_loaded(before, false, &entry.url, started, deadline)
             .await
     }
 
@@ -276,20 +277,24 @@ impl Tab {
                 deadline,
             )
             .await?;
-        self.wait_committed_and_loaded(before, &url, started, deadline)
+        // A reload is how a crashed tab recovers: the old crash does not end the wait.
+        let was_crashed = self.state().crashed;
+        self.wait_committed_and_loaded(before, was_crashed, &url, started, deadline)
             .await
     }
 
     async fn wait_committed_and_loaded(
         &self,
         before: u64,
+        was_crashed: bool,
         url: &str,
         started: Instant,
         deadline: Deadline,
     ) -> Result<LoadOutcome, Error> {
         let committed = self
             .wait_state("the navigation to commit", deadline, started, |s| {
-                s.navigations > before || s.crashed || s.closed
+                s.navigations > before || s.crashed && !was_crashed || s.closed
+
             })
             .await?;
         match committed.loader.clone() {
@@ -350,8 +355,10 @@ impl Tab {
         })
     }
 
-    /// Waits until `condition` holds for the page state, or the deadline.
-    pub(crate) async fn wait_state(
+    /// Waits until `condition` holds for the page state, or the deadline; the timeout
+    /// error names `waiting_for`.
+    pub async fn wait_state(
+
         &self,
         waiting_for: &str,
         deadline: Deadline,

@@ -338,3 +338,27 @@ async fn diagnostics_returns_the_last_commands_with_code_and_duration() {
     assert!(fresh.engine.browser().await.is_none());
     h.shutdown().await;
 }
+
+#[tokio::test]
+async fn a_dead_browser_is_reported_once_then_replaced() {
+    let h = Harness::new();
+    h.ok("navigate", json!({ "url": h.url("second.html") })).await;
+    let browser = h.engine.browser().await.expect("running");
+    let pid = browser.pid().expect("launched");
+    let killed = std::process::Command::new("kill")
+        .args(["-KILL", &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    browser.connection().closed().await;
+
+    let envelope = h
+        .fails("navigate", json!({ "url": h.url("index.html") }), "BROWSER_DISCONNECTED")
+        .await;
+    assert!(envelope["hint"].as_str().unwrap().contains("new browser"));
+    let again = h.ok("navigate", json!({ "url": h.url("index.html") })).await;
+    assert_eq!(again["page"]["title"], "Fixture home");
+    let replacement = h.engine.browser().await.expect("replaced");
+    assert_ne!(replacement.pid(), Some(pid));
+    h.shutdown().await;
+}

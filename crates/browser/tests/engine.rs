@@ -1,0 +1,188 @@
+//! Engine behaviour in real Chromium: launch and cleanup, the CDP tape, attaching over
+//! a WebSocket, and a crashed renderer.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use browser::{Browser, BrowserOptions, Deadline, Endpoint, Error, LaunchOptions, Task};
+use test_support::FixtureServer;
+
+fn launch_options() -> BrowserOptions {
+    BrowserOptions {
+        endpoint: Endpoint::Launch(LaunchOptions {
+            executable: Some(test_support::chromium()),
+            ..LaunchOptions::default()
+        }),
+        record_cdp: None,
+    }
+}
+
+fn deadline() -> Deadline {
+    Deadline::after(Duration::from_secs(30))
+}
+
+fn process_exists(pid: u32) -> bool {
+    Path::new(&format!("/proc/{pid}")).exists()
+}
+
+#[tokio::test]
+async fn closing_the_browser_ends_its_process_and_removes_its_profile() {
+    let browser = Browser::start(launch_options(), deadline()).await.unwrap();
+    let pid = browser.pid().expect("a launched browser has a pid");
+    let profile = browser.user_data_dir().expect("and a profile");
+    assert!(process_exists(pid));
+    assert!(profile.exists());
+    browser.close(deadline()).await;
+    assert!(!process_exists(pid), "chromium {pid} survived close");
+    assert!(!profile.exists(), "{} survived close", profile.display());
+}
+
+#[tokio::test]
+async fn dropping_the_last_handle_kills_the_browser_too() {
+    let browser = Browser::start(launch_options(), deadline()).await.unwrap();
+    let pid = browser.pid().unwrap();
+    let profile = browser.user_data_dir().unwrap();
+    drop(browser);
+    assert!(!process_exists(pid), "chromium {pid} survived drop");
+    assert!(!profile.exists());
+}
+
+#[tokio::test]
+async fn a_missing_executable_is_a_launch_error_naming_it() {
+    let options = BrowserOptions {
+        endpoint: Endpoint::Launch(LaunchOptions {
+            executable: Some("/nonexistent/chromium".into()),
+            ..LaunchOptions::default()
+        }),
+        record_cdp: None,
+    };
+    let err = Browser::start(options, deadline()).await.unwrap_err();
+    assert!(matches!(err, Error::Launch { .. }), "{err:?}");
+    assert!(err.to_string().contains("/nonexistent/chromium"), "{err}");
+}
+
+#[tokio::test]
+async fn the_cdp_tape_records_every_message_of_a_run() {
+    let server = FixtureServer::start();
+    let dir = tempfile::tempdir().unwrap();
+    let tape = dir.path().join("run.jsonl");
+    let options = BrowserOptions {
+        record_cdp: Some(tape.clone()),
+        ..launch_options()
+    };
+    let browser = Browser::start(options, deadline()).await.unwrap();
+    let mut task = Task::create(&browser, "tape", deadline()).await.unwrap();
+    let (_, tab) = task.open_tab(deadline()).await.unwrap();
+    let url = task.check_url(&server.url("second.html")).unwrap();
+    tab.navigate(&url, deadline()).await.unwrap();
+    browser.close(deadline()).await;
+
+    let text = std::fs::read_to_string(&tape).unwrap();
+    let lines: Vec<serde_json::Value> = text
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}")))
+        .collect();
+    let sent: Vec<_> = lines.iter().filter(|l| l["dir"] == "send").collect();
+    let received: Vec<_> = lines.iter().filter(|l| l["dir"] == "recv").collect();
+    for method in ["Browser.getVersion", "Target.createBrowserContext", "Target.attachToTarget", "Page.navigate"] {
+        assert!(sent.iter().any(|l| l["msg"]["method"] == method), "{method} not recorded");
+    }
+    // Every command sent has its reply on the tape, and events are there too.
+    for command in &sent {
+        let id = &command["msg"]["id"];
+        assert!(received.iter().any(|l| &l["msg"]["id"] == id), "no reply to {command}");
+    }
+    assert!(received.iter().any(|l| l["msg"]["method"] == "Page.frameNavigated"));
+    assert!(lines.windows(2).all(|w| w[0]["ms"].as_f64() <= w[1]["ms"].as_f64()));
+}
+
+/// Starts a Chromium with a debugging port, the way a user would expose one, and returns
+/// it with its `http://127.0.0.1:PORT` endpoint.
+async fn chromium_with_port(profile: &Path) -> (std::process::Child, u16) {
+    let child = std::process::Command::new(test_support::chromium())
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--remote-debugging-port=0",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--disable-quic",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .arg("about:blank")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Chromium writes the port it chose to this file once it listens.
+    let port_file = profile.join("DevToolsActivePort");
+    let started = Instant::now();
+    let port = loop {
+        if let Ok(text) = std::fs::read_to_string(&port_file)
+            && let Some(port) = text.lines().next().and_then(|l| l.parse().ok())
+        {
+            break port;
+        }
+        assert!(started.elapsed() < Duration::from_secs(30), "no DevToolsActivePort");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    (child, port)
+}
+
+#[tokio::test]
+async fn attaching_over_a_websocket_drives_an_existing_browser() {
+    let server = FixtureServer::start();
+    let profile = tempfile::tempdir().unwrap();
+    let (mut chromium, port) = chromium_with_port(profile.path()).await;
+    // By name (resolved to an IP before the handshake) through /json/version.
+    for endpoint in [format!("http://127.0.0.1:{port}"), format!("http://localhost:{port}")] {
+        let options = BrowserOptions {
+            endpoint: Endpoint::Attach(endpoint.clone()),
+            record_cdp: None,
+        };
+        let browser = Browser::start(options, deadline()).await.unwrap_or_else(|e| panic!("{endpoint}: {e}"));
+        assert!(browser.pid().is_none(), "an attached browser is not ours to kill");
+        let mut task = Task::create(&browser, "attached", deadline()).await.unwrap();
+        let (_, tab) = task.open_tab(deadline()).await.unwrap();
+        let url = task.check_url(&server.url("second.html")).unwrap();
+        tab.navigate(&url, deadline()).await.unwrap();
+        let text = tab.read_text(1000, deadline()).await.unwrap();
+        assert!(text.text.contains("This is the second page."), "{endpoint}");
+        task.close(deadline()).await.unwrap();
+        browser.close(deadline()).await;
+    }
+    // Disconnecting left the browser running.
+    assert!(chromium.try_wait().unwrap().is_none());
+    chromium.kill().unwrap();
+    chromium.wait().unwrap();
+}
+
+#[tokio::test]
+async fn a_crashed_renderer_is_reported_and_reload_recovers() {
+    let server = FixtureServer::start();
+    let browser = Browser::start(launch_options(), deadline()).await.unwrap();
+    let mut task = Task::create(&browser, "crash", deadline()).await.unwrap();
+    let (_, tab) = task.open_tab(deadline()).await.unwrap();
+    let url = task.check_url(&server.url("second.html")).unwrap();
+    tab.navigate(&url, deadline()).await.unwrap();
+
+    // Page.crash never answers; the crash arrives as an event.
+    let _ = tab
+        .session()
+        .call_raw("Page.crash", serde_json::json!({}), Deadline::after(Duration::from_millis(200)))
+        .await;
+    tab.wait_state("the crash", deadline(), Instant::now(), |s| s.crashed)
+        .await
+        .unwrap();
+    let err = tab.read_text(100, deadline()).await.unwrap_err();
+    assert!(matches!(err, Error::TargetCrashed { .. }), "{err:?}");
+    assert!(task.list()[0].state.crashed);
+
+    tab.reload(false, deadline()).await.unwrap();
+    assert!(!tab.state().crashed);
+    let text = tab.read_text(1000, deadline()).await.unwrap();
+    assert!(text.text.contains("This is the second page."));
+    browser.close(deadline()).await;
+}
