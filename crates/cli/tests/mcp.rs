@@ -1,0 +1,210 @@
+//! End-to-end test of the MCP face: the real `candor mcp` process, driven by rmcp's
+//! client over its stdin/stdout, against fixture pages in a real headless Chromium.
+//!
+//! The child's stdout is copied line by line on its way to the client, so the test can
+//! check that it carried nothing but JSON-RPC frames (rmcp's reader skips lines that are
+//! not JSON, so a stray print would otherwise go unnoticed).
+
+use std::future::Future;
+use std::process::{ExitStatus, Stdio};
+use std::time::Duration;
+
+use rmcp::model::{CallToolRequestParams, CallToolResult};
+use rmcp::service::RunningService;
+use rmcp::{RoleClient, ServiceExt};
+use serde_json::{Value, json};
+use test_support::FixtureServer;
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream};
+use tokio::process::{Child, ChildStdout, Command};
+use tokio::task::JoinHandle;
+
+/// The bound on any one step; a hung server fails the test instead of hanging it.
+const STEP: Duration = Duration::from_secs(60);
+
+#[tokio::test]
+async fn mcp_session_over_stdio_navigates_reads_refuses_and_exits_on_eof() {
+    let server = FixtureServer::start();
+    let mut candor = Candor::start().await;
+
+    let info = candor.client.peer_info().expect("the server's initialize result");
+    assert_eq!(info.server_info.as_ref().map(|s| s.name.as_str()), Some("candor"));
+    assert!(
+        info.instructions
+            .as_deref()
+            .is_some_and(|i| i.contains("untrusted")),
+        "{info:?}"
+    );
+
+    let listed = within("tools/list", candor.client.list_all_tools())
+        .await
+        .expect("tools/list");
+    for name in [
+        "browser_navigate",
+        "browser_tabs",
+        "browser_snapshot",
+        "browser_diagnostics",
+    ] {
+        let tool = listed
+            .iter()
+            .find(|tool| tool.name == name)
+            .unwrap_or_else(|| panic!("{name} is not listed"));
+        assert_eq!(tool.input_schema.get("type"), Some(&json!("object")), "{name}");
+        assert!(tool.description.as_deref().is_some_and(|d| !d.is_empty()));
+    }
+
+    let (result, envelope) = candor
+        .call("browser_navigate", json!({"url": server.url("second.html")}))
+        .await;
+    assert_eq!(result.is_error, Some(false), "{envelope:#}");
+    assert_eq!(envelope["ok"], true);
+    assert_eq!(envelope["page"]["title"], "Second page", "{envelope:#}");
+
+    let (result, envelope) = candor
+        .call("browser_snapshot", json!({"mode": "text"}))
+        .await;
+    assert_eq!(result.is_error, Some(false), "{envelope:#}");
+    let text = envelope["data"]["text"].as_str().unwrap_or_default();
+    assert!(text.contains("This is the second page."), "{envelope:#}");
+    let block = text_block(&result);
+    assert!(block.contains("<untrusted-page-content>"), "{block}");
+    assert!(block.contains("This is the second page."), "{block}");
+
+    let (result, envelope) = candor
+        .call("browser_navigate", json!({"url": "file:///etc/passwd"}))
+        .await;
+    assert_eq!(result.is_error, Some(true), "{envelope:#}");
+    assert_eq!(envelope["ok"], false);
+    assert_eq!(envelope["code"], "URL_BLOCKED", "{envelope:#}");
+    assert_eq!(envelope["execution"]["actionStatus"], "not-started");
+    assert!(text_block(&result).starts_with("URL_BLOCKED navigate"));
+
+    // An unknown tool is a tool error the agent can read, not a protocol error.
+    let (result, envelope) = candor.call("browser_teleport", json!({})).await;
+    assert_eq!(result.is_error, Some(true), "{envelope:#}");
+    assert_eq!(envelope["code"], "INVALID_PARAMS");
+    let message = envelope["message"].as_str().unwrap_or_default();
+    assert!(message.contains("browser_snapshot"), "{message}");
+
+    let (status, frames) = candor.close().await;
+    assert!(status.success(), "candor mcp exited with {status}");
+    assert!(frames.len() >= 6, "{frames:?}");
+    for frame in &frames {
+        let message: Value = serde_json::from_slice(frame).unwrap_or_else(|err| {
+            panic!(
+                "stdout carried a non-JSON line ({err}): {}",
+                String::from_utf8_lossy(frame)
+            )
+        });
+        assert_eq!(message["jsonrpc"], "2.0", "{message}");
+    }
+}
+
+/// `candor mcp` as a child process, with an rmcp client on its stdin/stdout.
+struct Candor {
+    child: Child,
+    client: RunningService<RoleClient, ()>,
+    /// Copies the child's stdout to the client; returns every line it saw.
+    stdout: JoinHandle<Vec<Vec<u8>>>,
+}
+
+impl Candor {
+    async fn start() -> Self {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_candor"))
+            .arg("--chromium")
+            .arg(test_support::chromium())
+            .arg("mcp")
+            .env_remove("CANDOR_LOG")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("spawn candor mcp");
+        let stdin = child.stdin.take().expect("the child's stdin");
+        let stdout = child.stdout.take().expect("the child's stdout");
+        let (to_client, from_child) = tokio::io::duplex(1 << 16);
+        let stdout = tokio::spawn(copy_lines(stdout, to_client));
+        let client = within("initialize", ().serve((from_child, stdin)))
+            .await
+            .expect("initialize");
+        Self {
+            child,
+            client,
+            stdout,
+        }
+    }
+
+    /// Calls `name`; returns the result and its `structuredContent` (the envelope), after
+    /// checking the shape every call shares: one text block and an envelope whose `ok`
+    /// agrees with `isError`.
+    async fn call(&self, name: &str, arguments: Value) -> (CallToolResult, Value) {
+        let Value::Object(arguments) = arguments else {
+            panic!("arguments must be an object: {arguments}");
+        };
+        let params = CallToolRequestParams::new(name.to_string()).with_arguments(arguments);
+        let result = within(name, self.client.call_tool(params))
+            .await
+            .unwrap_or_else(|err| panic!("{name}: {err}"));
+        assert_eq!(result.content.len(), 1, "{name}: {result:?}");
+        let envelope = result
+            .structured_content
+            .clone()
+            .unwrap_or_else(|| panic!("{name} has no structuredContent: {result:?}"));
+        assert_eq!(
+            envelope["ok"].as_bool(),
+            result.is_error.map(|is_error| !is_error),
+            "{name}: {envelope:#}"
+        );
+        assert_eq!(envelope["task"], "not_evaluated");
+        (result, envelope)
+    }
+
+    /// Closes the client (which closes the child's stdin) and waits for the child to exit
+    /// on its own; returns its status and every line it wrote to stdout.
+    async fn close(mut self) -> (ExitStatus, Vec<Vec<u8>>) {
+        within("closing the client", self.client.cancel())
+            .await
+            .expect("close the client");
+        let status = within("candor to exit after stdin closed", self.child.wait())
+            .await
+            .expect("wait for candor");
+        let frames = within("candor's stdout to end", self.stdout)
+            .await
+            .expect("the stdout copier");
+        (status, frames)
+    }
+}
+
+/// Forwards `stdout` to the client line by line and keeps a copy of each line. Ends when
+/// the child closes stdout; dropping `to_client` then ends the client's input too.
+async fn copy_lines(stdout: ChildStdout, mut to_client: DuplexStream) -> Vec<Vec<u8>> {
+    let mut stdout = BufReader::new(stdout);
+    let mut lines = Vec::new();
+    loop {
+        let mut line = Vec::new();
+        match stdout.read_until(b'\n', &mut line).await {
+            Ok(0) | Err(_) => return lines,
+            Ok(_) => {}
+        }
+        // A client that already went away does not stop the copy: the rest of stdout
+        // must still be checked.
+        let _ = to_client.write_all(&line).await;
+        if line.last() == Some(&b'\n') {
+            line.pop();
+        }
+        lines.push(line);
+    }
+}
+
+fn text_block(result: &CallToolResult) -> &str {
+    result.content[0]
+        .as_text()
+        .map(|text| text.text.as_str())
+        .unwrap_or_else(|| panic!("the block is not text: {result:?}"))
+}
+
+async fn within<T>(what: &str, step: impl Future<Output = T>) -> T {
+    tokio::time::timeout(STEP, step)
+        .await
+        .unwrap_or_else(|_| panic!("{what} took longer than {STEP:?}"))
+}
