@@ -62,3 +62,25 @@ impl From<cdp::Error> for Error {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_missing_chromium_names_where_it_looked_and_how_to_install_it() {
+        let err = Error::ChromiumNotFound {
+            searched: vec![
+                PathBuf::from("/usr/bin/chromium"),
+                PathBuf::from("chromium on PATH"),
+            ],
+        };
+        let message = err.to_string();
+        assert!(message.contains("apt-get install -y chromium"), "{message}");
+        assert!(
+            message.contains("/usr/bin/chromium, chromium on PATH"),
+            "{message}"
+        );
+        assert!(message.contains("CANDOR_CHROMIUM"), "{message}");
+    }
+}

@@ -17,8 +17,9 @@ use url::Url;
 use crate::Error;
 use crate::script::Script;
 
-/// How long a page-side read may take before the page counts as unverified, when the
-/// command's own deadline is longer.
+/// How long a page-side read may take before the page counts as unverified. A read also
+/// never takes more than three quarters of what is left of its command, so a page that
+/// does not answer is reported as such (`PageUnverified`) rather than as a timeout.
 const PAGE_READ_BUDGET: Duration = Duration::from_secs(10);
 
 /// What is known about a tab's page, updated from events in the order they came.
@@ -294,7 +295,6 @@ impl Tab {
         let committed = self
             .wait_state("the navigation to commit", deadline, started, |s| {
                 s.navigations > before || s.crashed && !was_crashed || s.closed
-
             })
             .await?;
         match committed.loader.clone() {
@@ -358,7 +358,6 @@ impl Tab {
     /// Waits until `condition` holds for the page state, or the deadline; the timeout
     /// error names `waiting_for`.
     pub async fn wait_state(
-
         &self,
         waiting_for: &str,
         deadline: Deadline,
@@ -409,7 +408,8 @@ impl Tab {
     ) -> Result<Value, Error> {
         self.check_usable()?;
         let started = Instant::now();
-        let read_deadline = deadline.within(PAGE_READ_BUDGET);
+        let read_deadline = deadline.within(PAGE_READ_BUDGET.min(deadline.remaining() * 3 / 4));
+
         let mut stale_context = None;
         for _attempt in 0..2 {
             let context = self

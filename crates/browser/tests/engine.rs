@@ -84,16 +84,35 @@ async fn the_cdp_tape_records_every_message_of_a_run() {
         .collect();
     let sent: Vec<_> = lines.iter().filter(|l| l["dir"] == "send").collect();
     let received: Vec<_> = lines.iter().filter(|l| l["dir"] == "recv").collect();
-    for method in ["Browser.getVersion", "Target.createBrowserContext", "Target.attachToTarget", "Page.navigate"] {
-        assert!(sent.iter().any(|l| l["msg"]["method"] == method), "{method} not recorded");
+    for method in [
+        "Browser.getVersion",
+        "Target.createBrowserContext",
+        "Target.attachToTarget",
+        "Page.navigate",
+    ] {
+        assert!(
+            sent.iter().any(|l| l["msg"]["method"] == method),
+            "{method} not recorded"
+        );
     }
     // Every command sent has its reply on the tape, and events are there too.
     for command in &sent {
         let id = &command["msg"]["id"];
-        assert!(received.iter().any(|l| &l["msg"]["id"] == id), "no reply to {command}");
+        assert!(
+            received.iter().any(|l| &l["msg"]["id"] == id),
+            "no reply to {command}"
+        );
     }
-    assert!(received.iter().any(|l| l["msg"]["method"] == "Page.frameNavigated"));
-    assert!(lines.windows(2).all(|w| w[0]["ms"].as_f64() <= w[1]["ms"].as_f64()));
+    assert!(
+        received
+            .iter()
+            .any(|l| l["msg"]["method"] == "Page.frameNavigated")
+    );
+    assert!(
+        lines
+            .windows(2)
+            .all(|w| w[0]["ms"].as_f64() <= w[1]["ms"].as_f64())
+    );
 }
 
 /// Starts a Chromium with a debugging port, the way a user would expose one, and returns
@@ -125,7 +144,10 @@ async fn chromium_with_port(profile: &Path) -> (std::process::Child, u16) {
         {
             break port;
         }
-        assert!(started.elapsed() < Duration::from_secs(30), "no DevToolsActivePort");
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "no DevToolsActivePort"
+        );
         tokio::time::sleep(Duration::from_millis(20)).await;
     };
     (child, port)
@@ -137,14 +159,24 @@ async fn attaching_over_a_websocket_drives_an_existing_browser() {
     let profile = tempfile::tempdir().unwrap();
     let (mut chromium, port) = chromium_with_port(profile.path()).await;
     // By name (resolved to an IP before the handshake) through /json/version.
-    for endpoint in [format!("http://127.0.0.1:{port}"), format!("http://localhost:{port}")] {
+    for endpoint in [
+        format!("http://127.0.0.1:{port}"),
+        format!("http://localhost:{port}"),
+    ] {
         let options = BrowserOptions {
             endpoint: Endpoint::Attach(endpoint.clone()),
             record_cdp: None,
         };
-        let browser = Browser::start(options, deadline()).await.unwrap_or_else(|e| panic!("{endpoint}: {e}"));
-        assert!(browser.pid().is_none(), "an attached browser is not ours to kill");
-        let mut task = Task::create(&browser, "attached", deadline()).await.unwrap();
+        let browser = Browser::start(options, deadline())
+            .await
+            .unwrap_or_else(|e| panic!("{endpoint}: {e}"));
+        assert!(
+            browser.pid().is_none(),
+            "an attached browser is not ours to kill"
+        );
+        let mut task = Task::create(&browser, "attached", deadline())
+            .await
+            .unwrap();
         let (_, tab) = task.open_tab(deadline()).await.unwrap();
         let url = task.check_url(&server.url("second.html")).unwrap();
         tab.navigate(&url, deadline()).await.unwrap();
@@ -171,7 +203,11 @@ async fn a_crashed_renderer_is_reported_and_reload_recovers() {
     // Page.crash never answers; the crash arrives as an event.
     let _ = tab
         .session()
-        .call_raw("Page.crash", serde_json::json!({}), Deadline::after(Duration::from_millis(200)))
+        .call_raw(
+            "Page.crash",
+            serde_json::json!({}),
+            Deadline::after(Duration::from_millis(200)),
+        )
         .await;
     tab.wait_state("the crash", deadline(), Instant::now(), |s| s.crashed)
         .await
@@ -184,5 +220,40 @@ async fn a_crashed_renderer_is_reported_and_reload_recovers() {
     assert!(!tab.state().crashed);
     let text = tab.read_text(1000, deadline()).await.unwrap();
     assert!(text.text.contains("This is the second page."));
+    browser.close(deadline()).await;
+}
+
+#[tokio::test]
+async fn a_page_that_cannot_run_script_is_unverified_not_timed_out() {
+    let server = FixtureServer::start();
+    let browser = Browser::start(launch_options(), deadline()).await.unwrap();
+    let mut task = Task::create(&browser, "hung", deadline()).await.unwrap();
+    let (_, tab) = task.open_tab(deadline()).await.unwrap();
+    let url = task.check_url(&server.url("second.html")).unwrap();
+    tab.navigate(&url, deadline()).await.unwrap();
+    assert!(!tab.state().unverified);
+
+    // Occupy the page's only thread for good; this evaluation never answers.
+    let _ = tab
+        .session()
+        .call_raw(
+            "Runtime.evaluate",
+            serde_json::json!({ "expression": "for (;;) {}" }),
+            Deadline::after(Duration::from_millis(100)),
+        )
+        .await;
+    let started = Instant::now();
+    let err = tab
+        .read_text(100, Deadline::after(Duration::from_secs(2)))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, Error::PageUnverified { .. }), "{err:?}");
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "the read left time to report"
+    );
+    assert!(tab.state().unverified);
+    assert!(!tab.state().crashed);
+    assert!(task.list()[0].state.unverified);
     browser.close(deadline()).await;
 }
