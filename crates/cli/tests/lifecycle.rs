@@ -63,7 +63,10 @@ fn cmdline(pid: u32) -> String {
 fn wait_until(what: &str, limit: Duration, mut done: impl FnMut() -> bool) {
     let started = Instant::now();
     while !done() {
-        assert!(started.elapsed() < limit, "timed out after {limit:?} waiting for {what}");
+        assert!(
+            started.elapsed() < limit,
+            "timed out after {limit:?} waiting for {what}"
+        );
         std::thread::sleep(Duration::from_millis(25));
     }
 }
@@ -113,10 +116,13 @@ fn start() -> Running {
         let line = lines
             .recv_timeout(Duration::from_secs(60).saturating_sub(started.elapsed()))
             .expect("candor answered the tool call");
-        let message: serde_json::Value = serde_json::from_str(&line)
-            .unwrap_or_else(|e| panic!("{e}: stdout carried {line:?}"));
+        let message: serde_json::Value =
+            serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: stdout carried {line:?}"));
         if message["id"] == 2 {
-            assert_eq!(message["result"]["structuredContent"]["ok"], true, "{message}");
+            assert_eq!(
+                message["result"]["structuredContent"]["ok"], true,
+                "{message}"
+            );
             break;
         }
     }
@@ -133,7 +139,10 @@ fn start() -> Running {
                 .find_map(|arg| arg.strip_prefix("--user-data-dir=").map(PathBuf::from))
         })
         .expect("chromium runs under candor with its own profile");
-    assert!(browser_tree.len() >= 2, "chromium and its helpers: {browser_tree:?}");
+    assert!(
+        browser_tree.len() >= 2,
+        "chromium and its helpers: {browser_tree:?}"
+    );
     assert!(profile.exists());
     Running {
         shell,
@@ -145,13 +154,17 @@ fn start() -> Running {
 }
 
 fn assert_all_gone(running: &Running) {
-    wait_until("candor and every Chromium process to exit", Duration::from_secs(20), || {
-        !alive(running.candor) && running.browser_tree.iter().all(|pid| !alive(*pid))
-    });
+    wait_until(
+        "candor and every Chromium process to exit",
+        Duration::from_secs(20),
+        || !alive(running.candor) && running.browser_tree.iter().all(|pid| !alive(*pid)),
+    );
 }
 
 fn assert_profile_removed(profile: &Path) {
-    wait_until("the profile to be removed", Duration::from_secs(5), || !profile.exists());
+    wait_until("the profile to be removed", Duration::from_secs(5), || {
+        !profile.exists()
+    });
 }
 
 #[test]

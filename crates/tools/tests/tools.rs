@@ -81,7 +81,9 @@ fn tab_line<'a>(tabs: &'a Value, id: &str) -> &'a Value {
 #[tokio::test]
 async fn navigate_loads_the_page_and_reports_it() {
     let h = Harness::new();
-    let envelope = h.ok("navigate", json!({ "url": h.url("second.html") })).await;
+    let envelope = h
+        .ok("navigate", json!({ "url": h.url("second.html") }))
+        .await;
     assert_eq!(envelope["data"]["loaded"], true);
     assert_eq!(envelope["data"]["sameDocument"], false);
     assert_eq!(envelope["page"]["tabId"], "tab0");
@@ -91,19 +93,33 @@ async fn navigate_loads_the_page_and_reports_it() {
     assert_eq!(envelope["execution"]["dispatchStarted"], true);
     assert_eq!(envelope["execution"]["actionStatus"], "completed");
     assert_eq!(envelope["execution"]["retrySafe"], false);
-    assert!(envelope["execution"]["commandId"].as_str().is_some_and(|id| id.starts_with("c-")));
+    assert!(
+        envelope["execution"]["commandId"]
+            .as_str()
+            .is_some_and(|id| id.starts_with("c-"))
+    );
     h.shutdown().await;
 }
 
 #[tokio::test]
 async fn connection_refused_is_navigation_failed_and_the_tab_shows_failed() {
     let h = Harness::new();
-    h.ok("navigate", json!({ "url": h.url("index.html") })).await;
+    h.ok("navigate", json!({ "url": h.url("index.html") }))
+        .await;
     let envelope = h
-        .fails("navigate", json!({ "url": "http://127.0.0.1:1/" }), "NAVIGATION_FAILED")
+        .fails(
+            "navigate",
+            json!({ "url": "http://127.0.0.1:1/" }),
+            "NAVIGATION_FAILED",
+        )
         .await;
     assert_eq!(envelope["data"]["errorText"], "net::ERR_CONNECTION_REFUSED");
-    assert!(envelope["message"].as_str().unwrap().contains("net::ERR_CONNECTION_REFUSED"));
+    assert!(
+        envelope["message"]
+            .as_str()
+            .unwrap()
+            .contains("net::ERR_CONNECTION_REFUSED")
+    );
     assert_eq!(envelope["execution"]["dispatchStarted"], true);
     assert_eq!(envelope["execution"]["retrySafe"], false);
     assert_eq!(envelope["page"]["url"], "http://127.0.0.1:1/");
@@ -116,10 +132,12 @@ async fn connection_refused_is_navigation_failed_and_the_tab_shows_failed() {
     assert_eq!(tab0["crashed"], false);
 
     // A failed page is refused rather than read as if it were the site.
-    h.fails("snapshot", json!({ "mode": "text" }), "PAGE_LOAD_FAILED").await;
+    h.fails("snapshot", json!({ "mode": "text" }), "PAGE_LOAD_FAILED")
+        .await;
 
     // A working navigation clears the failure.
-    h.ok("navigate", json!({ "url": h.url("second.html") })).await;
+    h.ok("navigate", json!({ "url": h.url("second.html") }))
+        .await;
     let tabs = h.ok("tabs", json!({})).await;
     assert_eq!(tab_line(&tabs, "tab0")["failed"], false);
     h.shutdown().await;
@@ -136,11 +154,19 @@ async fn blocked_urls_are_refused_before_anything_runs() {
         "view-source:http://127.0.0.1/",
         "data:text/html,<p>hi</p>",
     ] {
-        let envelope = h.fails("navigate", json!({ "url": url }), "URL_BLOCKED").await;
-        assert_eq!(envelope["execution"]["actionStatus"], "not-started", "{url}");
+        let envelope = h
+            .fails("navigate", json!({ "url": url }), "URL_BLOCKED")
+            .await;
+        assert_eq!(
+            envelope["execution"]["actionStatus"], "not-started",
+            "{url}"
+        );
         assert_eq!(envelope["execution"]["dispatchStarted"], false, "{url}");
         assert_eq!(envelope["execution"]["retrySafe"], true, "{url}");
-        assert!(!envelope["message"].as_str().unwrap().contains(":pw@"), "{url}");
+        assert!(
+            !envelope["message"].as_str().unwrap().contains(":pw@"),
+            "{url}"
+        );
     }
     // The refusals opened nothing, not even a first tab.
     let tabs = h.ok("tabs", json!({})).await;
@@ -152,12 +178,26 @@ async fn blocked_urls_are_refused_before_anything_runs() {
 async fn invalid_params_are_refused_with_the_reason() {
     let h = Harness::new();
     h.fails("navigate", json!({}), "INVALID_PARAMS").await;
-    h.fails("navigate", json!({ "url": "http://x/", "back": true }), "INVALID_PARAMS").await;
-    h.fails("navigate", json!({ "urll": "http://x/" }), "INVALID_PARAMS").await;
-    h.fails("snapshot", json!({ "mode": "pdf" }), "INVALID_PARAMS").await;
-    h.fails("snapshot", json!({ "maxChars": 0 }), "INVALID_PARAMS").await;
-    h.fails("tabs", json!({ "action": "select", "tabId": "seven" }), "INVALID_PARAMS").await;
-    h.fails("diagnostics", json!({ "limit": 0 }), "INVALID_PARAMS").await;
+    h.fails(
+        "navigate",
+        json!({ "url": "http://x/", "back": true }),
+        "INVALID_PARAMS",
+    )
+    .await;
+    h.fails("navigate", json!({ "urll": "http://x/" }), "INVALID_PARAMS")
+        .await;
+    h.fails("snapshot", json!({ "mode": "pdf" }), "INVALID_PARAMS")
+        .await;
+    h.fails("snapshot", json!({ "maxChars": 0 }), "INVALID_PARAMS")
+        .await;
+    h.fails(
+        "tabs",
+        json!({ "action": "select", "tabId": "seven" }),
+        "INVALID_PARAMS",
+    )
+    .await;
+    h.fails("diagnostics", json!({ "limit": 0 }), "INVALID_PARAMS")
+        .await;
     let unknown = h.fails("no_such_tool", json!({}), "INVALID_PARAMS").await;
     assert!(unknown["message"].as_str().unwrap().contains("navigate"));
     h.shutdown().await;
@@ -166,9 +206,13 @@ async fn invalid_params_are_refused_with_the_reason() {
 #[tokio::test]
 async fn tabs_open_select_and_close_with_every_id_form() {
     let h = Harness::new();
-    h.ok("navigate", json!({ "url": h.url("index.html") })).await;
+    h.ok("navigate", json!({ "url": h.url("index.html") }))
+        .await;
     let opened = h
-        .ok("tabs", json!({ "action": "new", "url": h.url("second.html") }))
+        .ok(
+            "tabs",
+            json!({ "action": "new", "url": h.url("second.html") }),
+        )
         .await;
     assert_eq!(opened["data"]["tabId"], "tab1");
     assert_eq!(opened["page"]["title"], "Second page");
@@ -176,49 +220,83 @@ async fn tabs_open_select_and_close_with_every_id_form() {
     assert_eq!(tab_line(&opened, "tab0")["active"], false);
 
     for form in ["tab0", "tab:tab0", "[tab:tab0]"] {
-        let selected = h.ok("tabs", json!({ "action": "select", "tabId": form })).await;
+        let selected = h
+            .ok("tabs", json!({ "action": "select", "tabId": form }))
+            .await;
         assert_eq!(selected["data"]["tabId"], "tab0", "{form}");
         assert_eq!(selected["page"]["title"], "Fixture home", "{form}");
     }
     // Reading a background tab by id does not change the current tab.
     let second = h.ok("snapshot", json!({ "tabId": "[tab:tab1]" })).await;
-    assert!(second["data"]["text"].as_str().unwrap().contains("This is the second page."));
-    assert_eq!(tab_line(&h.ok("tabs", json!({})).await, "tab0")["active"], true);
+    assert!(
+        second["data"]["text"]
+            .as_str()
+            .unwrap()
+            .contains("This is the second page.")
+    );
+    assert_eq!(
+        tab_line(&h.ok("tabs", json!({})).await, "tab0")["active"],
+        true
+    );
 
     // Closing checks every id first: one unknown id closes nothing.
-    h.fails("tabs", json!({ "action": "close", "tabIds": ["tab1", "tab9"] }), "TAB_NOT_FOUND")
-        .await;
-    assert_eq!(h.ok("tabs", json!({})).await["data"]["tabs"].as_array().unwrap().len(), 2);
+    h.fails(
+        "tabs",
+        json!({ "action": "close", "tabIds": ["tab1", "tab9"] }),
+        "TAB_NOT_FOUND",
+    )
+    .await;
+    assert_eq!(
+        h.ok("tabs", json!({})).await["data"]["tabs"]
+            .as_array()
+            .unwrap()
+            .len(),
+        2
+    );
 
-    let closed = h.ok("tabs", json!({ "action": "close", "tabId": "tab1" })).await;
+    let closed = h
+        .ok("tabs", json!({ "action": "close", "tabId": "tab1" }))
+        .await;
     assert_eq!(closed["data"]["closed"], json!(["tab1"]));
     assert_eq!(closed["data"]["tabs"].as_array().unwrap().len(), 1);
 
     // Ids are never reused.
     let opened = h.ok("tabs", json!({ "action": "new" })).await;
     assert_eq!(opened["data"]["tabId"], "tab2");
-    h.fails("tabs", json!({ "action": "select", "tabId": "tab1" }), "TAB_NOT_FOUND").await;
+    h.fails(
+        "tabs",
+        json!({ "action": "select", "tabId": "tab1" }),
+        "TAB_NOT_FOUND",
+    )
+    .await;
     h.shutdown().await;
 }
 
 #[tokio::test]
 async fn back_forward_reload_and_same_document_navigation() {
     let h = Harness::new();
-    h.ok("navigate", json!({ "url": h.url("index.html") })).await;
-    h.ok("navigate", json!({ "url": h.url("second.html") })).await;
+    h.ok("navigate", json!({ "url": h.url("index.html") }))
+        .await;
+    h.ok("navigate", json!({ "url": h.url("second.html") }))
+        .await;
     let back = h.ok("navigate", json!({ "back": true })).await;
     assert_eq!(back["page"]["title"], "Fixture home");
     assert_eq!(back["data"]["loaded"], true);
     let forward = h.ok("navigate", json!({ "forward": true })).await;
     assert_eq!(forward["page"]["title"], "Second page");
-    h.fails("navigate", json!({ "forward": true }), "INVALID_PARAMS").await;
+    h.fails("navigate", json!({ "forward": true }), "INVALID_PARAMS")
+        .await;
 
-    let reload = h.ok("navigate", json!({ "reload": true, "ignoreCache": true })).await;
+    let reload = h
+        .ok("navigate", json!({ "reload": true, "ignoreCache": true }))
+        .await;
     assert_eq!(reload["page"]["title"], "Second page");
     assert_eq!(reload["data"]["loaded"], true);
 
     h.ok("navigate", json!({ "url": h.url("spa.html") })).await;
-    let fragment = h.ok("navigate", json!({ "url": h.url("spa.html#details") })).await;
+    let fragment = h
+        .ok("navigate", json!({ "url": h.url("spa.html#details") }))
+        .await;
     assert_eq!(fragment["data"]["sameDocument"], true);
     assert_eq!(fragment["page"]["url"], h.url("spa.html#details"));
     h.shutdown().await;
@@ -228,9 +306,12 @@ async fn back_forward_reload_and_same_document_navigation() {
 async fn reload_of_a_page_whose_server_went_away_is_navigation_failed() {
     let h = Harness::new();
     let server = FixtureServer::start();
-    h.ok("navigate", json!({ "url": server.url("second.html") })).await;
+    h.ok("navigate", json!({ "url": server.url("second.html") }))
+        .await;
     drop(server);
-    let envelope = h.fails("navigate", json!({ "reload": true }), "NAVIGATION_FAILED").await;
+    let envelope = h
+        .fails("navigate", json!({ "reload": true }), "NAVIGATION_FAILED")
+        .await;
     assert_eq!(envelope["data"]["errorText"], "net::ERR_CONNECTION_REFUSED");
     let tabs = h.ok("tabs", json!({})).await;
     assert_eq!(tab_line(&tabs, "tab0")["failed"], true);
@@ -241,7 +322,11 @@ async fn reload_of_a_page_whose_server_went_away_is_navigation_failed() {
 async fn a_slow_page_hits_the_command_deadline_with_a_named_timeout() {
     let h = Harness::with_timeout(Duration::from_millis(1500));
     let envelope = h
-        .fails("navigate", json!({ "url": h.url("slow?ms=5000") }), "COMMAND_TIMEOUT")
+        .fails(
+            "navigate",
+            json!({ "url": h.url("slow?ms=5000") }),
+            "COMMAND_TIMEOUT",
+        )
         .await;
     let message = envelope["message"].as_str().unwrap();
     assert!(message.contains("may still complete"), "{message}");
@@ -255,7 +340,8 @@ async fn a_slow_page_hits_the_command_deadline_with_a_named_timeout() {
 #[tokio::test]
 async fn snapshot_text_shows_visible_text_only_within_the_budget() {
     let h = Harness::new();
-    h.ok("navigate", json!({ "url": h.url("hidden-text.html") })).await;
+    h.ok("navigate", json!({ "url": h.url("hidden-text.html") }))
+        .await;
     let snap = h.ok("snapshot", json!({ "mode": "text" })).await;
     let text = snap["data"]["text"].as_str().unwrap();
     assert!(text.contains("Visible words"), "{text}");
@@ -264,24 +350,34 @@ async fn snapshot_text_shows_visible_text_only_within_the_budget() {
     assert_eq!(snap["data"]["truncated"], false);
     assert_eq!(snap["page"]["title"], "Hidden text");
 
-    h.ok("navigate", json!({ "url": h.url("article.html") })).await;
+    h.ok("navigate", json!({ "url": h.url("article.html") }))
+        .await;
     let clipped = h.ok("snapshot", json!({})).await;
     assert_eq!(clipped["data"]["truncated"], true);
     assert_eq!(clipped["data"]["chars"], 20_000);
-    assert_eq!(clipped["data"]["text"].as_str().unwrap().chars().count(), 20_000);
+    assert_eq!(
+        clipped["data"]["text"].as_str().unwrap().chars().count(),
+        20_000
+    );
     let total = clipped["data"]["totalChars"].as_u64().unwrap();
     assert!(total > 20_000);
     let whole = h.ok("snapshot", json!({ "maxChars": 200_000 })).await;
     assert_eq!(whole["data"]["truncated"], false);
     assert_eq!(whole["data"]["totalChars"].as_u64().unwrap(), total);
-    assert!(whole["data"]["text"].as_str().unwrap().starts_with(clipped["data"]["text"].as_str().unwrap()));
+    assert!(
+        whole["data"]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with(clipped["data"]["text"].as_str().unwrap())
+    );
     h.shutdown().await;
 }
 
 #[tokio::test]
 async fn snapshot_budgets_never_split_a_character() {
     let h = Harness::new();
-    h.ok("navigate", json!({ "url": h.url("unicode.html") })).await;
+    h.ok("navigate", json!({ "url": h.url("unicode.html") }))
+        .await;
     let whole = h.ok("snapshot", json!({ "maxChars": 100_000 })).await;
     let full: Vec<char> = whole["data"]["text"].as_str().unwrap().chars().collect();
     assert!(full.iter().any(|c| !c.is_ascii()));
@@ -298,7 +394,8 @@ async fn snapshot_budgets_never_split_a_character() {
 #[tokio::test]
 async fn snapshot_html_is_the_live_document_within_the_budget() {
     let h = Harness::new();
-    h.ok("navigate", json!({ "url": h.url("hidden-text.html") })).await;
+    h.ok("navigate", json!({ "url": h.url("hidden-text.html") }))
+        .await;
     let whole = h.ok("snapshot", json!({ "mode": "html" })).await;
     let html = whole["data"]["text"].as_str().unwrap();
     assert!(html.starts_with("<!DOCTYPE html>"), "{html}");
@@ -307,17 +404,28 @@ async fn snapshot_html_is_the_live_document_within_the_budget() {
     assert!(html.contains("Secret words"), "{html}");
     assert_eq!(whole["data"]["truncated"], false);
 
-    let clipped = h.ok("snapshot", json!({ "mode": "html", "maxChars": 50 })).await;
+    let clipped = h
+        .ok("snapshot", json!({ "mode": "html", "maxChars": 50 }))
+        .await;
     assert_eq!(clipped["data"]["truncated"], true);
-    assert_eq!(clipped["data"]["text"].as_str().unwrap().chars().count(), 50);
+    assert_eq!(
+        clipped["data"]["text"].as_str().unwrap().chars().count(),
+        50
+    );
     h.shutdown().await;
 }
 
 #[tokio::test]
 async fn diagnostics_returns_the_last_commands_with_code_and_duration() {
     let h = Harness::new();
-    h.ok("navigate", json!({ "url": h.url("index.html") })).await;
-    h.fails("navigate", json!({ "url": "file:///etc/passwd" }), "URL_BLOCKED").await;
+    h.ok("navigate", json!({ "url": h.url("index.html") }))
+        .await;
+    h.fails(
+        "navigate",
+        json!({ "url": "file:///etc/passwd" }),
+        "URL_BLOCKED",
+    )
+    .await;
     h.ok("snapshot", json!({ "mode": "text" })).await;
     let diagnostics = h.ok("diagnostics", json!({ "limit": 3 })).await;
     let last = diagnostics["data"]["last"].as_array().unwrap();
@@ -329,7 +437,10 @@ async fn diagnostics_returns_the_last_commands_with_code_and_duration() {
     assert_eq!(last[1]["code"], "URL_BLOCKED");
     assert_eq!(last[1]["stage"], "validate");
     assert!(last.iter().all(|r| r["durationMs"].is_u64()));
-    let ids: Vec<_> = last.iter().map(|r| r["commandId"].as_str().unwrap()).collect();
+    let ids: Vec<_> = last
+        .iter()
+        .map(|r| r["commandId"].as_str().unwrap())
+        .collect();
     assert_eq!(ids, ["c-1", "c-2", "c-3"]);
     // Diagnostics itself does not start a browser and is answered from memory.
     let fresh = Harness::new();
@@ -342,7 +453,8 @@ async fn diagnostics_returns_the_last_commands_with_code_and_duration() {
 #[tokio::test]
 async fn a_dead_browser_is_reported_once_then_replaced() {
     let h = Harness::new();
-    h.ok("navigate", json!({ "url": h.url("second.html") })).await;
+    h.ok("navigate", json!({ "url": h.url("second.html") }))
+        .await;
     let browser = h.engine.browser().await.expect("running");
     let pid = browser.pid().expect("launched");
     let killed = std::process::Command::new("kill")
@@ -353,10 +465,16 @@ async fn a_dead_browser_is_reported_once_then_replaced() {
     browser.connection().closed().await;
 
     let envelope = h
-        .fails("navigate", json!({ "url": h.url("index.html") }), "BROWSER_DISCONNECTED")
+        .fails(
+            "navigate",
+            json!({ "url": h.url("index.html") }),
+            "BROWSER_DISCONNECTED",
+        )
         .await;
     assert!(envelope["hint"].as_str().unwrap().contains("new browser"));
-    let again = h.ok("navigate", json!({ "url": h.url("index.html") })).await;
+    let again = h
+        .ok("navigate", json!({ "url": h.url("index.html") }))
+        .await;
     assert_eq!(again["page"]["title"], "Fixture home");
     let replacement = h.engine.browser().await.expect("replaced");
     assert_ne!(replacement.pid(), Some(pid));
