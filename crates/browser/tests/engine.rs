@@ -1,6 +1,9 @@
 //! Engine behaviour in real Chromium: launch and cleanup, the CDP tape, attaching over
 //! a WebSocket, and a crashed renderer.
 
+// Helpers outside #[test] functions: a failed unwrap is a failed test.
+#![allow(clippy::unwrap_used)]
+
 use std::path::Path;
 use std::time::{Duration, Instant};
 

@@ -90,7 +90,10 @@ fn main() -> anyhow::Result<()> {
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
-    runtime.block_on(run(cli))
+    let result = runtime.block_on(run(cli));
+    // A blocking read of stdin (a terminal, a file) cannot be cancelled; do not wait for it.
+    runtime.shutdown_timeout(std::time::Duration::from_millis(500));
+    result
 }
 
 async fn run(cli: Cli) -> anyhow::Result<()> {

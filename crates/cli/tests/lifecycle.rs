@@ -2,6 +2,9 @@
 //! killed with SIGKILL, when it gets SIGTERM, and when its stdin closes — and removes the
 //! browser's profile directory each time.
 
+// Helpers outside #[test] functions: a failed unwrap is a failed test.
+#![allow(clippy::unwrap_used)]
+
 use std::collections::BTreeSet;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};

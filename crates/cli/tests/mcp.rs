@@ -24,10 +24,16 @@ const STEP: Duration = Duration::from_secs(60);
 #[tokio::test]
 async fn mcp_session_over_stdio_navigates_reads_refuses_and_exits_on_eof() {
     let server = FixtureServer::start();
-    let mut candor = Candor::start().await;
+    let candor = Candor::start().await;
 
-    let info = candor.client.peer_info().expect("the server's initialize result");
-    assert_eq!(info.server_info.as_ref().map(|s| s.name.as_str()), Some("candor"));
+    let info = candor
+        .client
+        .peer_info()
+        .expect("the server's initialize result");
+    assert_eq!(
+        info.server_info.as_ref().map(|s| s.name.as_str()),
+        Some("candor")
+    );
     assert!(
         info.instructions
             .as_deref()
@@ -48,12 +54,19 @@ async fn mcp_session_over_stdio_navigates_reads_refuses_and_exits_on_eof() {
             .iter()
             .find(|tool| tool.name == name)
             .unwrap_or_else(|| panic!("{name} is not listed"));
-        assert_eq!(tool.input_schema.get("type"), Some(&json!("object")), "{name}");
+        assert_eq!(
+            tool.input_schema.get("type"),
+            Some(&json!("object")),
+            "{name}"
+        );
         assert!(tool.description.as_deref().is_some_and(|d| !d.is_empty()));
     }
 
     let (result, envelope) = candor
-        .call("browser_navigate", json!({"url": server.url("second.html")}))
+        .call(
+            "browser_navigate",
+            json!({"url": server.url("second.html")}),
+        )
         .await;
     assert_eq!(result.is_error, Some(false), "{envelope:#}");
     assert_eq!(envelope["ok"], true);

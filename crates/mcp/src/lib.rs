@@ -80,7 +80,9 @@ fn schema_object(schema: &Value) -> JsonObject {
     match schema {
         Value::Object(map) => map.clone(),
         _ => {
-            tracing::warn!("a catalogue schema is not a JSON object; sending {{\"type\":\"object\"}}");
+            tracing::warn!(
+                "a catalogue schema is not a JSON object; sending {{\"type\":\"object\"}}"
+            );
             JsonObject::from_iter([("type".to_string(), Value::from("object"))])
         }
     }
@@ -215,7 +217,10 @@ mod tests {
         assert!(message.contains("\"browser_fly\""), "{message}");
         assert!(message.contains("browser_navigate"), "{message}");
         let text = result.content[0].as_text().map(|t| t.text.as_str());
-        assert!(text.is_some_and(|t| t.starts_with("INVALID_PARAMS fly")), "{text:?}");
+        assert!(
+            text.is_some_and(|t| t.starts_with("INVALID_PARAMS fly")),
+            "{text:?}"
+        );
 
         let result = server.call("browser_diagnostics", None).await;
         assert_eq!(result.is_error, Some(false));

@@ -52,6 +52,9 @@ pub struct Engine {
     slot: tokio::sync::Mutex<Slot>,
     journal: Arc<Mutex<Journal>>,
     next_command: AtomicU64,
+    /// The browser, reachable without the task lock, so shutdown never waits on a
+    /// command that is stuck.
+    running: Arc<Mutex<Option<Browser>>>,
 }
 
 impl std::fmt::Debug for Engine {
@@ -67,6 +70,7 @@ pub struct Ctx<'a> {
     slot: Option<tokio::sync::MutexGuard<'a, Slot>>,
     options: &'a EngineOptions,
     journal: &'a Mutex<Journal>,
+    running: &'a Mutex<Option<Browser>>,
     pub(crate) deadline: Deadline,
     stage: &'static str,
     dispatch_started: bool,
@@ -81,6 +85,7 @@ impl Engine {
             slot: tokio::sync::Mutex::new(Slot::default()),
             journal: Arc::new(Mutex::new(Journal::default())),
             next_command: AtomicU64::new(1),
+            running: Arc::new(Mutex::new(None)),
         }
     }
 
@@ -102,6 +107,7 @@ impl Engine {
             slot: None,
             options: &self.options,
             journal: &self.journal,
+            running: &self.running,
             deadline,
             stage: "validate",
             dispatch_started: false,
@@ -169,15 +175,28 @@ impl Engine {
         }
     }
 
-    /// Closes the task and the browser, if one was started.
+    /// Closes the task and the browser, if one was started. A command still running
+    /// gets a moment to finish; after that its browser is closed under it.
     pub async fn shutdown(&self) {
-        let mut slot = self.slot.lock().await;
         let deadline = Deadline::after(Duration::from_secs(5));
+        let mut slot = match tokio::time::timeout(Duration::from_secs(1), self.slot.lock()).await {
+            Ok(slot) => slot,
+            Err(_) => {
+                let browser = self.running.lock().ok().and_then(|mut b| b.take());
+                if let Some(browser) = browser {
+                    browser.close(deadline).await;
+                }
+                return;
+            }
+        };
         if let Some(task) = slot.task.take() {
             let _ = task.close(deadline).await;
         }
         if let Some(browser) = slot.browser.take() {
             browser.close(deadline).await;
+        }
+        if let Ok(mut running) = self.running.lock() {
+            running.take();
         }
     }
 
@@ -246,7 +265,9 @@ fn finish(
                 verification: Verification::default(),
                 task: "not_evaluated",
                 page: ctx.page.clone(),
-                data: error.data.unwrap_or(Value::Object(Default::default())),
+                data: error
+                    .data
+                    .map_or_else(|| Value::Object(Default::default()), |d| *d),
                 events: ctx.events.clone(),
             }
         }
@@ -293,7 +314,11 @@ impl Ctx<'_> {
         }
         if slot.browser.is_none() {
             self.stage = "launch";
-            slot.browser = Some(Browser::start(options.browser.clone(), deadline).await?);
+            let browser = Browser::start(options.browser.clone(), deadline).await?;
+            if let Ok(mut running) = self.running.lock() {
+                *running = Some(browser.clone());
+            }
+            slot.browser = Some(browser);
         }
         if slot.task.is_none() {
             let Some(browser) = slot.browser.as_ref() else {

@@ -55,7 +55,7 @@ pub struct ToolError {
     pub message: String,
     pub hint: String,
     /// Extra facts for `data` (e.g. the `net::ERR_*` of a failed navigation).
-    pub data: Option<Value>,
+    pub data: Option<Box<Value>>,
     /// Overrides what the code implies, when the tool knows better.
     pub action_status: Option<ActionStatus>,
 }
@@ -80,7 +80,7 @@ impl ToolError {
     }
 
     pub fn with_data(mut self, data: Value) -> Self {
-        self.data = Some(data);
+        self.data = Some(Box::new(data));
         self
     }
 }

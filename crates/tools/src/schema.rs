@@ -20,7 +20,37 @@ pub(crate) fn params_schema<T: JsonSchema>() -> Value {
 fn strip_titles(value: &mut Value) {
     match value {
         Value::Object(map) => {
+            // An optional field is optional by being absent from `required`; saying it
+            // may also be null costs tokens and tells the model nothing useful.
+            if let Some(Value::Array(types)) = map.get("type")
+                && types.len() == 2
+                && let Some(other) = types.iter().find(|t| *t != "null")
+            {
+                let other = other.clone();
+                map.insert("type".into(), other);
+            }
+            if let Some(Value::Array(options)) = map.get("anyOf")
+                && options.len() == 2
+                && options
+                    .iter()
+                    .any(|o| o.get("type") == Some(&Value::from("null")))
+                && let Some(Value::Object(other)) = options
+                    .iter()
+                    .find(|o| o.get("type") != Some(&Value::from("null")))
+                    .cloned()
+            {
+                map.remove("anyOf");
+                for (key, value) in other {
+                    map.entry(key).or_insert(value);
+                }
+            }
+
+            // A boolean flag is false unless given; saying so costs tokens on every turn.
+            if map.get("default") == Some(&Value::Bool(false)) {
+                map.remove("default");
+            }
             // A property that is itself called `title` is an object, not a string.
+
             if map.get("title").is_some_and(Value::is_string) {
                 map.remove("title");
             }

@@ -13,6 +13,7 @@ use crate::journal::CommandRecord;
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub(crate) struct Params {
     /// How many recent commands to return (1-100, default 20).
+    #[schemars(range(min = 1, max = 100))]
     limit: Option<usize>,
 }
 

@@ -18,6 +18,7 @@ pub(crate) struct Params {
     #[serde(default)]
     mode: Mode,
     /// Character budget (default 20000).
+    #[schemars(range(min = 1, max = 2000000))]
     max_chars: Option<usize>,
     /// Tab to read (default: current).
     tab_id: Option<String>,
