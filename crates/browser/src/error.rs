@@ -37,6 +37,26 @@ pub enum Error {
     Disconnected,
     #[error("the browser refused {method}: {message}")]
     Protocol { method: String, message: String },
+    #[error("{tab} shows an error page: loading {url} failed with {error_text}")]
+    PageLoadFailed {
+        tab: String,
+        url: String,
+        error_text: String,
+    },
+    #[error("{selector:?} is not a valid CSS selector: {reason}")]
+    InvalidSelector { selector: String, reason: String },
+    #[error("no element matches {selector:?}")]
+    ElementNotFound { selector: String },
+    #[error("{matched} elements match {selector:?}; a locator must name exactly one")]
+    AmbiguousLocator { selector: String, matched: usize },
+    #[error("{locator} is not visible: {reason}")]
+    ElementNotVisible { locator: String, reason: String },
+    #[error("stale ref {ref}: {reason}")]
+    StaleRef { r#ref: String, reason: String },
+    #[error("stale snapshot {snapshot}: {reason}")]
+    StaleSnapshot { snapshot: String, reason: String },
+    #[error("{ref} could not be clicked: {reason}")]
+    NotClickable { r#ref: String, reason: String },
 }
 
 impl From<cdp::Error> for Error {

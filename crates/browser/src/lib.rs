@@ -5,19 +5,39 @@
 //! `Serialize`: each face decides how to render them.
 
 mod browser;
+mod download;
 mod error;
+mod input;
 mod launch;
 mod page_read;
+mod permission;
+mod refs;
+mod screenshot;
 mod script;
+mod snapshot;
 mod tab;
 mod task;
 mod url_policy;
+mod viewport;
 
 pub use browser::{Browser, BrowserOptions, Endpoint};
 pub use cdp::Deadline;
 pub use error::Error;
+pub use refs::is_ref;
+pub use input::Clicked;
+pub use snapshot::{
+    ElementSnapshot, FindQuery, Found, MarkdownSnapshot, SnapshotOptions, ViewportInfo,
+    estimate_tokens,
+};
+
+pub use download::{Download, DownloadState, TaskEvents};
 pub use launch::{LaunchOptions, find_chromium};
 pub use page_read::{PageHtml, PageText};
+pub use permission::PermissionDenial;
+pub use screenshot::{
+    CaptureTarget, CssRect, DEFAULT_MAX_SIDE, ImageFormat, Screenshot, ScreenshotOptions,
+};
 pub use tab::{LoadOutcome, PageState, Tab};
 pub use task::{HistoryMove, TabId, TabSummary, Task};
 pub use url_policy::{UrlPolicy, check_url};
+pub use viewport::{CUSTOM_HEIGHTS, CUSTOM_WIDTHS, Preset, ViewportReport};

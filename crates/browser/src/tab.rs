@@ -37,12 +37,17 @@ pub struct PageState {
     pub crashed: bool,
     /// The target is gone.
     pub closed: bool,
+    /// Counts changes of the page's URL (fragment aside); refs carry the epoch they were
+    /// taken in and are refused in any other.
+    pub url_epoch: u64,
+    /// Out-of-process iframes: their frame (target) id and flattened session.
+    pub(crate) child_frames: Vec<(String, cdp::SessionId)>,
     main_frame: String,
-    loader: Option<String>,
-    loaded_loader: Option<String>,
+    pub(crate) loader: Option<String>,
+    pub(crate) loaded_loader: Option<String>,
     main_context: Option<i64>,
     /// Counts main-frame commits and same-document navigations.
-    navigations: u64,
+    pub(crate) navigations: u64,
     document_error: Option<String>,
 }
 
@@ -61,6 +66,9 @@ pub(crate) struct TabShared {
     target_id: String,
     session: Session,
     state: watch::Sender<PageState>,
+    snapshots: std::sync::Mutex<crate::snapshot::SnapshotMemory>,
+    /// The viewport preset; it persists until changed (`viewport.rs`).
+    viewport: std::sync::Mutex<crate::viewport::Preset>,
 }
 
 /// A tab of a task. Cheap to clone.
@@ -108,6 +116,8 @@ impl Tab {
             target_id,
             session: session.clone(),
             state,
+            snapshots: std::sync::Mutex::default(),
+            viewport: std::sync::Mutex::default(),
         });
         let followed = Arc::downgrade(&shared);
         session.connection().on_events(
@@ -139,6 +149,10 @@ impl Tab {
         Tab { shared }
     }
 
+    pub(crate) fn viewport_cell(&self) -> &std::sync::Mutex<crate::viewport::Preset> {
+        &self.shared.viewport
+    }
+
     /// The task-local id, e.g. `tab0`.
     pub fn label(&self) -> &str {
         &self.shared.label
@@ -146,6 +160,10 @@ impl Tab {
 
     pub fn target_id(&self) -> &str {
         &self.shared.target_id
+    }
+
+    pub(crate) fn snapshot_memory(&self) -> &std::sync::Mutex<crate::snapshot::SnapshotMemory> {
+        &self.shared.snapshots
     }
 
     /// The tab's CDP session: the raw escape hatch for methods the engine does not wrap.
@@ -513,7 +531,11 @@ fn apply(state: &mut PageState, event: &RawEvent) -> bool {
             return false;
         }
         state.main_frame = e.frame.id;
-        state.url = e.frame.unreachable_url.clone().unwrap_or(e.frame.url);
+        let url = e.frame.unreachable_url.clone().unwrap_or(e.frame.url);
+        if without_fragment(&url) != without_fragment(&state.url) {
+            state.url_epoch += 1;
+        }
+        state.url = url;
         state.failed = e.frame.unreachable_url.map(|_| {
             state
                 .document_error
@@ -530,10 +552,33 @@ fn apply(state: &mut PageState, event: &RawEvent) -> bool {
         if e.frame_id != state.main_frame {
             return false;
         }
+        if without_fragment(&e.url) != without_fragment(&state.url) {
+            state.url_epoch += 1;
+        }
         state.url = e.url;
         state.navigations += 1;
         return true;
     }
+    if let Some(e) = event.parse::<target::AttachedToTarget>() {
+        if e.target_info.r#type != target::TargetType::Iframe {
+            return false;
+        }
+        state
+            .child_frames
+            .retain(|(frame, _)| *frame != e.target_info.target_id);
+        state
+            .child_frames
+            .push((e.target_info.target_id, e.session_id));
+        return true;
+    }
+    if let Some(e) = event.parse::<target::DetachedFromTarget>() {
+        let before = state.child_frames.len();
+        state
+            .child_frames
+            .retain(|(_, session)| *session != e.session_id);
+        return state.child_frames.len() != before;
+    }
+
     if let Some(e) = event.parse::<page::FrameStartedLoading>() {
         if e.frame_id != state.main_frame {
             return false;
@@ -600,4 +645,9 @@ fn apply(state: &mut PageState, event: &RawEvent) -> bool {
         return true;
     }
     false
+}
+
+/// The URL without its `#fragment`: moving within a page is not a new page.
+fn without_fragment(url: &str) -> &str {
+    url.split_once('#').map_or(url, |(base, _)| base)
 }

@@ -9,6 +9,8 @@ use std::fmt;
 use cdp::Deadline;
 use cdp::protocol::target;
 
+use crate::download::{Downloads, TaskEvents};
+use crate::permission::Permissions;
 use crate::tab::{PageState, Tab};
 use crate::url_policy::{UrlPolicy, check_url};
 use crate::{Browser, Error};
@@ -75,6 +77,8 @@ pub struct Task {
     tabs: BTreeMap<TabId, Tab>,
     current: Option<TabId>,
     next_tab: u32,
+    downloads: Downloads,
+    permissions: Permissions,
 }
 
 impl fmt::Debug for Task {
@@ -103,14 +107,22 @@ impl Task {
                 deadline,
             )
             .await?;
+        let context_id = created.browser_context_id;
+        // Downloads go only to the task's folder; no permission is granted (SPEC §9.4).
+        let (downloads, permissions) = tokio::try_join!(
+            Downloads::start(browser, &context_id, deadline),
+            Permissions::deny_all(browser, &context_id, deadline),
+        )?;
         Ok(Task {
             id: id.into(),
             browser: browser.clone(),
-            context_id: created.browser_context_id,
+            context_id,
             policy: UrlPolicy::default(),
             tabs: BTreeMap::new(),
             current: None,
             next_tab: 0,
+            downloads,
+            permissions,
         })
     }
 
@@ -128,6 +140,19 @@ impl Task {
 
     pub fn url_policy(&self) -> &UrlPolicy {
         &self.policy
+    }
+
+    /// The folder the task's downloads go to; removed with the task.
+    pub fn download_folder(&self) -> &std::path::Path {
+        self.downloads.folder()
+    }
+
+    /// Downloads that changed and permission requests denied since the last call.
+    pub fn take_events(&self) -> TaskEvents {
+        TaskEvents {
+            downloads: self.downloads.take_changes(),
+            permissions: self.permissions.take(),
+        }
     }
 
     /// The tab named by `id`, or the current tab when `id` is `None`.
@@ -180,6 +205,7 @@ impl Task {
         let id = TabId(self.next_tab);
         self.next_tab += 1;
         let tab = Tab::attach(&self.browser, id.to_string(), created.target_id, deadline).await?;
+        self.permissions.watch(&tab, deadline).await?;
         self.tabs.insert(id, tab.clone());
         self.current = Some(id);
         Ok((id, tab))

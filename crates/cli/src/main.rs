@@ -51,7 +51,7 @@ enum Command {
     Mcp,
     /// Drive the built-in demo site through the tools and print each step.
     Demo,
-    /// Measure cold start, navigate, snapshot, CDP round trip and tools/list size.
+    /// Measure cold start, navigate, snapshot, screenshot, CDP round trip and tools/list size.
     Bench(bench::BenchArgs),
 }
 

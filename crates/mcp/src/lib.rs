@@ -106,10 +106,15 @@ impl McpServer {
             name_tools_as_listed(&mut envelope, name);
         }
         let text = tools::render_text(method, &envelope);
+        let mut content = vec![ContentBlock::text(text)];
+        // A screenshot's image is its own block, never inside the envelope's JSON.
+        if let Some(image) = envelope.image.take() {
+            content.push(ContentBlock::image(image.data, image.mime_type));
+        }
         let mut result = if envelope.ok {
-            CallToolResult::success(vec![ContentBlock::text(text)])
+            CallToolResult::success(content)
         } else {
-            CallToolResult::error(vec![ContentBlock::text(text)])
+            CallToolResult::error(content)
         };
         result.structured_content = Some(envelope.to_json());
         result
@@ -228,5 +233,34 @@ mod tests {
         let envelope = result.structured_content.expect("the envelope");
         assert_eq!(envelope["ok"], true);
         assert_eq!(envelope["data"]["last"][0]["method"], "fly");
+    }
+
+    /// Launches Chromium (as `candor mcp` would): a screenshot of a blank first tab.
+    #[tokio::test]
+    async fn a_screenshot_is_an_image_block_beside_the_text() {
+        let server = McpServer {
+            engine: Arc::new(Engine::new(Default::default())),
+        };
+        let result = server.call("browser_screenshot", None).await;
+        server.engine.shutdown().await;
+        assert_eq!(
+            result.is_error,
+            Some(false),
+            "{:?}",
+            result.structured_content
+        );
+        assert_eq!(result.content.len(), 2);
+        assert!(result.content[0].as_text().is_some());
+        let image = result.content[1].as_image().expect("an image block");
+        assert_eq!(image.mime_type, "image/png");
+        // PNG's signature, base64-encoded.
+        assert!(
+            image.data.starts_with("iVBORw0KGgo"),
+            "{}",
+            &image.data[..16]
+        );
+        let envelope = result.structured_content.expect("the envelope");
+        assert_eq!(envelope["data"]["format"], "png");
+        assert!(!envelope.to_string().contains(&image.data[..64]));
     }
 }

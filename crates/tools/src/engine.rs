@@ -12,7 +12,9 @@ use browser::{Browser, BrowserOptions, Deadline, Task};
 use serde_json::Value;
 
 use crate::catalogue::{self, ToolDef};
-use crate::envelope::{ActionStatus, Envelope, Events, Execution, PageInfo, Status, Verification};
+use crate::envelope::{
+    ActionStatus, Envelope, Events, Execution, Image, PageInfo, Status, Verification,
+};
 use crate::error::{Code, ToolError};
 use crate::journal::{CommandRecord, Journal, epoch_ms, redact};
 
@@ -76,6 +78,7 @@ pub struct Ctx<'a> {
     dispatch_started: bool,
     pub(crate) page: Option<PageInfo>,
     pub(crate) events: Events,
+    image: Option<Image>,
 }
 
 impl Engine {
@@ -113,6 +116,7 @@ impl Engine {
             dispatch_started: false,
             page: None,
             events: Events::default(),
+            image: None,
         };
         let result = match catalogue::find(method) {
             None => Err(ToolError::invalid_params(format!(
@@ -125,7 +129,11 @@ impl Engine {
             ))),
             Some(tool) => self.run(tool, &mut ctx, params.clone(), started).await,
         };
-        let envelope = finish(command_id, &ctx, result, started);
+        ctx.report_task_events();
+        let mut envelope = finish(command_id, &ctx, result, started);
+        if envelope.ok {
+            envelope.image = ctx.image.take();
+        }
         self.record(method, &params, &envelope, started_at);
         envelope
     }
@@ -237,6 +245,7 @@ fn finish(
             page: ctx.page.clone(),
             data,
             events: ctx.events.clone(),
+            image: None,
         },
         Err(error) => {
             let action_status = error.action_status.unwrap_or(
@@ -269,6 +278,7 @@ fn finish(
                     .data
                     .map_or_else(|| Value::Object(Default::default()), |d| *d),
                 events: ctx.events.clone(),
+                image: None,
             }
         }
     }
@@ -333,6 +343,41 @@ impl Ctx<'_> {
             .ok_or_else(|| browser::Error::Disconnected.into())
     }
 
+    /// Delivers an image with the envelope (faces that carry images send it apart from
+    /// `data`).
+    pub(crate) fn attach_image(&mut self, image: Image) {
+        self.image = Some(image);
+    }
+
+    /// Puts the task's unasked-for events since the last command into the envelope:
+    /// downloads that changed state (one that finishes after its command shows in the
+    /// next one) and denied permission requests.
+    fn report_task_events(&mut self) {
+        let Some(task) = self.slot.as_deref().and_then(|slot| slot.task.as_ref()) else {
+            return;
+        };
+        let events = task.take_events();
+        if !events.downloads.is_empty() {
+            let downloads = events.downloads.iter().map(download_json).collect();
+            self.events.download = Some(Value::Array(downloads));
+        }
+        if !events.permissions.is_empty() {
+            let denials = events
+                .permissions
+                .iter()
+                .map(|denial| {
+                    serde_json::json!({
+                        "permission": denial.permission,
+                        "origin": denial.origin,
+                        "tabId": denial.tab,
+                        "decision": "denied",
+                    })
+                })
+                .collect();
+            self.events.permission = Some(Value::Array(denials));
+        }
+    }
+
     /// Puts `tab`'s page into the envelope.
     pub(crate) fn report_page(&mut self, tab_id: browser::TabId, state: &browser::PageState) {
         self.page = Some(PageInfo {
@@ -342,4 +387,20 @@ impl Ctx<'_> {
             snapshot_id: None,
         });
     }
+}
+
+fn download_json(download: &browser::Download) -> Value {
+    let mut json = serde_json::json!({
+        "name": download.name,
+        "size": download.received_bytes,
+        "state": download.state.name(),
+        "url": download.url,
+    });
+    if download.total_bytes > 0 && download.total_bytes != download.received_bytes {
+        json["totalBytes"] = download.total_bytes.into();
+    }
+    if let Some(path) = &download.path {
+        json["path"] = path.display().to_string().into();
+    }
+    json
 }

@@ -20,6 +20,19 @@ pub struct Envelope {
     pub page: Option<PageInfo>,
     pub data: Value,
     pub events: Events,
+    /// A screenshot's image: sent by faces that carry images (an MCP image block), never
+    /// inside `data` or the text form.
+    #[serde(skip)]
+    pub image: Option<Image>,
+}
+
+/// An image a command delivered.
+#[derive(Debug, Clone)]
+pub struct Image {
+    /// The image bytes, base64-encoded.
+    pub data: String,
+    /// e.g. `image/png`.
+    pub mime_type: &'static str,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -73,8 +86,11 @@ pub struct PageInfo {
 pub struct Events {
     pub dialog: Option<Value>,
     pub new_tab: Option<Value>,
+    /// Downloads that began, finished or were cancelled: `[{name, size, state, …}]`.
     pub download: Option<Value>,
     pub navigated: bool,
+    /// Permission requests the page made that were denied: `[{permission, origin, …}]`.
+    pub permission: Option<Value>,
 }
 
 impl Envelope {

@@ -17,6 +17,13 @@ pub enum Code {
     PageUnverified,
     DisplayUnavailable,
     BrowserUnavailable,
+    InvalidSelector,
+    ElementNotFound,
+    AmbiguousLocator,
+    EmptyCondition,
+    StaleRef,
+    StaleSnapshot,
+    ElementNotVisible,
     // After dispatch: something may have happened.
     NavigationFailed,
     ScriptError,
@@ -37,6 +44,13 @@ impl Code {
                 | Code::PageUnverified
                 | Code::DisplayUnavailable
                 | Code::BrowserUnavailable
+                | Code::InvalidSelector
+                | Code::ElementNotFound
+                | Code::AmbiguousLocator
+                | Code::EmptyCondition
+                | Code::StaleRef
+                | Code::StaleSnapshot
+                | Code::ElementNotVisible
         )
     }
 
@@ -148,6 +162,49 @@ impl From<browser::Error> for ToolError {
                 message,
                 "call browser_diagnostics; if this repeats, restart candor",
             ),
+            E::PageLoadFailed { url, error_text, .. } => ToolError::new(
+                Code::PageLoadFailed,
+                message,
+                "navigate to a working URL, or reload once the server is up",
+            )
+            .with_data(serde_json::json!({ "url": url, "errorText": error_text })),
+            E::InvalidSelector { .. } => ToolError::new(
+                Code::InvalidSelector,
+                message,
+                "fix the CSS selector and call again",
+            ),
+            E::ElementNotFound { .. } => ToolError::new(
+                Code::ElementNotFound,
+                message,
+                "check the selector against a browser_snapshot, or browser_wait for it first",
+            ),
+            E::AmbiguousLocator { matched, .. } => ToolError::new(
+                Code::AmbiguousLocator,
+                message,
+                "make the selector match exactly one element",
+            )
+            .with_data(serde_json::json!({ "matched": matched })),
+            E::ElementNotVisible { .. } => ToolError::new(
+                Code::ElementNotVisible,
+                message,
+                "scroll it into view (or wait until it shows) and call again",
+            ),
+            E::StaleRef { .. } => ToolError::new(
+                Code::StaleRef,
+                message,
+                "take a new browser_snapshot (or browser_find) and use a ref from it",
+            ),
+            E::StaleSnapshot { .. } => ToolError::new(
+                Code::StaleSnapshot,
+                message,
+                "take a new browser_snapshot and act on what it shows",
+            ),
+            E::NotClickable { .. } => ToolError::new(
+                Code::ElementNotVisible,
+                message,
+                "scroll or wait until the element shows, then take a new snapshot",
+            ),
+
         }
     }
 }

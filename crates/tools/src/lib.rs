@@ -16,6 +16,8 @@ mod schema;
 
 pub use catalogue::{ToolDef, catalogue, find};
 pub use engine::{Engine, EngineOptions};
-pub use envelope::{ActionStatus, Envelope, Events, Execution, PageInfo, Status, Verification};
+pub use envelope::{
+    ActionStatus, Envelope, Events, Execution, Image, PageInfo, Status, Verification,
+};
 pub use error::{Code, ToolError};
 pub use render::render_text;

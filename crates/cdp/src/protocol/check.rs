@@ -10,7 +10,12 @@ fn protocol() -> Value {
 
 fn all_commands() -> Vec<(&'static str, Value)> {
     [
+        super::accessibility::commands(),
+        super::dom::commands(),
+        super::dom_snapshot::commands(),
+        super::input::commands(),
         super::browser::commands(),
+        super::emulation::commands(),
         super::network::commands(),
         super::page::commands(),
         super::runtime::commands(),
@@ -21,6 +26,7 @@ fn all_commands() -> Vec<(&'static str, Value)> {
 
 fn all_events() -> Vec<&'static str> {
     [
+        super::browser::EVENTS,
         super::inspector::EVENTS,
         super::network::EVENTS,
         super::page::EVENTS,

@@ -10,7 +10,13 @@
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
+pub mod accessibility;
 pub mod browser;
+pub mod dom;
+pub mod dom_snapshot;
+pub mod emulation;
+pub mod input;
+
 pub mod inspector;
 pub mod network;
 pub mod page;

@@ -63,6 +63,34 @@ pub struct NavigateToHistoryEntry {
 }
 
 #[derive(Debug, Clone, Default, Serialize)]
+pub struct GetLayoutMetrics {}
+
+/// Sizes in CSS pixels.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LayoutMetrics {
+    pub css_visual_viewport: VisualViewport,
+    pub css_content_size: Rect,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct VisualViewport {
+    pub page_x: f64,
+    pub page_y: f64,
+    pub client_width: f64,
+    pub client_height: f64,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct Rect {
+    pub x: f64,
+    pub y: f64,
+    pub width: f64,
+    pub height: f64,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
 pub struct GetFrameTree {}
 
 #[derive(Debug, Clone, Deserialize)]
@@ -128,7 +156,58 @@ pub struct LifecycleEvent {
     pub name: String,
 }
 
+/// Captures the page as an image. With `clip` (document CSS pixels) Chromium renders that
+/// rectangle at `clip.scale` times the device pixel ratio, so a downscaled image costs no
+/// resizing on our side.
+#[derive(Debug, Clone, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CaptureScreenshot {
+    /// `png` (default), `jpeg` or `webp`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub format: Option<String>,
+    /// 0–100, jpeg and webp only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub quality: Option<u8>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub clip: Option<Viewport>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub from_surface: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub capture_beyond_viewport: Option<bool>,
+}
+
+/// A capture rectangle in document CSS pixels, rendered at `scale`.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Viewport {
+    pub x: f64,
+    pub y: f64,
+    pub width: f64,
+    pub height: f64,
+    pub scale: f64,
+}
+
+/// The image, base64-encoded.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Screenshot {
+    pub data: String,
+}
+
+/// Runs `source` in every new document of the page (and its same-process frames) before
+/// the page's own scripts.
+#[derive(Debug, Clone, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AddScriptToEvaluateOnNewDocument {
+    pub source: String,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct ScriptAdded {
+    pub identifier: String,
+}
+
 command! {
+    CaptureScreenshot => "Page.captureScreenshot", Screenshot;
+    AddScriptToEvaluateOnNewDocument => "Page.addScriptToEvaluateOnNewDocument", ScriptAdded;
     Enable => "Page.enable", Empty;
     SetLifecycleEventsEnabled => "Page.setLifecycleEventsEnabled", Empty;
     Navigate => "Page.navigate", Navigated;
@@ -136,6 +215,8 @@ command! {
     GetNavigationHistory => "Page.getNavigationHistory", NavigationHistory;
     NavigateToHistoryEntry => "Page.navigateToHistoryEntry", Empty;
     GetFrameTree => "Page.getFrameTree", FrameTreeReply;
+    GetLayoutMetrics => "Page.getLayoutMetrics", LayoutMetrics;
+
 }
 
 event! {

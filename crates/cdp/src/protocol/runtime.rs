@@ -122,7 +122,23 @@ pub struct ExecutionContextDestroyed {
 #[derive(Debug, Clone, Deserialize)]
 pub struct ExecutionContextsCleared {}
 
+/// Adds `window[name]`, a function whose calls arrive as `Runtime.bindingCalled`.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct AddBinding {
+    pub name: String,
+}
+
+/// A page called a binding added with [`AddBinding`]; `payload` is the string it passed.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BindingCalled {
+    pub name: String,
+    pub payload: String,
+    pub execution_context_id: i64,
+}
+
 command! {
+    AddBinding => "Runtime.addBinding", Empty;
     Enable => "Runtime.enable", Empty;
     RunIfWaitingForDebugger => "Runtime.runIfWaitingForDebugger", Empty;
     Evaluate => "Runtime.evaluate", Evaluated;
@@ -130,6 +146,7 @@ command! {
 }
 
 event! {
+    BindingCalled => "Runtime.bindingCalled";
     ExecutionContextCreated => "Runtime.executionContextCreated";
     ExecutionContextDestroyed => "Runtime.executionContextDestroyed";
     ExecutionContextsCleared => "Runtime.executionContextsCleared";

@@ -13,10 +13,14 @@ use serde_json::Value;
 use crate::engine::Ctx;
 use crate::error::ToolError;
 
+mod act;
 mod diagnostics;
+mod find;
 mod navigate;
+mod screenshot;
 mod snapshot;
 mod tabs;
+mod viewport;
 
 type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 type Handler = for<'a, 'b> fn(&'a mut Ctx<'b>, Value) -> BoxFuture<'a, Result<Value, ToolError>>;
@@ -84,6 +88,10 @@ pub fn catalogue() -> &'static [ToolDef] {
             define::<navigate::Navigate>(),
             define::<tabs::Tabs>(),
             define::<snapshot::Snapshot>(),
+            define::<find::Find>(),
+            define::<act::Act>(),
+            define::<screenshot::Screenshot>(),
+            define::<viewport::Viewport>(),
             define::<diagnostics::Diagnostics>(),
         ]
     })

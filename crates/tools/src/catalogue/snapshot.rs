@@ -1,5 +1,6 @@
-//! `snapshot`: read the page. This modes: `text` (visible text) and `html`,
-//! each under a character budget (SPEC §8).
+//! `snapshot`: read the page (SPEC §5.1, §8). `elements` (default): the pruned
+//! accessibility tree with refs within a token budget; `text`, `html`, `markdown`:
+//! within a character budget.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -10,25 +11,35 @@ use crate::error::{Code, ToolError};
 
 const DEFAULT_MAX_CHARS: usize = 20_000;
 const MAX_MAX_CHARS: usize = 2_000_000;
+const DEFAULT_MAX_TOKENS: usize = 4_096;
+const MAX_MAX_TOKENS: usize = 200_000;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub(crate) struct Params {
-    /// text (visible text, default) or html.
+    /// elements (default: tree with refs), text, markdown or html.
     #[serde(default)]
     mode: Mode,
-    /// Character budget (default 20000).
+    /// elements: token budget (default 4096), filled viewport first.
+    #[schemars(range(min = 100, max = 200000))]
+    max_tokens: Option<usize>,
+    /// text/markdown/html: character budget (default 20000).
     #[schemars(range(min = 1, max = 2000000))]
     max_chars: Option<usize>,
+    /// elements: only the lines changed since this tab's previous snapshot.
+    #[serde(default)]
+    diff: bool,
     /// Tab to read (default: current).
     tab_id: Option<String>,
 }
 
-#[derive(Debug, Default, Clone, Copy, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 enum Mode {
     #[default]
+    Elements,
     Text,
+    Markdown,
     Html,
 }
 
@@ -36,19 +47,80 @@ enum Mode {
 #[serde(rename_all = "camelCase")]
 pub(crate) struct Output {
     mode: Mode,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    snapshot_id: Option<String>,
     text: String,
     truncated: bool,
-    /// Characters shown, and in the whole page.
-    chars: usize,
-    total_chars: usize,
+    /// elements: estimated tokens of `text`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tokens: Option<usize>,
+    /// text/markdown/html: characters shown, and in the whole page.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    chars: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    total_chars: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    viewport: Option<Viewport>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    scroll: Option<Scroll>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    elements_shown: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    elements_omitted: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    refs: Option<usize>,
+    /// elements with diff: the snapshot `text` is a diff against.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    diff_against: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Viewport {
+    width: f64,
+    height: f64,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Scroll {
+    x: f64,
+    y: f64,
+    page_width: f64,
+    page_height: f64,
+}
+
+impl Output {
+    fn chars(
+        mode: Mode,
+        text: String,
+        truncated: bool,
+        total_chars: usize,
+        max_chars: usize,
+    ) -> Self {
+        Output {
+            mode,
+            snapshot_id: None,
+            text,
+            truncated,
+            tokens: None,
+            chars: Some(total_chars.min(max_chars)),
+            total_chars: Some(total_chars),
+            viewport: None,
+            scroll: None,
+            elements_shown: None,
+            elements_omitted: None,
+            refs: None,
+            diff_against: None,
+        }
+    }
 }
 
 pub(crate) struct Snapshot;
 
 impl ToolSpec for Snapshot {
     const NAME: &'static str = "snapshot";
-    const DESCRIPTION: &'static str =
-        "Read the current page as visible text (mode text) or HTML (mode html), within maxChars.";
+    const DESCRIPTION: &'static str = "Read the page: elements (default; tree with [refs] for acting, viewport first), text, markdown or html.";
     type Params = Params;
     type Output = Output;
 
@@ -58,6 +130,15 @@ impl ToolSpec for Snapshot {
             return Err(ToolError::invalid_params(format!(
                 "maxChars must be between 1 and {MAX_MAX_CHARS}, not {max_chars}"
             )));
+        }
+        let max_tokens = params.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS);
+        if !(100..=MAX_MAX_TOKENS).contains(&max_tokens) {
+            return Err(ToolError::invalid_params(format!(
+                "maxTokens must be between 100 and {MAX_MAX_TOKENS}, not {max_tokens}"
+            )));
+        }
+        if params.diff && params.mode != Mode::Elements {
+            return Err(ToolError::invalid_params("diff goes with mode elements"));
         }
         let deadline = ctx.deadline;
         let task = ctx.task().await?;
@@ -76,23 +157,92 @@ impl ToolSpec for Snapshot {
             .with_data(serde_json::json!({ "url": state.url, "errorText": error_text })));
         }
         ctx.stage("read");
-        let read = match params.mode {
-            Mode::Text => tab.read_text(max_chars, deadline).await,
-            Mode::Html => tab.read_html(max_chars, deadline).await,
+        let result = match params.mode {
+            Mode::Text | Mode::Html => {
+                let read = if params.mode == Mode::Text {
+                    tab.read_text(max_chars, deadline).await
+                } else {
+                    tab.read_html(max_chars, deadline).await
+                };
+                read.map(|read| {
+                    let mut state = tab.state();
+                    state.url.clone_from(&read.url);
+                    state.title.clone_from(&read.title);
+                    (
+                        state,
+                        None,
+                        Output::chars(
+                            params.mode,
+                            read.text,
+                            read.truncated,
+                            read.total_chars,
+                            max_chars,
+                        ),
+                    )
+                })
+            }
+            Mode::Markdown => tab.markdown(max_chars, deadline).await.map(|md| {
+                let mut state = tab.state();
+                state.title = md.title;
+                let id = md.id.clone();
+                let mut output = Output::chars(
+                    Mode::Markdown,
+                    md.text,
+                    md.truncated,
+                    md.total_chars,
+                    max_chars,
+                );
+                output.snapshot_id = Some(md.id);
+                (state, Some(id), output)
+            }),
+            Mode::Elements => {
+                let options = browser::SnapshotOptions {
+                    max_tokens,
+                    diff: params.diff,
+                };
+                tab.snapshot(&options, deadline).await.map(|snap| {
+                    let mut state = tab.state();
+                    state.title = snap.title.clone();
+                    let id = snap.id.clone();
+                    let output = Output {
+                        mode: Mode::Elements,
+                        snapshot_id: Some(snap.id),
+                        text: snap.text,
+                        truncated: snap.truncated,
+                        tokens: Some(snap.tokens),
+                        chars: None,
+                        total_chars: None,
+                        viewport: Some(Viewport {
+                            width: snap.viewport.width,
+                            height: snap.viewport.height,
+                        }),
+                        scroll: Some(Scroll {
+                            x: snap.viewport.scroll_x,
+                            y: snap.viewport.scroll_y,
+                            page_width: snap.viewport.page_width,
+                            page_height: snap.viewport.page_height,
+                        }),
+                        elements_shown: Some(snap.elements_shown),
+                        elements_omitted: Some(snap.elements_omitted),
+                        refs: Some(snap.refs_shown),
+                        diff_against: snap.diff_against,
+                    };
+                    (state, Some(id), output)
+                })
+            }
         };
-        let mut state = tab.state();
-        if let Ok(read) = &read {
-            state.url.clone_from(&read.url);
-            state.title.clone_from(&read.title);
+        match result {
+            Ok((state, snapshot_id, output)) => {
+                ctx.report_page(tab_id, &state);
+                if let Some(page) = ctx.page.as_mut() {
+                    page.snapshot_id = snapshot_id;
+                }
+                Ok(output)
+            }
+            Err(err) => {
+                ctx.report_page(tab_id, &tab.state());
+                Err(err.into())
+            }
         }
-        ctx.report_page(tab_id, &state);
-        let read = read?;
-        Ok(Output {
-            mode: params.mode,
-            chars: read.total_chars.min(max_chars),
-            text: read.text,
-            truncated: read.truncated,
-            total_chars: read.total_chars,
-        })
     }
 }

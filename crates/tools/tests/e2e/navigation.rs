@@ -1,75 +1,11 @@
-//! End-to-end tests of the catalogue: real headless Chromium, fixture pages served on
-//! 127.0.0.1, and sequences of tool calls checked against their envelopes.
+//! Navigation, tabs, text/html reads and diagnostics.
 
 use std::time::Duration;
 
-use browser::{BrowserOptions, Endpoint, LaunchOptions};
 use serde_json::{Value, json};
 use test_support::FixtureServer;
-use tools::{Engine, EngineOptions};
 
-struct Harness {
-    server: FixtureServer,
-    engine: Engine,
-}
-
-impl Harness {
-    fn new() -> Self {
-        Self::with_timeout(Duration::from_secs(30))
-    }
-
-    fn with_timeout(command_timeout: Duration) -> Self {
-        let options = EngineOptions {
-            browser: BrowserOptions {
-                endpoint: Endpoint::Launch(LaunchOptions {
-                    executable: Some(test_support::chromium()),
-                    ..LaunchOptions::default()
-                }),
-                record_cdp: None,
-            },
-            task_id: "test".into(),
-            command_timeout,
-            ..EngineOptions::default()
-        };
-        Self {
-            server: FixtureServer::start(),
-            engine: Engine::new(options),
-        }
-    }
-
-    fn url(&self, path: &str) -> String {
-        self.server.url(path)
-    }
-
-    /// The envelope of one call, as JSON (what every face sends).
-    async fn call(&self, method: &str, params: Value) -> Value {
-        self.engine.call(method, params, None).await.to_json()
-    }
-
-    /// A call that must succeed; returns its envelope.
-    async fn ok(&self, method: &str, params: Value) -> Value {
-        let envelope = self.call(method, params.clone()).await;
-        assert_eq!(envelope["ok"], true, "{method} {params}: {envelope:#}");
-        assert_eq!(envelope["status"], "success");
-        assert_eq!(envelope["task"], "not_evaluated");
-        envelope
-    }
-
-    /// A call that must fail with `code`; returns its envelope.
-    async fn fails(&self, method: &str, params: Value, code: &str) -> Value {
-        let envelope = self.call(method, params.clone()).await;
-        assert_eq!(envelope["ok"], false, "{method} {params}: {envelope:#}");
-        assert_eq!(envelope["status"], "error");
-        assert_eq!(envelope["code"], code, "{method} {params}: {envelope:#}");
-        assert!(envelope["message"].as_str().is_some_and(|m| !m.is_empty()));
-        assert!(envelope["hint"].as_str().is_some_and(|h| !h.is_empty()));
-        envelope
-    }
-
-    async fn shutdown(self) {
-        self.engine.shutdown().await;
-    }
-}
+use crate::harness::Harness;
 
 fn tab_line<'a>(tabs: &'a Value, id: &str) -> &'a Value {
     tabs["data"]["tabs"]
@@ -227,7 +163,9 @@ async fn tabs_open_select_and_close_with_every_id_form() {
         assert_eq!(selected["page"]["title"], "Fixture home", "{form}");
     }
     // Reading a background tab by id does not change the current tab.
-    let second = h.ok("snapshot", json!({ "tabId": "[tab:tab1]" })).await;
+    let second = h
+        .ok("snapshot", json!({ "mode": "text", "tabId": "[tab:tab1]" }))
+        .await;
     assert!(
         second["data"]["text"]
             .as_str()
@@ -352,7 +290,7 @@ async fn snapshot_text_shows_visible_text_only_within_the_budget() {
 
     h.ok("navigate", json!({ "url": h.url("article.html") }))
         .await;
-    let clipped = h.ok("snapshot", json!({})).await;
+    let clipped = h.ok("snapshot", json!({ "mode": "text" })).await;
     assert_eq!(clipped["data"]["truncated"], true);
     assert_eq!(clipped["data"]["chars"], 20_000);
     assert_eq!(
@@ -361,7 +299,9 @@ async fn snapshot_text_shows_visible_text_only_within_the_budget() {
     );
     let total = clipped["data"]["totalChars"].as_u64().unwrap();
     assert!(total > 20_000);
-    let whole = h.ok("snapshot", json!({ "maxChars": 200_000 })).await;
+    let whole = h
+        .ok("snapshot", json!({ "mode": "text", "maxChars": 200_000 }))
+        .await;
     assert_eq!(whole["data"]["truncated"], false);
     assert_eq!(whole["data"]["totalChars"].as_u64().unwrap(), total);
     assert!(
@@ -378,11 +318,15 @@ async fn snapshot_budgets_never_split_a_character() {
     let h = Harness::new();
     h.ok("navigate", json!({ "url": h.url("unicode.html") }))
         .await;
-    let whole = h.ok("snapshot", json!({ "maxChars": 100_000 })).await;
+    let whole = h
+        .ok("snapshot", json!({ "mode": "text", "maxChars": 100_000 }))
+        .await;
     let full: Vec<char> = whole["data"]["text"].as_str().unwrap().chars().collect();
     assert!(full.iter().any(|c| !c.is_ascii()));
     for budget in [1, 7, 33, 101] {
-        let clipped = h.ok("snapshot", json!({ "maxChars": budget })).await;
+        let clipped = h
+            .ok("snapshot", json!({ "mode": "text", "maxChars": budget }))
+            .await;
         let text: Vec<char> = clipped["data"]["text"].as_str().unwrap().chars().collect();
         assert_eq!(text.len(), budget.min(full.len()));
         assert_eq!(&full[..text.len()], &text[..]);

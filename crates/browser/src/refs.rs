@@ -1,0 +1,249 @@
+//! Element refs (SPEC §5.2): short names derived from an element's identity — role,
+//! accessible name, the path of its container ancestors, and its ordinal among siblings
+//! with the same signature — never from its position in a list.
+//!
+//! A tab keeps a [`RefRegistry`]: the first time an identity is seen it gets the
+//! shortest free name (`e` + 4 base-32 characters of its hash, longer on a collision);
+//! afterwards the same identity always gets the same name. Identities include the tab's
+//! URL epoch, so a ref from before a URL change can never name an element of the new
+//! page, even an identical-looking one.
+
+use std::collections::HashMap;
+
+/// 64-bit FNV-1a. Written here rather than taken from a crate because refs must be the
+/// same on every platform and every build: std's hashers promise neither.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Fnv(u64);
+
+impl Fnv {
+    pub fn new() -> Self {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+
+    pub fn bytes(mut self, bytes: &[u8]) -> Self {
+        for byte in bytes {
+            self.0 ^= u64::from(*byte);
+            self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
+        }
+        self
+    }
+
+    /// A field: its bytes and a separator, so ("ab","c") and ("a","bc") differ.
+    pub fn field(self, text: &str) -> Self {
+        self.bytes(text.as_bytes()).bytes(&[0xff])
+    }
+
+    pub fn number(self, n: u64) -> Self {
+        self.bytes(&n.to_le_bytes())
+    }
+
+    pub fn finish(self) -> u64 {
+        self.0
+    }
+}
+
+/// Crockford's base-32 alphabet: digits and lowercase letters without i, l, o, u.
+const ALPHABET: &[u8; 32] = b"0123456789abcdefghjkmnpqrstvwxyz";
+
+/// `e` + the first `len` base-32 digits of `key`.
+fn name(key: u64, len: usize) -> String {
+    let mut out = String::with_capacity(len + 1);
+    out.push('e');
+    for i in 0..len {
+        let digit = (key >> (59 - 5 * i as u32)) & 31;
+        out.push(ALPHABET[digit as usize] as char);
+    }
+    out
+}
+
+/// The identity of one element, from which its ref is derived.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Identity {
+    pub epoch: u64,
+    /// Hash of the container ancestors (landmarks, lists items, rows, frames…).
+    pub container: u64,
+    pub role: String,
+    pub name: String,
+    /// Among elements with the same container, role and name, in document order.
+    pub ordinal: u32,
+}
+
+impl Identity {
+    pub fn key(&self) -> u64 {
+        Fnv::new()
+            .number(self.epoch)
+            .number(self.container)
+            .field(&self.role)
+            .field(&self.name)
+            .number(u64::from(self.ordinal))
+            .finish()
+    }
+
+    /// The key without the ordinal: what a relocation may match on.
+    pub fn loose_key(&self) -> u64 {
+        Fnv::new()
+            .number(self.epoch)
+            .number(self.container)
+            .field(&self.role)
+            .field(&self.name)
+            .finish()
+    }
+}
+
+/// What the registry remembers of a ref: the identity it was given to.
+#[derive(Debug, Clone)]
+pub(crate) struct RefEntry {
+    pub identity: Identity,
+}
+
+/// The refs of one tab. Names are never reused for another identity.
+#[derive(Debug, Default)]
+pub(crate) struct RefRegistry {
+    by_key: HashMap<u64, String>,
+    by_ref: HashMap<String, RefEntry>,
+}
+
+impl RefRegistry {
+    /// The ref of `identity`, assigning the shortest free name the first time.
+    pub fn assign(&mut self, identity: &Identity) -> String {
+        let key = identity.key();
+        let name = match self.by_key.get(&key) {
+            Some(name) => name.clone(),
+            None => {
+                let name = (4..=6)
+                    .map(|len| name(key, len))
+                    .find(|candidate| !self.by_ref.contains_key(candidate))
+                    .unwrap_or_else(|| {
+                        // Three prefixes taken: count on from the six-digit one.
+                        let base = name(key, 5);
+                        (0..)
+                            .map(|n| format!("{base}{}", ALPHABET[n % 32] as char))
+                            .find(|c| !self.by_ref.contains_key(c))
+                            .unwrap_or(base)
+                    });
+                self.by_key.insert(key, name.clone());
+                name
+            }
+        };
+        self.by_ref.insert(
+            name.clone(),
+            RefEntry {
+                identity: identity.clone(),
+            },
+        );
+        name
+    }
+
+    pub fn get(&self, r#ref: &str) -> Option<&RefEntry> {
+        self.by_ref.get(r#ref)
+    }
+
+    #[cfg(test)]
+    pub fn len(&self) -> usize {
+        self.by_ref.len()
+    }
+}
+
+/// Whether `text` has the shape of a ref (`e` + 1–6 of `[0-9a-z]`).
+pub fn is_ref(text: &str) -> bool {
+    text.strip_prefix('e').is_some_and(|rest| {
+        (1..=6).contains(&rest.len())
+            && rest
+                .bytes()
+                .all(|b| b.is_ascii_digit() || b.is_ascii_lowercase())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn identity(epoch: u64, container: u64, role: &str, name: &str, ordinal: u32) -> Identity {
+        Identity {
+            epoch,
+            container,
+            role: role.into(),
+            name: name.into(),
+            ordinal,
+        }
+    }
+
+    #[test]
+    fn fnv_matches_the_published_vectors() {
+        assert_eq!(Fnv::new().finish(), 0xcbf2_9ce4_8422_2325);
+        assert_eq!(Fnv::new().bytes(b"a").finish(), 0xaf63_dc4c_8601_ec8c);
+        assert_eq!(Fnv::new().bytes(b"foobar").finish(), 0x8594_4171_f739_67e8);
+    }
+
+    #[test]
+    fn refs_are_short_and_well_formed() {
+        let mut registry = RefRegistry::default();
+        let r = registry.assign(&identity(1, 2, "button", "Save", 0));
+        assert_eq!(r.len(), 5, "{r}");
+        assert!(is_ref(&r), "{r}");
+        assert!(!is_ref("e"));
+        assert!(!is_ref("eABC"));
+        assert!(!is_ref("e1234567"));
+        assert!(!is_ref("x123"));
+    }
+
+    #[test]
+    fn a_url_change_gives_an_identical_looking_element_a_different_ref() {
+        let mut registry = RefRegistry::default();
+        let before = registry.assign(&identity(1, 7, "button", "Submit", 0));
+        let after = registry.assign(&identity(2, 7, "button", "Submit", 0));
+        assert_ne!(before, after);
+        assert_eq!(registry.get(&before).unwrap().identity.epoch, 1);
+    }
+
+    #[test]
+    fn colliding_prefixes_get_longer_distinct_names() {
+        let mut registry = RefRegistry::default();
+        let mut names = std::collections::HashSet::new();
+        for n in 0..5000 {
+            let r = registry.assign(&identity(1, 0, "link", &format!("item {n}"), 0));
+            assert!(is_ref(&r), "{r}");
+            assert!(names.insert(r));
+        }
+        assert_eq!(registry.len(), 5000);
+        assert!(
+            names.iter().any(|n| n.len() > 5),
+            "5000 names in 20 bits collide somewhere"
+        );
+    }
+
+    proptest! {
+        /// The same page observed twice gives the same refs, whatever order the
+        /// identities are assigned in the second time.
+        #[test]
+        fn the_same_identities_get_the_same_refs(
+            names in proptest::collection::vec("[a-z]{1,8}", 1..60),
+            seed in any::<u64>(),
+        ) {
+            let identities: Vec<Identity> = names
+                .iter()
+                .enumerate()
+                .map(|(i, n)| identity(3, (i % 4) as u64, "button", n, (i / 4) as u32))
+                .collect();
+            let mut registry = RefRegistry::default();
+            let first: Vec<String> = identities.iter().map(|i| registry.assign(i)).collect();
+            let mut order: Vec<usize> = (0..identities.len()).collect();
+            order.sort_by_key(|i| Fnv::new().number(seed).number(*i as u64).finish());
+            for i in order {
+                prop_assert_eq!(&registry.assign(&identities[i]), &first[i]);
+            }
+        }
+
+        /// Distinct identities never share a ref.
+        #[test]
+        fn distinct_identities_get_distinct_refs(names in proptest::collection::hash_set("[a-z ]{1,12}", 1..200)) {
+            let mut registry = RefRegistry::default();
+            let refs: std::collections::HashSet<String> = names
+                .iter()
+                .map(|n| registry.assign(&identity(1, 0, "link", n, 0)))
+                .collect();
+            prop_assert_eq!(refs.len(), names.len());
+        }
+    }
+}

@@ -1,0 +1,286 @@
+//! Screenshots (SPEC §14): the visible viewport or one element, refused on an error page
+//! or a page that cannot be asked, and downscaled by Chromium itself.
+//!
+//! Chromium renders the capture rectangle at `clip.scale` × the device pixel ratio, so
+//! asking for the scale that fits `max_side` gives the small image directly: no decoding
+//! or resizing here. A tab is captured through its own session, so a background tab is
+//! photographed without being brought to the front.
+
+use cdp::Deadline;
+use cdp::protocol::page;
+use serde_json::{Value, json};
+
+use crate::script::Script;
+use crate::viewport::{Preset, css_pixels};
+use crate::{Error, Tab};
+
+const CAPTURE_RECT: Script = Script {
+    name: "capture_rect",
+    source: include_str!("../js/capture_rect.js"),
+};
+
+/// The default bound of the delivered image's longest side, in pixels.
+pub const DEFAULT_MAX_SIDE: u32 = 1568;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ImageFormat {
+    #[default]
+    Png,
+    Jpeg,
+    Webp,
+}
+
+impl ImageFormat {
+    pub fn name(self) -> &'static str {
+        match self {
+            ImageFormat::Png => "png",
+            ImageFormat::Jpeg => "jpeg",
+            ImageFormat::Webp => "webp",
+        }
+    }
+
+    pub fn mime_type(self) -> &'static str {
+        match self {
+            ImageFormat::Png => "image/png",
+            ImageFormat::Jpeg => "image/jpeg",
+            ImageFormat::Webp => "image/webp",
+        }
+    }
+}
+
+/// What to capture.
+#[derive(Debug, Clone, Default)]
+pub enum CaptureTarget {
+    /// What the visual viewport shows.
+    #[default]
+    Viewport,
+    /// The one element a CSS selector matches (in the main frame), as far as it is inside
+    /// the viewport. Element refs (SPEC §5.2) will be a second variant here.
+    Selector(String),
+}
+
+#[derive(Debug, Clone)]
+pub struct ScreenshotOptions {
+    pub target: CaptureTarget,
+    pub format: ImageFormat,
+    /// 0–100, for jpeg and webp.
+    pub quality: Option<u8>,
+    /// No side of the delivered image exceeds this many pixels.
+    pub max_side: u32,
+}
+
+impl Default for ScreenshotOptions {
+    fn default() -> Self {
+        Self {
+            target: CaptureTarget::Viewport,
+            format: ImageFormat::Png,
+            quality: None,
+            max_side: DEFAULT_MAX_SIDE,
+        }
+    }
+}
+
+/// A rectangle in document CSS pixels.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CssRect {
+    pub x: f64,
+    pub y: f64,
+    pub width: f64,
+    pub height: f64,
+}
+
+/// A captured image and what it shows.
+#[derive(Debug, Clone)]
+pub struct Screenshot {
+    /// The image, base64-encoded as Chromium sent it.
+    pub data: String,
+    pub format: ImageFormat,
+    /// Delivered pixels.
+    pub width: u32,
+    pub height: u32,
+    /// The size the page lays out at (`innerWidth`/`innerHeight`, CSS pixels).
+    pub page_width: u32,
+    pub page_height: u32,
+    /// Image pixels per CSS pixel: divide image coordinates by it for page coordinates.
+    pub scale: f64,
+    pub device_pixel_ratio: f64,
+    pub preset: Preset,
+    /// The page lays out at the preset's size (see [`crate::ViewportReport`]).
+    pub confirmed: bool,
+    /// What was captured, in document CSS pixels.
+    pub rect: CssRect,
+    /// Only part of the element was inside the viewport; the image shows that part.
+    pub clipped: bool,
+}
+
+impl Tab {
+    /// Captures the viewport or one element. Refused, before anything is captured, when
+    /// the tab shows an error page (`PageLoadFailed`) or the page does not answer
+    /// (`PageUnverified`).
+    pub async fn screenshot(
+        &self,
+        options: &ScreenshotOptions,
+        deadline: Deadline,
+    ) -> Result<Screenshot, Error> {
+        self.check_usable()?;
+        let state = self.state();
+        if let Some(error_text) = state.failed {
+            return Err(Error::PageLoadFailed {
+                tab: self.label().to_string(),
+                url: state.url,
+                error_text,
+            });
+        }
+        if options.quality.is_some() && options.format == ImageFormat::Png {
+            return Err(Error::InvalidParams {
+                what: "quality".into(),
+                reason: "quality applies to jpeg and webp only".into(),
+            });
+        }
+        let preset = self.viewport();
+        let selector = match &options.target {
+            CaptureTarget::Viewport => Value::Null,
+            CaptureTarget::Selector(selector) => json!(selector),
+        };
+        let (geometry, want) = tokio::join!(
+            self.call_script(&CAPTURE_RECT, vec![selector], deadline),
+            self.expected_size(preset, deadline)
+        );
+        let geometry = geometry?;
+        if let CaptureTarget::Selector(selector) = &options.target {
+            refuse_selector_problem(selector, &geometry)?;
+        }
+        let rect = CssRect {
+            x: geometry["rect"]["x"].as_f64().unwrap_or(0.0),
+            y: geometry["rect"]["y"].as_f64().unwrap_or(0.0),
+            width: geometry["rect"]["width"].as_f64().unwrap_or(0.0),
+            height: geometry["rect"]["height"].as_f64().unwrap_or(0.0),
+        };
+        let page_width = css_pixels(&geometry["pageWidth"]);
+        let page_height = css_pixels(&geometry["pageHeight"]);
+        let device_pixel_ratio = positive(&geometry["dpr"]);
+        let zoom = positive(&geometry["zoom"]);
+        let fit = Fit::new(rect, device_pixel_ratio * zoom, options.max_side);
+        let captured = self
+            .session()
+            .call(
+                &page::CaptureScreenshot {
+                    format: Some(options.format.name().into()),
+                    quality: options.quality,
+                    clip: Some(page::Viewport {
+                        x: rect.x,
+                        y: rect.y,
+                        width: rect.width,
+                        height: rect.height,
+                        scale: fit.scale / device_pixel_ratio,
+                    }),
+                    from_surface: Some(true),
+                    capture_beyond_viewport: Some(false),
+                },
+                deadline,
+            )
+            .await?;
+        let near =
+            |size: u32, want: &Value| want.as_u64().is_none_or(|w| size.abs_diff(w as u32) <= 1);
+        let confirmed = want.is_ok_and(|want| {
+            !want.is_null()
+                && near(page_width, &want["width"])
+                && near(page_height, &want["height"])
+        });
+        Ok(Screenshot {
+            data: captured.data,
+            format: options.format,
+            width: fit.width,
+            height: fit.height,
+            page_width,
+            page_height,
+            scale: fit.scale,
+            device_pixel_ratio,
+            preset,
+            confirmed,
+            rect,
+            clipped: geometry["clipped"].as_bool().unwrap_or(false),
+        })
+    }
+}
+
+/// How a rectangle of CSS pixels becomes an image: at the page's own pixel density
+/// (`natural` image pixels per CSS pixel), scaled down only as far as needed for no side
+/// to exceed `max_side`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Fit {
+    /// Image pixels per CSS pixel.
+    scale: f64,
+    width: u32,
+    height: u32,
+}
+
+impl Fit {
+    fn new(rect: CssRect, natural: f64, max_side: u32) -> Fit {
+        let max_side = f64::from(max_side.max(1));
+        let longest = rect.width.max(rect.height).max(1.0);
+        let scale = natural.min(max_side / longest);
+        // Chromium sizes the image by rounding the scaled rectangle.
+        Fit {
+            scale,
+            width: (rect.width * scale).round().max(1.0) as u32,
+            height: (rect.height * scale).round().max(1.0) as u32,
+        }
+    }
+}
+
+fn positive(value: &Value) -> f64 {
+    value.as_f64().filter(|v| *v > 0.0).unwrap_or(1.0)
+}
+
+fn refuse_selector_problem(selector: &str, geometry: &Value) -> Result<(), Error> {
+    let selector = selector.to_string();
+    match geometry["problem"].as_str() {
+        None => Ok(()),
+        Some("invalid") => Err(Error::InvalidSelector {
+            selector,
+            reason: geometry["reason"].as_str().unwrap_or_default().to_string(),
+        }),
+        Some("none") => Err(Error::ElementNotFound { selector }),
+        Some("ambiguous") => Err(Error::AmbiguousLocator {
+            selector,
+            matched: geometry["matched"].as_u64().unwrap_or(0) as usize,
+        }),
+        Some(_) => Err(Error::ElementNotVisible {
+            locator: selector,
+            reason: "it has no size or lies outside the viewport".into(),
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rect(width: f64, height: f64) -> CssRect {
+        CssRect {
+            x: 0.0,
+            y: 0.0,
+            width,
+            height,
+        }
+    }
+
+    #[test]
+    fn an_image_is_the_page_pixels_scaled_down_to_the_bound() {
+        // custom 1440×900 at pixel ratio 2: 2880×1800 device pixels, delivered 1568×980.
+        let fit = Fit::new(rect(1440.0, 900.0), 2.0, 1568);
+        assert_eq!((fit.width, fit.height), (1568, 980));
+        assert!((fit.scale - 1568.0 / 1440.0).abs() < 1e-9);
+        // Phone 390×844 at 3: the height is the long side.
+        let fit = Fit::new(rect(390.0, 844.0), 3.0, 1568);
+        assert_eq!(fit.height, 1568);
+        assert!(fit.width <= 1568);
+        // Small enough already: the page's own pixels, never enlarged.
+        let fit = Fit::new(rect(1280.0, 713.0), 1.0, 1568);
+        assert_eq!((fit.width, fit.height, fit.scale), (1280, 713, 1.0));
+        // A smaller bound.
+        let fit = Fit::new(rect(1280.0, 800.0), 2.0, 640);
+        assert_eq!((fit.width, fit.height), (640, 400));
+    }
+}

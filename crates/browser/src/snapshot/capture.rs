@@ -1,0 +1,550 @@
+//! One observation of a tab: Chromium's accessibility tree for every frame, joined with
+//! the DOM snapshot (layout boxes, computed styles, live form values, click listeners).
+//!
+//! Per CDP session (the page, and each out-of-process iframe) three calls go out at
+//! once — `Accessibility.getFullAXTree`, `DOMSnapshot.captureSnapshot`,
+//! `Page.getLayoutMetrics` — plus one AX call per same-process child frame. Everything
+//! else is computed here, in Rust, from the replies.
+
+use std::collections::HashMap;
+
+use cdp::protocol::{accessibility, dom, dom_snapshot, page};
+use cdp::{Deadline, Session};
+
+use crate::Error;
+
+/// Computed styles requested from the DOM snapshot, in this order.
+const STYLES: &[&str] = &["cursor", "overflow-x", "overflow-y"];
+const CURSOR: usize = 0;
+const OVERFLOW_X: usize = 1;
+const OVERFLOW_Y: usize = 2;
+
+/// A rectangle in CSS pixels, in the top-level document's coordinates (the viewport's
+/// plus its scroll offset).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Rect {
+    pub x: f64,
+    pub y: f64,
+    pub width: f64,
+    pub height: f64,
+}
+
+impl Rect {
+    pub fn bottom(&self) -> f64 {
+        self.y + self.height
+    }
+
+    pub fn right(&self) -> f64 {
+        self.x + self.width
+    }
+}
+
+/// One node of the observed page.
+#[derive(Debug, Clone, Default)]
+pub struct Node {
+    /// Chromium's role, e.g. `button`, `link`, `StaticText`, `generic`, `RootWebArea`.
+    pub role: String,
+    pub name: String,
+    pub value: Option<String>,
+    /// ARIA states and properties that matter to an agent: `checked`, `disabled`, …
+    pub states: Vec<(&'static str, String)>,
+    pub backend_id: Option<i64>,
+    /// Which CDP session owns the node (0: the page; then out-of-process frames).
+    pub session: usize,
+    /// The box in top-level document coordinates, when the node is laid out.
+    pub bounds: Option<Rect>,
+    /// Responds to clicks without an interactive role (listener, onclick, pointer cursor).
+    pub clickable: bool,
+    /// Clips its content to its box (`overflow` other than `visible`).
+    pub clips: bool,
+    pub focusable: bool,
+    pub href: Option<String>,
+    pub input_type: Option<String>,
+    pub children: Vec<usize>,
+    pub parent: Option<usize>,
+}
+
+/// The viewport and scroll position of the top-level page, in CSS pixels.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Viewport {
+    pub width: f64,
+    pub height: f64,
+    pub scroll_x: f64,
+    pub scroll_y: f64,
+    pub content_width: f64,
+    pub content_height: f64,
+}
+
+/// A whole observation: nodes in document order (index 0 is the root).
+#[derive(Debug, Clone, Default)]
+pub struct Observation {
+    pub nodes: Vec<Node>,
+    pub viewport: Viewport,
+    /// The sessions nodes refer to by index.
+    pub sessions: Vec<Session>,
+}
+
+/// Roles whose ARIA states are worth showing, and which states.
+const STATE_PROPERTIES: &[&str] = &[
+    "checked",
+    "disabled",
+    "expanded",
+    "selected",
+    "pressed",
+    "required",
+    "invalid",
+    "readonly",
+    "level",
+    "focused",
+    "multiselectable",
+    "modal",
+];
+
+/// What the DOM snapshot knows of one node, keyed by backend node id.
+#[derive(Debug, Clone, Default)]
+struct DomFacts {
+    bounds: Option<Rect>,
+    clickable: bool,
+    pointer: bool,
+    clips: bool,
+    href: Option<String>,
+    input_type: Option<String>,
+    has_onclick: bool,
+    content_document: Option<usize>,
+    parent_backend: Option<i64>,
+}
+
+/// A document of one session's DOM snapshot: its frame and where it sits on screen.
+#[derive(Debug, Clone, Default)]
+struct Document {
+    frame_id: String,
+    /// Adds to the document's own coordinates to give top-level viewport coordinates.
+    offset: (f64, f64),
+}
+
+/// The replies of one session, joined.
+struct SessionCapture {
+    dom: HashMap<i64, DomFacts>,
+    documents: Vec<Document>,
+    trees: Vec<accessibility::AxTree>,
+}
+
+/// Observes the page of `page` (and its out-of-process frames, `children`).
+pub(crate) async fn observe(
+    page: &Session,
+    children: &[(String, Session)],
+    deadline: Deadline,
+) -> Result<Observation, Error> {
+    let (metrics, main) = tokio::try_join!(
+        async { Ok::<_, Error>(page.call(&page::GetLayoutMetrics {}, deadline).await?) },
+        capture_session(page, (0.0, 0.0), deadline),
+    )?;
+    let viewport = Viewport {
+        width: metrics.css_visual_viewport.client_width,
+        height: metrics.css_visual_viewport.client_height,
+        scroll_x: metrics.css_visual_viewport.page_x,
+        scroll_y: metrics.css_visual_viewport.page_y,
+        content_width: metrics.css_content_size.width,
+        content_height: metrics.css_content_size.height,
+    };
+    let mut sessions = vec![page.clone()];
+    let mut captures = vec![main];
+    let mut owners = HashMap::new();
+    // Out-of-process frames: where their owner element sits in the page, then their own
+    // capture offset by it.
+    for (frame_id, session) in children {
+        let owner = page
+            .call(
+                &dom::GetFrameOwner {
+                    frame_id: frame_id.clone(),
+                },
+                deadline,
+            )
+            .await;
+        let Ok(owner) = owner else { continue };
+        let origin = captures[0]
+            .dom
+            .get(&owner.backend_node_id)
+            .and_then(|facts| facts.bounds)
+            .map_or((0.0, 0.0), |b| (b.x, b.y));
+        match capture_session(session, origin, deadline).await {
+            Ok(capture) => {
+                owners.insert(sessions.len(), owner.backend_node_id);
+                sessions.push(session.clone());
+                captures.push(capture);
+            }
+            // A frame that went away between listing and reading is simply not shown.
+            Err(err) => tracing::debug!(%err, frame = %frame_id, "skipping an iframe"),
+        }
+    }
+    Ok(Observation {
+        nodes: join(&captures, &owners),
+        viewport,
+        sessions,
+    })
+}
+
+async fn capture_session(
+    session: &Session,
+    origin: (f64, f64),
+    deadline: Deadline,
+) -> Result<SessionCapture, Error> {
+    let snapshot_call = dom_snapshot::CaptureSnapshot {
+        computed_styles: STYLES.iter().map(|s| s.to_string()).collect(),
+        include_dom_rects: None,
+    };
+    let (tree, snapshot) = tokio::try_join!(
+        async {
+            Ok::<_, Error>(
+                session
+                    .call(&accessibility::GetFullAxTree::default(), deadline)
+                    .await?,
+            )
+        },
+        async { Ok::<_, Error>(session.call(&snapshot_call, deadline).await?) },
+    )?;
+    let (dom, documents) = read_dom(&snapshot, origin);
+    // Same-process child frames have their own AX tree, asked for by frame id.
+    let mut trees = vec![tree];
+    let child_frames: Vec<String> = documents
+        .iter()
+        .skip(1)
+        .map(|d| d.frame_id.clone())
+        .collect();
+    let requests: Vec<accessibility::GetFullAxTree> = child_frames
+        .iter()
+        .map(|frame| accessibility::GetFullAxTree {
+            frame_id: Some(frame.clone()),
+        })
+        .collect();
+    let calls = requests
+        .iter()
+        .map(|request| session.call(request, deadline));
+
+    // A frame that went away meanwhile is simply not shown.
+    trees.extend(
+        futures::future::join_all(calls)
+            .await
+            .into_iter()
+            .filter_map(Result::ok),
+    );
+    Ok(SessionCapture {
+        dom,
+        documents,
+        trees,
+    })
+}
+
+/// Reads the DOM snapshot into facts by backend id, placing every document on screen.
+fn read_dom(
+    snapshot: &dom_snapshot::Snapshot,
+    origin: (f64, f64),
+) -> (HashMap<i64, DomFacts>, Vec<Document>) {
+    let strings = &snapshot.strings;
+    let text = |index: i64| -> &str {
+        usize::try_from(index)
+            .ok()
+            .and_then(|i| strings.get(i))
+            .map_or("", String::as_str)
+    };
+    let mut documents: Vec<Document> = snapshot
+        .documents
+        .iter()
+        .map(|d| Document {
+            frame_id: text(d.frame_id).to_string(),
+            offset: origin,
+        })
+        .collect();
+    let mut facts = HashMap::new();
+    // Documents come parents first; a child's offset is its owner's box minus its scroll.
+    for (doc_index, doc) in snapshot.documents.iter().enumerate() {
+        let nodes = &doc.nodes;
+        let offset = documents[doc_index].offset;
+        let (scroll_x, scroll_y) = if doc_index == 0 {
+            (0.0, 0.0)
+        } else {
+            (doc.scroll_offset_x, doc.scroll_offset_y)
+        };
+        let mut bounds: HashMap<usize, (Rect, &[i64])> = HashMap::new();
+        for (layout_index, node_index) in doc.layout.node_index.iter().enumerate() {
+            let Some(b) = doc.layout.bounds.get(layout_index) else {
+                continue;
+            };
+            if b.len() < 4 {
+                continue;
+            }
+            let rect = Rect {
+                x: b[0] + offset.0 - scroll_x,
+                y: b[1] + offset.1 - scroll_y,
+                width: b[2],
+                height: b[3],
+            };
+            let styles = doc
+                .layout
+                .styles
+                .get(layout_index)
+                .map_or(&[][..], Vec::as_slice);
+            if let Ok(node_index) = usize::try_from(*node_index) {
+                bounds.entry(node_index).or_insert((rect, styles));
+            }
+        }
+        let rare_bool =
+            |data: &Option<dom_snapshot::RareBooleanData>| -> std::collections::HashSet<i64> {
+                data.as_ref()
+                    .map(|d| d.index.iter().copied().collect())
+                    .unwrap_or_default()
+            };
+        let clickable = rare_bool(&nodes.is_clickable);
+        let content_documents: HashMap<i64, i64> = nodes
+            .content_document_index
+            .as_ref()
+            .map(|d| {
+                d.index
+                    .iter()
+                    .copied()
+                    .zip(d.value.iter().copied())
+                    .collect()
+            })
+            .unwrap_or_default();
+        for (index, backend) in nodes.backend_node_id.iter().enumerate() {
+            let tag = text(nodes.node_name.get(index).copied().unwrap_or(-1)).to_ascii_lowercase();
+            let attributes = nodes.attributes.get(index).map_or(&[][..], Vec::as_slice);
+            let attribute = |name: &str| {
+                attributes
+                    .chunks(2)
+                    .find(|pair| pair.len() == 2 && text(pair[0]).eq_ignore_ascii_case(name))
+                    .map(|pair| text(pair[1]).to_string())
+            };
+            let (rect, styles) = bounds
+                .get(&index)
+                .map_or((None, &[][..]), |(r, s)| (Some(*r), *s));
+            let style = |i: usize| styles.get(i).map_or("", |s| text(*s));
+            let content_document = content_documents
+                .get(&(index as i64))
+                .and_then(|d| usize::try_from(*d).ok());
+            if let (Some(child), Some(rect)) = (content_document, rect)
+                && let Some(document) = documents.get_mut(child)
+            {
+                document.offset = (rect.x, rect.y);
+            }
+            let parent_backend = nodes
+                .parent_index
+                .get(index)
+                .and_then(|p| usize::try_from(*p).ok())
+                .and_then(|p| nodes.backend_node_id.get(p).copied());
+            facts.insert(
+                *backend,
+                DomFacts {
+                    bounds: rect,
+                    clickable: clickable.contains(&(index as i64)),
+                    pointer: style(CURSOR) == "pointer",
+                    clips: [OVERFLOW_X, OVERFLOW_Y]
+                        .iter()
+                        .any(|i| !matches!(style(*i), "" | "visible")),
+                    href: if tag == "a" { attribute("href") } else { None },
+                    input_type: if tag == "input" {
+                        attribute("type").map(|t| t.to_ascii_lowercase())
+                    } else {
+                        None
+                    },
+                    has_onclick: attribute("onclick").is_some(),
+                    content_document,
+                    parent_backend,
+                },
+            );
+        }
+    }
+    (facts, documents)
+}
+
+/// Joins every session's AX trees with its DOM facts into one tree in document order,
+/// each child frame's tree inlined under its `iframe` node.
+fn join(captures: &[SessionCapture], owners: &HashMap<usize, i64>) -> Vec<Node> {
+    let mut nodes = Vec::new();
+    // The root of each (session, document) tree, to inline under its owner.
+    let mut frame_roots: HashMap<(usize, String), usize> = HashMap::new();
+    for (session_index, capture) in captures.iter().enumerate() {
+        for (tree_index, tree) in capture.trees.iter().enumerate() {
+            let frame = capture
+                .documents
+                .get(tree_index)
+                .map(|d| d.frame_id.clone())
+                .unwrap_or_default();
+            if let Some(root) = add_tree(&mut nodes, tree, capture, session_index) {
+                frame_roots.insert((session_index, frame), root);
+            }
+        }
+    }
+    // Attach same-process child documents under their iframe element.
+    let mut attach: Vec<(usize, usize)> = Vec::new(); // (iframe node, child root)
+    for (index, node) in nodes.iter().enumerate() {
+        let Some(backend) = node.backend_id else {
+            continue;
+        };
+        let capture = &captures[node.session];
+        let Some(facts) = capture.dom.get(&backend) else {
+            continue;
+        };
+        if let Some(document) = facts.content_document
+            && let Some(doc) = capture.documents.get(document)
+            && let Some(root) = frame_roots.get(&(node.session, doc.frame_id.clone()))
+        {
+            attach.push((index, *root));
+        }
+        if node.session == 0 {
+            for (session_index, owner) in owners {
+                if *owner == backend
+                    && let Some(doc) = captures[*session_index].documents.first()
+                    && let Some(root) = frame_roots.get(&(*session_index, doc.frame_id.clone()))
+                {
+                    attach.push((index, *root));
+                }
+            }
+        }
+    }
+    for (iframe, root) in attach {
+        if iframe != root && nodes[root].parent.is_none() {
+            nodes[iframe].children.push(root);
+            nodes[root].parent = Some(iframe);
+        }
+    }
+    reorder(nodes)
+}
+
+/// Adds one AX tree's nodes; returns the index of its root.
+fn add_tree(
+    nodes: &mut Vec<Node>,
+    tree: &accessibility::AxTree,
+    capture: &SessionCapture,
+    session: usize,
+) -> Option<usize> {
+    let base = nodes.len();
+    let by_id: HashMap<&str, usize> = tree
+        .nodes
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (n.node_id.as_str(), base + i))
+        .collect();
+    for ax in &tree.nodes {
+        let facts = ax.backend_dom_node_id.and_then(|b| capture.dom.get(&b));
+        let mut states = Vec::new();
+        let mut focusable = false;
+        for property in &ax.properties {
+            if property.name == "focusable" {
+                focusable = property
+                    .value
+                    .value
+                    .as_ref()
+                    .and_then(serde_json::Value::as_bool)
+                    .unwrap_or(false);
+            }
+            if let Some(name) = STATE_PROPERTIES.iter().find(|p| **p == property.name)
+                && let Some(value) = property.value.text()
+                && value != "false"
+            {
+                states.push((*name, value));
+            }
+        }
+        let role = ax
+            .role
+            .as_ref()
+            .and_then(accessibility::AxValue::text)
+            .unwrap_or_default();
+        nodes.push(Node {
+            role: if ax.ignored {
+                String::from("ignored")
+            } else {
+                role
+            },
+            name: ax
+                .name
+                .as_ref()
+                .and_then(accessibility::AxValue::text)
+                .unwrap_or_default(),
+            value: ax.value.as_ref().and_then(accessibility::AxValue::text),
+            states,
+            backend_id: ax.backend_dom_node_id,
+            session,
+            bounds: facts.and_then(|f| f.bounds),
+            clickable: facts.is_some_and(|f| {
+                f.clickable || f.has_onclick || f.pointer && !parent_has_pointer(capture, f)
+            }),
+            clips: facts.is_some_and(|f| f.clips),
+
+            focusable,
+            href: facts.and_then(|f| f.href.clone()),
+            input_type: facts.and_then(|f| f.input_type.clone()),
+            children: Vec::new(),
+            parent: None,
+        });
+    }
+    let mut root = None;
+    for (i, ax) in tree.nodes.iter().enumerate() {
+        let index = base + i;
+        for child in &ax.child_ids {
+            if let Some(&child_index) = by_id.get(child.as_str()) {
+                nodes[index].children.push(child_index);
+                nodes[child_index].parent = Some(index);
+            }
+        }
+        if ax.parent_id.is_none() && root.is_none() {
+            root = Some(index);
+        }
+    }
+    root
+}
+
+/// The pointer cursor is inherited: only the outermost element that sets it counts.
+fn parent_has_pointer(capture: &SessionCapture, facts: &DomFacts) -> bool {
+    let mut parent = facts.parent_backend;
+    // Text nodes and inline wrappers inherit the cursor from a few levels up at most.
+    for _ in 0..64 {
+        let Some(backend) = parent else { return false };
+        let Some(p) = capture.dom.get(&backend) else {
+            return false;
+        };
+        if p.bounds.is_some() {
+            return p.pointer;
+        }
+        parent = p.parent_backend;
+    }
+    false
+}
+
+/// Renumbers the nodes in document order (depth-first from the first root), dropping
+/// nodes not reachable from it.
+fn reorder(nodes: Vec<Node>) -> Vec<Node> {
+    let Some(root) = nodes.iter().position(|n| n.parent.is_none()) else {
+        return Vec::new();
+    };
+    let mut order = Vec::with_capacity(nodes.len());
+    let mut stack = vec![root];
+    while let Some(index) = stack.pop() {
+        order.push(index);
+        for child in nodes[index].children.iter().rev() {
+            stack.push(*child);
+        }
+    }
+    let mut new_index = vec![usize::MAX; nodes.len()];
+    for (position, old) in order.iter().enumerate() {
+        new_index[*old] = position;
+    }
+    let mut nodes: Vec<Option<Node>> = nodes.into_iter().map(Some).collect();
+    order
+        .iter()
+        .filter_map(|old| {
+            let mut node = nodes[*old].take()?;
+            node.children = node
+                .children
+                .iter()
+                .map(|c| new_index[*c])
+                .filter(|c| *c != usize::MAX)
+                .collect();
+            node.parent = node
+                .parent
+                .map(|p| new_index[p])
+                .filter(|p| *p != usize::MAX);
+            Some(node)
+        })
+        .collect()
+}

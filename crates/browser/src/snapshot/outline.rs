@@ -1,0 +1,766 @@
+//! From an observation to the outline an agent reads: hidden nodes pruned, wrappers
+//! folded, text merged, runs of same-shape siblings collapsed, and refs assigned to
+//! every element an agent may act on (SPEC §5.1, §5.2). Pure: no browser here.
+
+use std::collections::HashMap;
+
+use super::capture::{Node, Observation, Rect, Viewport};
+use crate::refs::{Fnv, Identity, RefRegistry};
+
+/// One line of the outline.
+#[derive(Debug, Clone)]
+pub(crate) struct Line {
+    pub depth: usize,
+    /// The line without indentation or bullet, e.g. `button "Save" [e4k2] disabled`.
+    pub text: String,
+    /// The observation node shown, if any (a collapse line shows none).
+    pub node: Option<usize>,
+    pub rect: Option<Rect>,
+    /// The line this one is nested under.
+    pub parent: Option<usize>,
+    /// An element (counted as shown or omitted), not text.
+    pub element: bool,
+    /// Elements this line stands for beyond itself (a collapse line).
+    pub hidden_elements: usize,
+}
+
+/// The outline of one observation, and the ref of every node that has one.
+#[derive(Debug, Default)]
+pub(crate) struct Outline {
+    pub lines: Vec<Line>,
+    /// Node index → ref, for every node given a ref (shown or collapsed).
+    pub refs: HashMap<usize, String>,
+    /// Node index → identity, for every node with a ref.
+    pub identities: HashMap<usize, Identity>,
+}
+
+/// Roles an agent acts on: they always get a ref.
+const INTERACTIVE: &[&str] = &[
+    "button",
+    "link",
+    "textbox",
+    "searchbox",
+    "checkbox",
+    "radio",
+    "combobox",
+    "listbox",
+    "option",
+    "menuitem",
+    "menuitemcheckbox",
+    "menuitemradio",
+    "tab",
+    "treeitem",
+    "slider",
+    "spinbutton",
+    "switch",
+    "PopUpButton",
+    "MenuListOption",
+    "ListBoxOption",
+    "DisclosureTriangle",
+    "ToggleButton",
+    "ColorWell",
+    "Date",
+    "DateTime",
+    "InputTime",
+    "scrollbar",
+];
+
+/// Wrapper roles: no line of their own unless they carry a ref; children move up.
+const FOLDED: &[&str] = &[
+    "generic",
+    "none",
+    "presentation",
+    "GenericContainer",
+    "Section",
+    "paragraph",
+    "LabelText",
+    "Div",
+    "Span",
+    "strong",
+    "emphasis",
+    "code",
+    "time",
+    "mark",
+    "abbr",
+    "subscript",
+    "superscript",
+    "Pre",
+    "Ruby",
+    "ignored",
+    "RootWebArea",
+    "LayoutTable",
+    "LayoutTableRow",
+    "LayoutTableCell",
+    "contentinsertion",
+    "contentdeletion",
+    "DescriptionListDetail",
+    "DescriptionListTerm",
+    "Legend",
+    "Canvas",
+    "Abbr",
+    "sectionheader",
+    "sectionfooter",
+];
+
+/// Dropped with everything under them.
+pub(crate) const DROPPED_ROLES: &[&str] = &["InlineTextBox", "LineBreak", "ListMarker"];
+
+/// Containers that make up an element's identity path.
+const CONTAINERS: &[&str] = &[
+    "main",
+    "navigation",
+    "banner",
+    "contentinfo",
+    "complementary",
+    "region",
+    "form",
+    "search",
+    "dialog",
+    "alertdialog",
+    "article",
+    "listitem",
+    "row",
+    "table",
+    "grid",
+    "treegrid",
+    "tablist",
+    "tabpanel",
+    "menu",
+    "menubar",
+    "tree",
+    "toolbar",
+    "Iframe",
+    "listbox",
+    "radiogroup",
+];
+
+/// Containers whose unnamed instances are told apart by their text.
+const TEXT_IDENTIFIED: &[&str] = &["listitem", "row", "article", "treeitem"];
+
+/// A run of at least this many same-shape siblings is collapsed.
+const COLLAPSE_RUN: usize = 12;
+/// Of a collapsed run, this many leading siblings stay.
+const COLLAPSE_KEEP: usize = 3;
+
+const MAX_NAME: usize = 100;
+const MAX_TEXT: usize = 200;
+
+/// Builds the outline. `epoch` is the tab's URL epoch; refs are assigned in `registry`.
+pub(crate) fn outline(
+    observation: &Observation,
+    epoch: u64,
+    registry: &mut RefRegistry,
+) -> Outline {
+    let mut builder = Builder {
+        nodes: &observation.nodes,
+        viewport: observation.viewport,
+        visible: visibility(&observation.nodes),
+        epoch,
+        registry,
+        ordinals: HashMap::new(),
+        text_memo: HashMap::new(),
+        out: Outline::default(),
+    };
+    if !observation.nodes.is_empty() {
+        let blocks = builder.visit(0, 0, None, Fnv::new().finish());
+        builder.emit(blocks);
+    }
+    builder.out
+}
+
+/// A subtree rendered to lines before it is placed (so runs can be collapsed).
+#[derive(Debug, Clone)]
+struct Block {
+    lines: Vec<Line>,
+    /// Role plus the roles of its direct children: same-shape siblings share it.
+    shape: u64,
+}
+
+struct Builder<'a> {
+    nodes: &'a [Node],
+    viewport: Viewport,
+    visible: Vec<bool>,
+    epoch: u64,
+    registry: &'a mut RefRegistry,
+    ordinals: HashMap<u64, u32>,
+    text_memo: HashMap<usize, String>,
+    out: Outline,
+}
+
+impl Builder<'_> {
+    /// Renders node `index` (at `depth`, inside `container`) to blocks; a folded node
+    /// yields its children's blocks.
+    fn visit(
+        &mut self,
+        index: usize,
+        depth: usize,
+        parent_rect: Option<Rect>,
+        container: u64,
+    ) -> Vec<Block> {
+        let node = &self.nodes[index];
+        if !self.visible[index] || DROPPED_ROLES.contains(&node.role.as_str()) {
+            return Vec::new();
+        }
+        if node.role == "StaticText" {
+            let text = normalise(&node.name);
+            if text.is_empty() {
+                return Vec::new();
+            }
+            let identity = self.identify(index, container, "text", &clip(&text, 80));
+            self.out.identities.insert(index, identity);
+            return vec![Block {
+                lines: vec![Line {
+                    depth,
+                    text,
+                    node: Some(index),
+                    rect: node.bounds.or(parent_rect),
+                    parent: None,
+                    element: false,
+                    hidden_elements: 0,
+                }],
+                shape: 0,
+            }];
+        }
+        let actionable = self.actionable(node);
+        let unnamed_image =
+            matches!(node.role.as_str(), "image" | "img") && node.name.trim().is_empty();
+        let folded = FOLDED.contains(&node.role.as_str()) && !actionable
+            || node.role == "group" && node.name.trim().is_empty() && !actionable
+            || unnamed_image && !actionable;
+        let rect = node.bounds.or(parent_rect);
+        let inner_container = if CONTAINERS.contains(&node.role.as_str()) {
+            let label =
+                if node.name.trim().is_empty() && TEXT_IDENTIFIED.contains(&node.role.as_str()) {
+                    self.text_of(index)
+                } else {
+                    normalise(&node.name)
+                };
+            Fnv::new()
+                .number(container)
+                .field(&node.role)
+                .field(&label)
+                .finish()
+        } else {
+            container
+        };
+        let child_depth = if folded { depth } else { depth + 1 };
+        let children: Vec<usize> = node.children.clone();
+        let mut child_blocks = Vec::new();
+        for child in children {
+            child_blocks.extend(self.visit(child, child_depth, rect, inner_container));
+        }
+        let child_blocks = merge_text(child_blocks);
+        if folded {
+            return child_blocks;
+        }
+        // A wrapper that takes clicks (a span with a listener, a div with onclick) is
+        // shown as `clickable`, named by its text.
+        let (role, raw_name) = if actionable && FOLDED.contains(&node.role.as_str()) {
+            let name = if node.name.trim().is_empty() {
+                self.text_of(index)
+            } else {
+                normalise(&node.name)
+            };
+            ("clickable".to_string(), name)
+        } else {
+            (display_role(&node.role).to_string(), normalise(&node.name))
+        };
+        let identity = self.identify(index, container, &role, &raw_name);
+        let r#ref = actionable.then(|| {
+            let r#ref = self
+                .registry
+                .assign(&identity);
+            self.out.refs.insert(index, r#ref.clone());
+            r#ref
+        });
+        self.out.identities.insert(index, identity);
+        let name = clip(&raw_name, MAX_NAME);
+        // A named element whose only content is its name shows the name once.
+        let child_blocks = if !name.is_empty()
+            && child_blocks
+                .iter()
+                .all(|b| b.lines.iter().all(|l| !l.element))
+            && normalise(&self.text_of(index)) == raw_name
+        {
+            Vec::new()
+        } else {
+            child_blocks
+        };
+        let mut line = Line {
+            depth,
+            text: describe(node, &role, &name, r#ref.as_deref()),
+            node: Some(index),
+            rect,
+            parent: None,
+            element: true,
+            hidden_elements: 0,
+        };
+        if line.text.is_empty() {
+            line.text = display_role(&node.role).to_string();
+        }
+        let shape = child_blocks
+            .iter()
+            .take(4)
+            .fold(Fnv::new().field(&node.role), |h, b| h.number(b.shape))
+            .finish();
+        let mut lines = vec![line];
+        for block in self.collapse(child_blocks, depth + 1) {
+            lines.extend(block.lines);
+        }
+        vec![Block { lines, shape }]
+    }
+
+    /// Whether the node gets a ref in the snapshot.
+    fn actionable(&self, node: &Node) -> bool {
+        INTERACTIVE.contains(&node.role.as_str())
+            || node.clickable && node.role != "RootWebArea"
+            || node.focusable
+                && !matches!(
+                    node.role.as_str(),
+                    "RootWebArea" | "Iframe" | "ignored" | "generic" | "none"
+                )
+    }
+
+    /// The identity of node `index`: its ordinal counts earlier nodes with the same
+    /// container, role and name, in document order.
+    fn identify(&mut self, _index: usize, container: u64, role: &str, name: &str) -> Identity {
+        let signature = Fnv::new()
+            .number(container)
+            .field(role)
+            .field(name)
+            .finish();
+        let ordinal = self.ordinals.entry(signature).or_insert(0);
+        let identity = Identity {
+            epoch: self.epoch,
+            container,
+            role: role.to_string(),
+            name: name.to_string(),
+            ordinal: *ordinal,
+        };
+        *ordinal += 1;
+        identity
+    }
+
+    /// The text under a node, normalised, at most 80 characters.
+    fn text_of(&mut self, index: usize) -> String {
+        if let Some(text) = self.text_memo.get(&index) {
+            return text.clone();
+        }
+        let text = text_under(self.nodes, index, 80);
+        self.text_memo.insert(index, text.clone());
+        text
+    }
+
+    /// Collapses long runs of same-shape sibling blocks, keeping the first few and any
+    /// that show inside the viewport.
+    fn collapse(&mut self, blocks: Vec<Block>, depth: usize) -> Vec<Block> {
+        let mut out = Vec::with_capacity(blocks.len());
+        let mut i = 0;
+        while i < blocks.len() {
+            let mut j = i + 1;
+            while j < blocks.len() && blocks[j].shape == blocks[i].shape && blocks[i].shape != 0 {
+                j += 1;
+            }
+            if j - i < COLLAPSE_RUN {
+                out.extend(blocks[i..j].iter().cloned());
+                i = j;
+                continue;
+            }
+            let mut pending: Vec<&Block> = Vec::new();
+            for (k, block) in blocks[i..j].iter().enumerate() {
+                if k < COLLAPSE_KEEP || self.in_viewport(block) {
+                    if !pending.is_empty() {
+                        out.push(collapsed(&pending, depth));
+                        pending.clear();
+                    }
+                    out.push(block.clone());
+                } else {
+                    pending.push(block);
+                }
+            }
+            if !pending.is_empty() {
+                out.push(collapsed(&pending, depth));
+            }
+            i = j;
+        }
+        out
+    }
+
+    fn in_viewport(&self, block: &Block) -> bool {
+        block
+            .lines
+            .iter()
+            .any(|l| l.rect.is_some_and(|r| intersects(&r, &self.viewport)))
+    }
+
+    /// Places blocks into the outline, linking each line to its parent line.
+    fn emit(&mut self, blocks: Vec<Block>) {
+        let mut stack: Vec<(usize, usize)> = Vec::new(); // (depth, line index)
+        for block in blocks {
+            for mut line in block.lines {
+                while stack.last().is_some_and(|(d, _)| *d >= line.depth) {
+                    stack.pop();
+                }
+                line.parent = stack.last().map(|(_, i)| *i);
+                let index = self.out.lines.len();
+                stack.push((line.depth, index));
+                self.out.lines.push(line);
+            }
+        }
+    }
+}
+
+/// One line standing for a collapsed stretch of siblings.
+fn collapsed(blocks: &[&Block], depth: usize) -> Block {
+    let elements: usize = blocks
+        .iter()
+        .map(|b| b.lines.iter().filter(|l| l.element).count())
+        .sum();
+    let role = blocks
+        .first()
+        .and_then(|b| b.lines.first())
+        .map(|l| {
+            l.text
+                .split([' ', ':'])
+                .next()
+                .unwrap_or("item")
+                .to_string()
+        })
+        .unwrap_or_default();
+    let rect = blocks
+        .iter()
+        .flat_map(|b| b.lines.iter().filter_map(|l| l.rect))
+        .reduce(|a, b| {
+            let x = a.x.min(b.x);
+            let y = a.y.min(b.y);
+            Rect {
+                x,
+                y,
+                width: a.right().max(b.right()) - x,
+                height: a.bottom().max(b.bottom()) - y,
+            }
+        });
+    Block {
+        lines: vec![Line {
+            depth,
+            text: format!(
+                "… {} more {role} like the above (browser_find searches them)",
+                blocks.len()
+            ),
+            node: None,
+            rect,
+            parent: None,
+            element: false,
+            hidden_elements: elements,
+        }],
+        shape: 0,
+    }
+}
+
+/// Adjacent text blocks at the same depth become one line.
+fn merge_text(blocks: Vec<Block>) -> Vec<Block> {
+    let mut out: Vec<Block> = Vec::with_capacity(blocks.len());
+    for block in blocks {
+        let is_text = block.lines.len() == 1
+            && !block.lines[0].element
+            && block.lines[0].hidden_elements == 0;
+        if is_text
+            && let Some(last) = out.last_mut()
+            && last.lines.len() == 1
+            && !last.lines[0].element
+            && last.lines[0].hidden_elements == 0
+            && last.lines[0].depth == block.lines[0].depth
+        {
+            let merged = &mut last.lines[0];
+            merged.text.push(' ');
+            merged.text.push_str(&block.lines[0].text);
+            continue;
+        }
+        out.push(block);
+    }
+    for block in &mut out {
+        for line in &mut block.lines {
+            if !line.element && line.hidden_elements == 0 {
+                line.text = clip(&line.text, MAX_TEXT);
+            }
+        }
+    }
+    out
+}
+
+/// Which nodes are shown at all: not zero-size (unless a child shows), not pushed off
+/// the page, and not under a node that is hidden.
+pub(crate) fn visibility(nodes: &[Node]) -> Vec<bool> {
+    // What each node may show through: the intersection of the boxes of its ancestors
+    // that clip (`overflow` not visible). Parents come before children in document
+    // order, so one pass forward suffices.
+    let mut clip: Vec<Option<Rect>> = vec![None; nodes.len()];
+    for (index, node) in nodes.iter().enumerate() {
+        let inherited = node.parent.and_then(|p| clip[p]);
+        let own = if node.clips { node.bounds } else { None };
+        clip[index] = match (inherited, own) {
+            (Some(a), Some(b)) => Some(intersection(&a, &b)),
+            (a, b) => a.or(b),
+        };
+    }
+    let mut visible = vec![false; nodes.len()];
+    // Walk backwards: a node shows if it has an area of its own inside its clip, or if
+    // any child shows.
+    for index in (0..nodes.len()).rev() {
+        let node = &nodes[index];
+        let parent_clip = node.parent.and_then(|p| clip[p]);
+        let own = match node.bounds {
+            None => true,
+            Some(r) => {
+                let shown = parent_clip.map_or(r, |c| intersection(&r, &c));
+                shown.right() > 0.0
+                    && shown.bottom() > 0.0
+                    && shown.width >= 2.0
+                    && shown.height >= 2.0
+            }
+        };
+        let clipped_away = parent_clip.is_some_and(|c| c.width < 1.0 || c.height < 1.0);
+        let offscreen = node
+            .bounds
+            .is_some_and(|r| r.right() <= 0.0 || r.bottom() <= 0.0);
+        let child_shows = node.children.iter().any(|c| visible[*c]);
+        visible[index] = !offscreen && !clipped_away && (own || child_shows);
+    }
+    visible
+}
+
+/// The overlap of two rectangles (empty: zero width or height).
+fn intersection(a: &Rect, b: &Rect) -> Rect {
+    let x = a.x.max(b.x);
+    let y = a.y.max(b.y);
+    Rect {
+        x,
+        y,
+        width: (a.right().min(b.right()) - x).max(0.0),
+        height: (a.bottom().min(b.bottom()) - y).max(0.0),
+    }
+}
+
+pub(crate) fn intersects(rect: &Rect, viewport: &Viewport) -> bool {
+    rect.bottom() > viewport.scroll_y
+        && rect.y < viewport.scroll_y + viewport.height
+        && rect.right() > viewport.scroll_x
+        && rect.x < viewport.scroll_x + viewport.width
+}
+
+/// The line for an element: role, name, ref, then value and states.
+fn describe(node: &Node, role: &str, name: &str, r#ref: Option<&str>) -> String {
+    let mut text = role.to_string();
+
+    if !name.is_empty() {
+        text.push_str(&format!(" {name:?}"));
+    }
+    if let Some(r) = r#ref {
+        text.push_str(&format!(" [{r}]"));
+    }
+    if let Some(value) = node
+        .value
+        .as_deref()
+        .map(normalise)
+        .filter(|v| !v.is_empty() && *v != name)
+    {
+        if node.input_type.as_deref() == Some("password") {
+            text.push_str(" value=\"••••\"");
+        } else {
+            text.push_str(&format!(" value={:?}", clip(&value, MAX_NAME)));
+        }
+    }
+    for (state, value) in &node.states {
+        match (*state, value.as_str()) {
+            ("level", level) if matches!(node.role.as_str(), "heading" | "treeitem") => {
+                text.push_str(&format!(" level={level}"));
+            }
+            ("level", _) => {}
+
+            ("checked" | "pressed", "mixed") => text.push_str(&format!(" {state}=mixed")),
+            ("expanded", _) => text.push_str(" expanded"),
+            ("focused", _) => {}
+            (state, _) => {
+                text.push(' ');
+                text.push_str(state);
+            }
+        }
+    }
+    text
+}
+
+/// Chromium's internal role names, as an agent knows them.
+pub(crate) fn display_role(role: &str) -> &str {
+    match role {
+        "StaticText" => "text",
+        "RootWebArea" => "document",
+        "Iframe" => "iframe",
+        "PopUpButton" => "combobox",
+        "MenuListOption" | "ListBoxOption" => "option",
+        "DisclosureTriangle" | "ToggleButton" => "button",
+        "image" => "img",
+        "LabelText" => "label",
+        "generic" | "GenericContainer" | "Div" | "Span" => "generic",
+        other => other,
+    }
+}
+
+/// Whitespace collapsed to single spaces, trimmed.
+pub(crate) fn normalise(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// At most `max` characters, with an ellipsis when cut.
+pub(crate) fn clip(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((index, _)) => format!("{}…", &text[..index]),
+        None => text.to_string(),
+    }
+}
+
+/// The text under node `index`, normalised, at most `max` characters.
+pub(crate) fn text_under(nodes: &[Node], index: usize, max: usize) -> String {
+    let mut text = String::new();
+    let mut stack = vec![index];
+    while let Some(i) = stack.pop() {
+        if text.len() > max * 4 {
+            break;
+        }
+        let node = &nodes[i];
+        if node.role == "StaticText" {
+            if !text.is_empty() {
+                text.push(' ');
+            }
+            text.push_str(node.name.trim());
+        }
+        stack.extend(node.children.iter().rev());
+    }
+    clip(&normalise(&text), max)
+}
+
+/// One match of a find.
+#[derive(Debug, Clone)]
+pub(crate) struct Match {
+    pub node: usize,
+    pub identity: Identity,
+    pub text: String,
+    pub path: Vec<String>,
+}
+
+/// Landmarks that name where a match is.
+const LANDMARKS: &[&str] = &[
+    "main",
+    "navigation",
+    "banner",
+    "contentinfo",
+    "complementary",
+    "region",
+    "form",
+    "search",
+    "dialog",
+    "alertdialog",
+    "article",
+];
+
+/// Every shown-or-collapsed node matching `query`, best first: exact name matches, then
+/// document order. A text match inside a matching element is reported as the element.
+pub(crate) fn find(
+    observation: &Observation,
+    outline: &Outline,
+    query: &super::FindQuery,
+) -> Vec<Match> {
+    let nodes = &observation.nodes;
+    let lower = |s: &str| s.to_lowercase();
+    let text = query.text.as_deref().map(lower);
+    let role = query.role.as_deref().map(lower);
+    let name = query.name.as_deref().map(lower);
+    let mut heading = String::new();
+    let mut matched = vec![false; nodes.len()];
+    let mut found = Vec::new();
+    for (index, node) in nodes.iter().enumerate() {
+        if node.role == "heading" {
+            heading = clip(&normalise(&node.name), 60);
+        }
+        let Some(identity) = outline.identities.get(&index) else {
+            continue;
+        };
+        let node_name = lower(&identity.name);
+        let shown_role = lower(&identity.role);
+
+        let hit = role.as_ref().is_none_or(|r| *r == shown_role)
+            && name.as_ref().is_none_or(|n| node_name.contains(n.as_str()))
+            && text.as_ref().is_none_or(|t| node_name.contains(t.as_str()));
+        if !hit || (role.is_none() && text.is_none() && name.is_none()) {
+            continue;
+        }
+        // Text whose element already matched adds nothing.
+        let mut ancestor = node.parent;
+        let mut inside_match = false;
+        let mut path = Vec::new();
+        while let Some(a) = ancestor {
+            inside_match |= matched[a];
+            let an = &nodes[a];
+            if LANDMARKS.contains(&an.role.as_str()) {
+                let label = normalise(&an.name);
+                path.push(if label.is_empty() {
+                    an.role.clone()
+                } else {
+                    format!("{} {label:?}", an.role)
+                });
+            }
+            ancestor = an.parent;
+        }
+        matched[index] = true;
+        if inside_match && node.role == "StaticText" {
+            continue;
+        }
+        path.reverse();
+        if !heading.is_empty() && node.role != "heading" {
+            path.push(format!("heading {heading:?}"));
+        }
+        let content = if node.role == "StaticText" {
+            snippet(&normalise(&node.name), text.as_deref().unwrap_or(""), 80)
+        } else {
+            text_under(nodes, index, 80)
+        };
+        found.push(Match {
+            node: index,
+            identity: identity.clone(),
+            text: content,
+            path,
+        });
+    }
+    if let Some(t) = &text {
+        found.sort_by_key(|m| lower(&normalise(&nodes[m.node].name)) != *t);
+    }
+    found
+}
+
+/// About `width` characters of `text` around the first occurrence of `needle`
+/// (case-insensitive), with ellipses where cut.
+fn snippet(text: &str, needle: &str, width: usize) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let lower: Vec<char> = text.to_lowercase().chars().collect();
+    let needle: Vec<char> = needle.to_lowercase().chars().collect();
+    // Lowercasing can change lengths (rarely); fall back to the start then.
+    let at = if lower.len() == chars.len() && !needle.is_empty() {
+        lower
+            .windows(needle.len())
+            .position(|w| w == needle.as_slice())
+            .unwrap_or(0)
+    } else {
+        0
+    };
+    let start = at.saturating_sub(width.saturating_sub(needle.len()) / 2);
+    let end = (start + width).min(chars.len());
+    let start = end.saturating_sub(width).min(start);
+    let mut out = String::new();
+    if start > 0 {
+        out.push('…');
+    }
+    out.extend(&chars[start..end]);
+    if end < chars.len() {
+        out.push('…');
+    }
+    out
+}

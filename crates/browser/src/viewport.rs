@@ -1,0 +1,272 @@
+//! Viewport presets (SPEC §14): device-metrics emulation per tab (not zoom), confirmed by
+//! reading the size the page actually lays out at.
+//!
+//! Each preset is a device: its CSS size, its device pixel ratio, and whether it is a
+//! mobile, touch device. The ratio matters to screenshots: an image is the page's device
+//! pixels, scaled down by Chromium to the size asked for (see `screenshot.rs`).
+
+use std::time::Duration;
+
+use cdp::Deadline;
+use cdp::protocol::{browser as cdp_browser, emulation};
+use serde_json::{Value, json};
+
+use crate::script::Script;
+use crate::{Error, Tab};
+
+/// Custom sizes allowed, in CSS pixels.
+pub const CUSTOM_WIDTHS: std::ops::RangeInclusive<u32> = 240..=3840;
+pub const CUSTOM_HEIGHTS: std::ops::RangeInclusive<u32> = 320..=2160;
+
+/// The longest a viewport change waits for the page to lay out at the new size; a page
+/// whose size has stopped changing for `SETTLE` is not waited for any longer.
+const CONFIRM_BUDGET: Duration = Duration::from_secs(2);
+const SETTLE: Duration = Duration::from_millis(250);
+
+const VIEWPORT_SIZE: Script = Script {
+    name: "viewport_size",
+    source: include_str!("../js/viewport_size.js"),
+};
+
+/// A tab's viewport.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub enum Preset {
+    /// The browser's own window size and pixel ratio: no emulation.
+    #[default]
+    Auto,
+    /// 390×844, pixel ratio 3, mobile, touch.
+    Phone,
+    /// 834×1112, pixel ratio 2, touch (a tablet browser lays pages out as desktop ones).
+    Tablet,
+    /// 1280×800, pixel ratio 2.
+    Desktop,
+    /// Any size within [`CUSTOM_WIDTHS`] × [`CUSTOM_HEIGHTS`], pixel ratio 2.
+    Custom { width: u32, height: u32 },
+}
+
+impl Preset {
+    /// A custom size, refused outside the allowed ranges.
+    pub fn custom(width: u32, height: u32) -> Result<Preset, Error> {
+        if !CUSTOM_WIDTHS.contains(&width) || !CUSTOM_HEIGHTS.contains(&height) {
+            return Err(Error::InvalidParams {
+                what: format!("custom viewport {width}×{height}"),
+                reason: format!(
+                    "width must be {}–{} and height {}–{} CSS pixels",
+                    CUSTOM_WIDTHS.start(),
+                    CUSTOM_WIDTHS.end(),
+                    CUSTOM_HEIGHTS.start(),
+                    CUSTOM_HEIGHTS.end()
+                ),
+            });
+        }
+        Ok(Preset::Custom { width, height })
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Preset::Auto => "auto",
+            Preset::Phone => "phone",
+            Preset::Tablet => "tablet",
+            Preset::Desktop => "desktop",
+            Preset::Custom { .. } => "custom",
+        }
+    }
+
+    /// The CSS size the page should lay out at; `None` for `auto`.
+    pub fn size(self) -> Option<(u32, u32)> {
+        match self {
+            Preset::Auto => None,
+            Preset::Phone => Some((390, 844)),
+            Preset::Tablet => Some((834, 1112)),
+            Preset::Desktop => Some((1280, 800)),
+            Preset::Custom { width, height } => Some((width, height)),
+        }
+    }
+
+    /// Device pixels per CSS pixel; `None` for `auto` (the browser's own).
+    pub fn device_scale_factor(self) -> Option<f64> {
+        match self {
+            Preset::Auto => None,
+            Preset::Phone => Some(3.0),
+            Preset::Tablet | Preset::Desktop | Preset::Custom { .. } => Some(2.0),
+        }
+    }
+
+    /// A mobile viewport: the page's `<meta name=viewport>` applies.
+    pub fn mobile(self) -> bool {
+        matches!(self, Preset::Phone)
+    }
+
+    /// Touch input: `act` dispatches touch events instead of mouse events.
+    pub fn touch(self) -> bool {
+        matches!(self, Preset::Phone | Preset::Tablet)
+    }
+}
+
+/// The size a page lays out at, read from the page, against what its preset asks.
+#[derive(Debug, Clone)]
+pub struct ViewportReport {
+    pub preset: Preset,
+    /// `innerWidth`/`innerHeight` in CSS pixels, as the page reports them.
+    pub page_width: u32,
+    pub page_height: u32,
+    pub device_pixel_ratio: f64,
+    /// The page laid out at the preset's size (1 px tolerance); for `auto`, at the width
+    /// of the browser window.
+    pub confirmed: bool,
+}
+
+impl Tab {
+    /// The tab's preset; it persists until changed.
+    pub fn viewport(&self) -> Preset {
+        *self
+            .viewport_cell()
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Whether input to this tab should be touch events (the preset is a touch device).
+    pub fn touch(&self) -> bool {
+        self.viewport().touch()
+    }
+
+    /// Applies `preset` by device-metrics emulation and waits, within the deadline and a
+    /// short budget, until the page lays out at its size. A page that settles at another
+    /// size (a mobile page without `<meta name=viewport>` lays out at 980 px) is reported
+    /// with `confirmed:false` and the size it uses.
+    pub async fn set_viewport(
+        &self,
+        preset: Preset,
+        deadline: Deadline,
+    ) -> Result<ViewportReport, Error> {
+        self.check_usable()?;
+        let session = self.session();
+        let touch = emulation::SetTouchEmulationEnabled {
+            enabled: preset.touch(),
+            max_touch_points: preset.touch().then_some(5),
+        };
+        match (preset.size(), preset.device_scale_factor()) {
+            (Some((width, height)), Some(device_scale_factor)) => {
+                let metrics = emulation::SetDeviceMetricsOverride {
+                    width,
+                    height,
+                    device_scale_factor,
+                    mobile: preset.mobile(),
+                    screen_width: Some(width),
+                    screen_height: Some(height),
+                };
+                tokio::try_join!(
+                    session.call(&metrics, deadline),
+                    session.call(&touch, deadline)
+                )?;
+            }
+            _ => {
+                tokio::try_join!(
+                    session.call(&emulation::ClearDeviceMetricsOverride {}, deadline),
+                    session.call(&touch, deadline)
+                )?;
+            }
+        }
+        *self
+            .viewport_cell()
+            .lock()
+            .unwrap_or_else(|e| e.into_inner()) = preset;
+        let budget = CONFIRM_BUDGET.min(deadline.remaining() / 2);
+        self.read_viewport(preset, budget, deadline).await
+    }
+
+    /// The size the page lays out at now, against the tab's preset; no waiting.
+    pub async fn check_viewport(&self, deadline: Deadline) -> Result<ViewportReport, Error> {
+        self.read_viewport(self.viewport(), Duration::ZERO, deadline)
+            .await
+    }
+
+    async fn read_viewport(
+        &self,
+        preset: Preset,
+        budget: Duration,
+        deadline: Deadline,
+    ) -> Result<ViewportReport, Error> {
+        let want = self.expected_size(preset, deadline).await?;
+        let value = self
+            .call_script(
+                &VIEWPORT_SIZE,
+                vec![
+                    want,
+                    json!(budget.as_millis() as u64),
+                    json!(SETTLE.as_millis() as u64),
+                ],
+                deadline,
+            )
+            .await?;
+        Ok(ViewportReport {
+            preset,
+            page_width: css_pixels(&value["width"]),
+            page_height: css_pixels(&value["height"]),
+            device_pixel_ratio: value["dpr"].as_f64().unwrap_or(1.0),
+            confirmed: value["confirmed"].as_bool().unwrap_or(false),
+        })
+    }
+
+    /// `{width, height}` the page should lay out at: the preset's size, or for `auto` the
+    /// width of the tab's window (its height includes the browser's own bars).
+    pub(crate) async fn expected_size(
+        &self,
+        preset: Preset,
+        deadline: Deadline,
+    ) -> Result<Value, Error> {
+        if let Some((width, height)) = preset.size() {
+            return Ok(json!({ "width": width, "height": height }));
+        }
+        let window = self
+            .session()
+            .connection()
+            .browser_session()
+            .call(
+                &cdp_browser::GetWindowForTarget {
+                    target_id: Some(self.target_id().to_string()),
+                },
+                deadline,
+            )
+            .await?;
+        Ok(match window.bounds.width {
+            Some(width) => json!({ "width": width, "height": null }),
+            None => Value::Null,
+        })
+    }
+}
+
+/// A CSS pixel count from the page (never negative or fractional for innerWidth).
+pub(crate) fn css_pixels(value: &Value) -> u32 {
+    value.as_f64().map_or(0, |v| v.max(0.0).round() as u32)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn presets_are_the_devices_of_the_spec() {
+        assert_eq!(Preset::Phone.size(), Some((390, 844)));
+        assert!(Preset::Phone.mobile() && Preset::Phone.touch());
+        assert_eq!(Preset::Tablet.size(), Some((834, 1112)));
+        assert!(Preset::Tablet.touch() && !Preset::Tablet.mobile());
+        assert_eq!(Preset::Desktop.size(), Some((1280, 800)));
+        assert!(!Preset::Desktop.touch());
+        assert_eq!(Preset::Auto.size(), None);
+        assert_eq!(Preset::Auto.device_scale_factor(), None);
+        assert_eq!(Preset::default(), Preset::Auto);
+    }
+
+    #[test]
+    fn custom_sizes_are_bounded() {
+        for (w, h) in [(240, 320), (3840, 2160), (1440, 900)] {
+            assert_eq!(Preset::custom(w, h).expect("in range").size(), Some((w, h)));
+        }
+        for (w, h) in [(239, 900), (3841, 900), (1440, 319), (1440, 2161), (0, 0)] {
+            let err = Preset::custom(w, h).expect_err("out of range");
+            assert!(matches!(err, Error::InvalidParams { .. }), "{err:?}");
+            assert!(err.to_string().contains("240–3840"), "{err}");
+        }
+    }
+}

@@ -1,0 +1,101 @@
+//! `find`: search the whole page — not only what fitted a snapshot's budget — for text,
+//! a role, or a role and name (SPEC §5.1b). Every match comes with a ref.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::ToolSpec;
+use crate::engine::Ctx;
+use crate::error::ToolError;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub(crate) struct Params {
+    /// Text in an element's name or content (case-insensitive).
+    text: Option<String>,
+    /// Role, e.g. button, link, textbox, heading.
+    role: Option<String>,
+    /// With role: accessible name contains this (case-insensitive).
+    name: Option<String>,
+    /// Most matches to return (default 20).
+    #[schemars(range(min = 1, max = 200))]
+    limit: Option<usize>,
+    /// Tab to search (default: current).
+    tab_id: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Match {
+    r#ref: String,
+    role: String,
+    name: String,
+    text: String,
+    path: Vec<String>,
+    in_viewport: bool,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Output {
+    matches: Vec<Match>,
+    /// Matches on the page, including those beyond `limit`.
+    total: usize,
+}
+
+pub(crate) struct Find;
+
+impl ToolSpec for Find {
+    const NAME: &'static str = "find";
+    const DESCRIPTION: &'static str = "Search the whole page for text, a role, or role+name; each match has a ref usable with act.";
+    type Params = Params;
+    type Output = Output;
+
+    async fn run(ctx: &mut Ctx<'_>, params: Params) -> Result<Output, ToolError> {
+        if params.text.is_none() && params.role.is_none() {
+            return Err(ToolError::new(
+                crate::error::Code::EmptyCondition,
+                "find needs text, role, or role and name",
+                "call browser_find {text:\"…\"} or {role:\"button\", name:\"…\"}",
+            ));
+        }
+        if params.name.is_some() && params.role.is_none() {
+            return Err(ToolError::invalid_params(
+                "name goes with role; use text to search names of any role",
+            ));
+        }
+        let limit = params.limit.unwrap_or(20);
+        if !(1..=200).contains(&limit) {
+            return Err(ToolError::invalid_params(format!(
+                "limit must be between 1 and 200, not {limit}"
+            )));
+        }
+        let deadline = ctx.deadline;
+        let task = ctx.task().await?;
+        let (tab_id, tab) = task.tab_or_open(params.tab_id.as_deref(), deadline).await?;
+        ctx.stage("read");
+        let query = browser::FindQuery {
+            text: params.text,
+            role: params.role,
+            name: params.name,
+            limit,
+        };
+        let found = tab.find(&query, deadline).await;
+        ctx.report_page(tab_id, &tab.state());
+        let (found, total) = found?;
+        Ok(Output {
+            matches: found
+                .into_iter()
+                .map(|f| Match {
+                    r#ref: f.r#ref,
+                    role: f.role,
+                    name: f.name,
+                    text: f.text,
+                    path: f.path,
+                    in_viewport: f.in_viewport,
+                })
+                .collect(),
+            total,
+        })
+    }
+}

@@ -1,0 +1,163 @@
+//! `screenshot`: the visible viewport or one element, as an image Chromium scales down so
+//! no side exceeds `maxWidth` (SPEC §14). Refused, rather than photographed, when the tab
+//! shows an error page or the page cannot be asked. The image travels beside the
+//! envelope (an MCP image block), never inside `data`.
+
+use browser::{CaptureTarget, DEFAULT_MAX_SIDE, ImageFormat, ScreenshotOptions};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::ToolSpec;
+use super::viewport::{PresetName, preset};
+use crate::engine::Ctx;
+use crate::envelope::Image;
+use crate::error::ToolError;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub(crate) struct Params {
+    /// Set this viewport preset first (as browser_viewport does).
+    preset: Option<PresetName>,
+    /// With preset custom: width in CSS pixels.
+    width: Option<u32>,
+    /// With preset custom: height in CSS pixels.
+    height: Option<u32>,
+    /// Capture only the element this CSS selector matches (exactly one).
+    selector: Option<String>,
+    /// png (default), jpeg or webp.
+    #[serde(default)]
+    format: Format,
+    /// jpeg/webp quality, 0–100.
+    #[schemars(range(max = 100))]
+    quality: Option<u8>,
+    /// No side of the image exceeds this many pixels (default 1568).
+    #[schemars(range(min = 64, max = 7680))]
+    max_width: Option<u32>,
+    /// Tab (default: current); a background tab stays in the background.
+    tab_id: Option<String>,
+}
+
+#[derive(Debug, Default, Clone, Copy, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+enum Format {
+    #[default]
+    Png,
+    Jpeg,
+    Webp,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Output {
+    tab_id: String,
+    format: Format,
+    /// Delivered pixels.
+    width: u32,
+    height: u32,
+    /// The size the page lays out at (CSS pixels).
+    page_width: u32,
+    page_height: u32,
+    /// Image pixels per CSS pixel.
+    scale: f64,
+    preset: &'static str,
+    confirmed: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    selector: Option<String>,
+    /// Only the part of the element inside the viewport is shown.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    clipped: bool,
+}
+
+const MAX_WIDTHS: std::ops::RangeInclusive<u32> = 64..=7680;
+
+pub(crate) struct Screenshot;
+
+impl ToolSpec for Screenshot {
+    const NAME: &'static str = "screenshot";
+    const DESCRIPTION: &'static str = "Capture the visible viewport (or one element by selector) as an image; refused on error pages. preset sets the viewport first.";
+    type Params = Params;
+    type Output = Output;
+
+    async fn run(ctx: &mut Ctx<'_>, params: Params) -> Result<Output, ToolError> {
+        let preset = params
+            .preset
+            .map(|name| preset(name, params.width, params.height))
+            .transpose()?;
+        if preset.is_none() && (params.width.is_some() || params.height.is_some()) {
+            return Err(ToolError::invalid_params(
+                "width and height go with preset custom",
+            ));
+        }
+        let max_side = params.max_width.unwrap_or(DEFAULT_MAX_SIDE);
+        if !MAX_WIDTHS.contains(&max_side) {
+            return Err(ToolError::invalid_params(format!(
+                "maxWidth must be {}–{}, not {max_side}",
+                MAX_WIDTHS.start(),
+                MAX_WIDTHS.end()
+            )));
+        }
+        if params.quality.is_some_and(|q| q > 100) {
+            return Err(ToolError::invalid_params("quality must be 0–100"));
+        }
+        let format = match params.format {
+            Format::Png => ImageFormat::Png,
+            Format::Jpeg => ImageFormat::Jpeg,
+            Format::Webp => ImageFormat::Webp,
+        };
+        if params.quality.is_some() && format == ImageFormat::Png {
+            return Err(ToolError::invalid_params(
+                "quality goes with format jpeg or webp",
+            ));
+        }
+        let options = ScreenshotOptions {
+            target: match &params.selector {
+                Some(selector) => CaptureTarget::Selector(selector.clone()),
+                None => CaptureTarget::Viewport,
+            },
+            format,
+            quality: params.quality,
+            max_side,
+        };
+        let deadline = ctx.deadline;
+        let task = ctx.task().await?;
+        let (tab_id, tab) = task.tab_or_open(params.tab_id.as_deref(), deadline).await?;
+        let state = tab.state();
+        ctx.report_page(tab_id, &state);
+        // Refused before the viewport changes: nothing is done to an error page.
+        if let Some(error_text) = state.failed {
+            return Err(browser::Error::PageLoadFailed {
+                tab: tab_id.to_string(),
+                url: state.url,
+                error_text,
+            }
+            .into());
+        }
+        let mut confirmed = None;
+        if let Some(preset) = preset {
+            ctx.stage("dispatch");
+            ctx.dispatched();
+            confirmed = Some(tab.set_viewport(preset, deadline).await?.confirmed);
+        }
+        ctx.stage("capture");
+        let shot = tab.screenshot(&options, deadline).await;
+        ctx.report_page(tab_id, &tab.state());
+        let shot = shot?;
+        ctx.attach_image(Image {
+            data: shot.data,
+            mime_type: shot.format.mime_type(),
+        });
+        Ok(Output {
+            tab_id: tab_id.to_string(),
+            format: params.format,
+            width: shot.width,
+            height: shot.height,
+            page_width: shot.page_width,
+            page_height: shot.page_height,
+            scale: (shot.scale * 10_000.0).round() / 10_000.0,
+            preset: shot.preset.name(),
+            confirmed: confirmed.unwrap_or(true) && shot.confirmed,
+            selector: params.selector,
+            clipped: shot.clipped,
+        })
+    }
+}

@@ -1,0 +1,116 @@
+//! `viewport`: size a tab by device-metrics emulation and report the size the page really
+//! lays out at (SPEC §14).
+
+use browser::Preset;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::ToolSpec;
+use crate::engine::Ctx;
+use crate::error::ToolError;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub(crate) struct Params {
+    /// auto (browser default), phone 390×844 (touch), tablet 834×1112 (touch), desktop 1280×800, or custom.
+    preset: PresetName,
+    /// custom only: width in CSS pixels, 240–3840.
+    width: Option<u32>,
+    /// custom only: height in CSS pixels, 320–2160.
+    height: Option<u32>,
+    /// Tab (default: current).
+    tab_id: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum PresetName {
+    Auto,
+    Phone,
+    Tablet,
+    Desktop,
+    Custom,
+}
+
+/// The preset named by the params of `viewport` and `screenshot`; a size goes with
+/// `custom` only, and must be in range.
+pub(super) fn preset(
+    name: PresetName,
+    width: Option<u32>,
+    height: Option<u32>,
+) -> Result<Preset, ToolError> {
+    let preset = match (name, width, height) {
+        (PresetName::Custom, Some(width), Some(height)) => {
+            return Ok(Preset::custom(width, height)?);
+        }
+        (PresetName::Custom, _, _) => {
+            return Err(ToolError::invalid_params(
+                "preset custom needs width and height",
+            ));
+        }
+        (_, None, None) => match name {
+            PresetName::Auto => Preset::Auto,
+            PresetName::Phone => Preset::Phone,
+            PresetName::Tablet => Preset::Tablet,
+            _ => Preset::Desktop,
+        },
+        _ => {
+            return Err(ToolError::invalid_params(
+                "width and height go with preset custom only",
+            ));
+        }
+    };
+    Ok(preset)
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Output {
+    tab_id: String,
+    preset: &'static str,
+    /// The size asked for (absent for auto).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    width: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    height: Option<u32>,
+    /// What the page reports: innerWidth × innerHeight.
+    page_width: u32,
+    page_height: u32,
+    /// The page laid out at the asked size (1 px tolerance).
+    confirmed: bool,
+    touch: bool,
+    device_pixel_ratio: f64,
+}
+
+pub(crate) struct Viewport;
+
+impl ToolSpec for Viewport {
+    const NAME: &'static str = "viewport";
+    const DESCRIPTION: &'static str = "Set the tab's viewport preset; reports the size the page lays out at and whether it matches (confirmed).";
+    type Params = Params;
+    type Output = Output;
+
+    async fn run(ctx: &mut Ctx<'_>, params: Params) -> Result<Output, ToolError> {
+        let preset = preset(params.preset, params.width, params.height)?;
+        let deadline = ctx.deadline;
+        let task = ctx.task().await?;
+        let (tab_id, tab) = task.tab_or_open(params.tab_id.as_deref(), deadline).await?;
+        ctx.stage("dispatch");
+        ctx.dispatched();
+        let report = tab.set_viewport(preset, deadline).await;
+        ctx.report_page(tab_id, &tab.state());
+        let report = report?;
+        let size = preset.size();
+        Ok(Output {
+            tab_id: tab_id.to_string(),
+            preset: preset.name(),
+            width: size.map(|(w, _)| w),
+            height: size.map(|(_, h)| h),
+            page_width: report.page_width,
+            page_height: report.page_height,
+            confirmed: report.confirmed,
+            touch: preset.touch(),
+            device_pixel_ratio: report.device_pixel_ratio,
+        })
+    }
+}

@@ -1,0 +1,577 @@
+//! Screenshots, viewport presets, downloads and permissions end to end (SPEC §14, §9.4):
+//! real headless Chromium, fixture pages on 127.0.0.1, and the delivered images decoded
+//! here — sizes read from the PNG itself, colours from its pixels.
+
+// Helpers outside #[test] functions: a failed unwrap is a failed test.
+#![allow(clippy::unwrap_used)]
+
+use std::time::{Duration, Instant};
+
+use base64::Engine as _;
+use browser::{BrowserOptions, Endpoint, LaunchOptions};
+use serde_json::{Value, json};
+use test_support::FixtureServer;
+use tools::{Engine, EngineOptions, Envelope};
+
+struct Harness {
+    server: FixtureServer,
+    engine: Engine,
+}
+
+impl Harness {
+    fn new() -> Self {
+        let options = EngineOptions {
+            browser: BrowserOptions {
+                endpoint: Endpoint::Launch(LaunchOptions {
+                    executable: Some(test_support::chromium()),
+                    ..LaunchOptions::default()
+                }),
+                record_cdp: None,
+            },
+            task_id: "capture".into(),
+            command_timeout: Duration::from_secs(30),
+            ..EngineOptions::default()
+        };
+        Self {
+            server: FixtureServer::start(),
+            engine: Engine::new(options),
+        }
+    }
+
+    fn url(&self, path: &str) -> String {
+        self.server.url(path)
+    }
+
+    /// The envelope of one call (with its image, which the JSON never carries).
+    async fn envelope(&self, method: &str, params: Value) -> Envelope {
+        self.engine.call(method, params, None).await
+    }
+
+    /// A call that must succeed; returns its envelope as JSON.
+    async fn ok(&self, method: &str, params: Value) -> Value {
+        let envelope = self.envelope(method, params.clone()).await.to_json();
+        assert_eq!(envelope["ok"], true, "{method} {params}: {envelope:#}");
+        envelope
+    }
+
+    /// A call that must be refused with `code` before anything ran; returns its envelope.
+    async fn refused(&self, method: &str, params: Value, code: &str) -> Envelope {
+        let envelope = self.envelope(method, params.clone()).await;
+        let json = envelope.to_json();
+        assert_eq!(json["ok"], false, "{method} {params}: {json:#}");
+        assert_eq!(json["code"], code, "{method} {params}: {json:#}");
+        assert_eq!(json["execution"]["actionStatus"], "not-started", "{json:#}");
+        assert_eq!(json["execution"]["retrySafe"], true, "{json:#}");
+        assert!(json["hint"].as_str().is_some_and(|h| !h.is_empty()));
+        assert!(envelope.image.is_none(), "a refusal delivers no image");
+        envelope
+    }
+
+    /// A screenshot that must succeed: its envelope (JSON) and the decoded image.
+    async fn screenshot(&self, params: Value) -> (Value, Picture) {
+        let envelope = self.envelope("screenshot", params.clone()).await;
+        let json = envelope.to_json();
+        assert_eq!(json["ok"], true, "screenshot {params}: {json:#}");
+        let image = envelope.image.expect("a screenshot delivers an image");
+        assert_eq!(image.mime_type, "image/png");
+        // The image travels beside the envelope, never inside it.
+        assert!(json.to_string().len() < 2_000, "{json}");
+        let picture = Picture::decode(&image.data);
+        assert_eq!(json["data"]["width"], picture.width, "{json:#}");
+        assert_eq!(json["data"]["height"], picture.height, "{json:#}");
+        (json, picture)
+    }
+
+    async fn shutdown(self) {
+        self.engine.shutdown().await;
+    }
+}
+
+/// A decoded PNG: its size from the IHDR chunk, its pixels as RGBA.
+struct Picture {
+    width: u32,
+    height: u32,
+    rgba: Vec<u8>,
+}
+
+impl Picture {
+    fn decode(base64: &str) -> Picture {
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(base64)
+            .unwrap();
+        assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n", "not a PNG");
+        assert_eq!(&bytes[12..16], b"IHDR");
+        let width = u32::from_be_bytes(bytes[16..20].try_into().unwrap());
+        let height = u32::from_be_bytes(bytes[20..24].try_into().unwrap());
+        let mut decoder = png::Decoder::new(std::io::Cursor::new(bytes));
+        decoder.set_transformations(png::Transformations::EXPAND | png::Transformations::ALPHA);
+        let mut reader = decoder.read_info().unwrap();
+        let mut buffer = vec![0; reader.output_buffer_size().unwrap()];
+        let frame = reader.next_frame(&mut buffer).unwrap();
+        assert_eq!((frame.width, frame.height), (width, height));
+        assert_eq!(frame.color_type, png::ColorType::Rgba);
+        buffer.truncate(frame.buffer_size());
+        Picture {
+            width,
+            height,
+            rgba: buffer,
+        }
+    }
+
+    fn pixel(&self, x: u32, y: u32) -> [u8; 3] {
+        let at = ((y * self.width + x) * 4) as usize;
+        [self.rgba[at], self.rgba[at + 1], self.rgba[at + 2]]
+    }
+}
+
+/// Colours of `fixtures/media-query.html`.
+const WIDE_BLUE: [u8; 3] = [0x1f, 0x4f, 0xb4];
+const MOBILE_ORANGE: [u8; 3] = [0xf0, 0x8c, 0x00];
+const TARGET_GREEN: [u8; 3] = [0x18, 0xa0, 0x50];
+
+/// Polls `check` with fresh calls until it returns `Some`, for at most `within`.
+async fn poll<T, F, Fut>(within: Duration, what: &str, mut check: F) -> T
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Option<T>>,
+{
+    let until = Instant::now() + within;
+    loop {
+        if let Some(found) = check().await {
+            return found;
+        }
+        assert!(Instant::now() < until, "gave up waiting for {what}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+#[tokio::test]
+async fn phone_preset_lays_out_the_mobile_layout_and_the_screenshot_shows_it() {
+    let h = Harness::new();
+    h.ok("navigate", json!({ "url": h.url("media-query.html") }))
+        .await;
+    let viewport = h.ok("viewport", json!({ "preset": "phone" })).await;
+    let data = &viewport["data"];
+    assert_eq!(data["preset"], "phone");
+    assert_eq!(data["pageWidth"], 390, "{viewport:#}");
+    assert_eq!(data["pageHeight"], 844, "{viewport:#}");
+    assert_eq!(data["confirmed"], true);
+    assert_eq!(data["touch"], true);
+    assert_eq!(data["devicePixelRatio"], 3.0);
+    assert_eq!(viewport["execution"]["actionStatus"], "completed");
+
+    let (shot, picture) = h.screenshot(json!({})).await;
+    let data = &shot["data"];
+    assert_eq!(data["preset"], "phone");
+    assert_eq!(data["confirmed"], true);
+    assert_eq!(
+        (data["pageWidth"].clone(), data["pageHeight"].clone()),
+        (json!(390), json!(844))
+    );
+    // 390×844 at pixel ratio 3 is 1170×2532; the long side is bounded to 1568.
+    assert_eq!(picture.height, 1568);
+    assert_eq!(picture.width, (390.0_f64 * 1568.0 / 844.0).round() as u32);
+    // A screenshot without a preset is a read: nothing was dispatched.
+    assert_eq!(shot["execution"]["actionStatus"], "not-started");
+    // Only the mobile layout paints the page orange.
+    let (x, y) = (picture.width - 10, picture.height / 2);
+    assert_eq!(picture.pixel(x, y), MOBILE_ORANGE);
+
+    // The same spot in the desktop layout is blue.
+    let (shot, picture) = h.screenshot(json!({ "preset": "desktop" })).await;
+    assert_eq!(shot["data"]["pageWidth"], 1280);
+    assert_eq!(shot["data"]["confirmed"], true);
+    assert_eq!(shot["execution"]["actionStatus"], "completed");
+    assert_eq!(
+        picture.pixel(picture.width - 10, picture.height / 2),
+        WIDE_BLUE
+    );
+    h.shutdown().await;
+}
+
+#[tokio::test]
+async fn custom_1440x900_is_delivered_as_1568x980() {
+    let h = Harness::new();
+    h.ok("navigate", json!({ "url": h.url("media-query.html") }))
+        .await;
+    let (shot, picture) = h
+        .screenshot(json!({ "preset": "custom", "width": 1440, "height": 900 }))
+        .await;
+    let data = &shot["data"];
+    assert_eq!((picture.width, picture.height), (1568, 980));
+    assert_eq!(data["pageWidth"], 1440);
+    assert_eq!(data["pageHeight"], 900);
+    assert_eq!(data["preset"], "custom");
+    assert_eq!(data["confirmed"], true);
+    assert_eq!(data["scale"], 1.0889, "{shot:#}");
+    assert_eq!(picture.pixel(700, 490), WIDE_BLUE);
+
+    // A smaller bound is honoured on both sides.
+    let (_, picture) = h.screenshot(json!({ "maxWidth": 800 })).await;
+    assert_eq!((picture.width, picture.height), (800, 500));
+    h.shutdown().await;
+}
+
+#[tokio::test]
+async fn every_preset_reports_the_size_it_delivers() {
+    let h = Harness::new();
+    h.ok("navigate", json!({ "url": h.url("media-query.html") }))
+        .await;
+    for (preset, page) in [
+        (json!({ "preset": "tablet" }), (834, 1112)),
+        (json!({ "preset": "desktop" }), (1280, 800)),
+        (
+            json!({ "preset": "custom", "width": 240, "height": 320 }),
+            (240, 320),
+        ),
+        (
+            json!({ "preset": "custom", "width": 3840, "height": 2160 }),
+            (3840, 2160),
+        ),
+        (
+            json!({ "preset": "custom", "width": 1001, "height": 777 }),
+            (1001, 777),
+        ),
+    ] {
+        let (shot, picture) = h.screenshot(preset.clone()).await;
+        let data = &shot["data"];
+        assert_eq!(
+            (data["pageWidth"].clone(), data["pageHeight"].clone()),
+            (json!(page.0), json!(page.1)),
+            "{preset}"
+        );
+        assert_eq!(data["confirmed"], true, "{preset}");
+        assert!(picture.width.max(picture.height) <= 1568, "{preset}");
+    }
+    // auto clears the emulation: the browser's own window (1280 wide), pixel ratio 1.
+    let auto = h.ok("viewport", json!({ "preset": "auto" })).await;
+    assert_eq!(auto["data"]["pageWidth"], 1280, "{auto:#}");
+    assert_eq!(auto["data"]["confirmed"], true, "{auto:#}");
+    assert_eq!(auto["data"]["touch"], false);
+    let (shot, picture) = h.screenshot(json!({})).await;
+    assert_eq!(shot["data"]["scale"], 1.0);
+    assert_eq!(picture.width, 1280);
+    h.shutdown().await;
+}
+
+#[tokio::test]
+async fn the_preset_persists_on_its_tab_across_navigations() {
+    let h = Harness::new();
+    h.ok("navigate", json!({ "url": h.url("second.html") }))
+        .await;
+    h.ok("viewport", json!({ "preset": "phone" })).await;
+    h.ok("navigate", json!({ "url": h.url("media-query.html") }))
+        .await;
+    let (shot, picture) = h.screenshot(json!({})).await;
+    assert_eq!(shot["data"]["preset"], "phone");
+    assert_eq!(shot["data"]["pageWidth"], 390);
+    assert_eq!(
+        picture.pixel(picture.width - 10, picture.height / 2),
+        MOBILE_ORANGE
+    );
+    // Another tab has its own viewport.
+    h.ok(
+        "tabs",
+        json!({ "action": "new", "url": h.url("media-query.html") }),
+    )
+    .await;
+    let (shot, _) = h.screenshot(json!({})).await;
+    assert_eq!(shot["data"]["preset"], "auto");
+    assert_eq!(shot["data"]["pageWidth"], 1280);
+    h.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_page_without_a_mobile_viewport_is_not_confirmed_at_phone_size() {
+    let h = Harness::new();
+    // second.html has no <meta name=viewport>: a phone lays it out 980 px wide.
+    h.ok("navigate", json!({ "url": h.url("second.html") }))
+        .await;
+    let viewport = h.ok("viewport", json!({ "preset": "phone" })).await;
+    assert_eq!(viewport["data"]["confirmed"], false, "{viewport:#}");
+    assert_eq!(viewport["data"]["pageWidth"], 980, "{viewport:#}");
+    let (shot, _) = h.screenshot(json!({})).await;
+    assert_eq!(shot["data"]["confirmed"], false);
+    assert_eq!(shot["data"]["pageWidth"], 980);
+    h.shutdown().await;
+}
+
+#[tokio::test]
+async fn screenshot_of_a_failed_navigation_is_page_load_failed_without_an_image() {
+    let h = Harness::new();
+    let failed = h
+        .envelope("navigate", json!({ "url": "http://127.0.0.1:1/" }))
+        .await
+        .to_json();
+    assert_eq!(failed["code"], "NAVIGATION_FAILED");
+    let refused = h
+        .refused("screenshot", json!({}), "PAGE_LOAD_FAILED")
+        .await
+        .to_json();
+    assert_eq!(refused["data"]["errorText"], "net::ERR_CONNECTION_REFUSED");
+    assert_eq!(refused["page"]["url"], "http://127.0.0.1:1/");
+    // With a preset too: refused before the viewport is touched.
+    let refused = h
+        .refused(
+            "screenshot",
+            json!({ "preset": "phone" }),
+            "PAGE_LOAD_FAILED",
+        )
+        .await
+        .to_json();
+    assert_eq!(refused["execution"]["dispatchStarted"], false);
+    h.shutdown().await;
+}
+
+#[tokio::test]
+async fn screenshot_of_a_page_that_does_not_answer_is_page_unverified() {
+    let h = Harness::new();
+    // The page never finishes loading: its script runs forever.
+    let _ = h
+        .engine
+        .call(
+            "navigate",
+            json!({ "url": h.url("hang.html") }),
+            Some(Duration::from_millis(1500)),
+        )
+        .await;
+    let envelope = h
+        .engine
+        .call("screenshot", json!({}), Some(Duration::from_secs(3)))
+        .await;
+    let json = envelope.to_json();
+    assert_eq!(json["code"], "PAGE_UNVERIFIED", "{json:#}");
+    assert_eq!(json["execution"]["actionStatus"], "not-started");
+    assert!(envelope.image.is_none());
+    h.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_background_tab_is_captured_without_becoming_current() {
+    let h = Harness::new();
+    h.ok("navigate", json!({ "url": h.url("media-query.html") }))
+        .await;
+    h.ok("viewport", json!({ "preset": "phone" })).await;
+    h.ok(
+        "tabs",
+        json!({ "action": "new", "url": h.url("second.html") }),
+    )
+    .await;
+    let (shot, picture) = h.screenshot(json!({ "tabId": "tab0" })).await;
+    assert_eq!(shot["page"]["tabId"], "tab0");
+    assert_eq!(shot["data"]["tabId"], "tab0");
+    assert_eq!(
+        picture.pixel(picture.width - 10, picture.height / 2),
+        MOBILE_ORANGE
+    );
+    let tabs = h.ok("tabs", json!({})).await;
+    let active: Vec<_> = tabs["data"]["tabs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| t["active"] == true)
+        .map(|t| t["id"].clone())
+        .collect();
+    assert_eq!(active, [json!("tab1")]);
+    h.shutdown().await;
+}
+
+#[tokio::test]
+async fn an_element_is_captured_by_selector_and_bad_selectors_are_refused() {
+    let h = Harness::new();
+    h.ok("navigate", json!({ "url": h.url("media-query.html") }))
+        .await;
+    // #target is 120×80 CSS pixels; desktop draws it at pixel ratio 2.
+    let (shot, picture) = h
+        .screenshot(json!({ "preset": "desktop", "selector": "#target" }))
+        .await;
+    assert_eq!((picture.width, picture.height), (240, 160));
+    assert_eq!(shot["data"]["selector"], "#target");
+    assert!(shot["data"].get("clipped").is_none());
+    assert_eq!(picture.pixel(120, 80), TARGET_GREEN);
+
+    h.refused(
+        "screenshot",
+        json!({ "selector": "#nothing" }),
+        "ELEMENT_NOT_FOUND",
+    )
+    .await;
+    h.refused(
+        "screenshot",
+        json!({ "selector": "p[" }),
+        "INVALID_SELECTOR",
+    )
+    .await;
+    let ambiguous = h
+        .refused(
+            "screenshot",
+            json!({ "selector": "p, div" }),
+            "AMBIGUOUS_LOCATOR",
+        )
+        .await
+        .to_json();
+    assert_eq!(ambiguous["data"]["matched"], 2);
+    h.shutdown().await;
+}
+
+#[tokio::test]
+async fn jpeg_and_webp_are_delivered_with_their_quality() {
+    let h = Harness::new();
+    h.ok("navigate", json!({ "url": h.url("media-query.html") }))
+        .await;
+    for (format, mime, magic) in [
+        ("jpeg", "image/jpeg", &b"\xff\xd8\xff"[..]),
+        ("webp", "image/webp", &b"RIFF"[..]),
+    ] {
+        let envelope = h
+            .envelope("screenshot", json!({ "format": format, "quality": 50 }))
+            .await;
+        assert!(envelope.ok, "{:#}", envelope.to_json());
+        assert_eq!(envelope.data["format"], format);
+        let image = envelope.image.unwrap();
+        assert_eq!(image.mime_type, mime);
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(&image.data)
+            .unwrap();
+        assert!(bytes.starts_with(magic), "{format}");
+    }
+    h.shutdown().await;
+}
+
+#[tokio::test]
+async fn viewport_and_screenshot_params_are_checked_before_anything_runs() {
+    let h = Harness::new();
+    for (method, params) in [
+        (
+            "viewport",
+            json!({ "preset": "custom", "width": 239, "height": 900 }),
+        ),
+        (
+            "viewport",
+            json!({ "preset": "custom", "width": 3841, "height": 900 }),
+        ),
+        (
+            "viewport",
+            json!({ "preset": "custom", "width": 1440, "height": 319 }),
+        ),
+        (
+            "viewport",
+            json!({ "preset": "custom", "width": 1440, "height": 2161 }),
+        ),
+        ("viewport", json!({ "preset": "custom", "width": 1440 })),
+        (
+            "viewport",
+            json!({ "preset": "phone", "width": 400, "height": 800 }),
+        ),
+        ("viewport", json!({ "preset": "watch" })),
+        ("viewport", json!({})),
+        ("screenshot", json!({ "quality": 50 })),
+        ("screenshot", json!({ "format": "jpeg", "quality": 101 })),
+        ("screenshot", json!({ "maxWidth": 10 })),
+        ("screenshot", json!({ "width": 500 })),
+        ("screenshot", json!({ "format": "gif" })),
+    ] {
+        let refused = h.refused(method, params.clone(), "INVALID_PARAMS").await;
+        assert!(!refused.execution.dispatch_started, "{params}");
+    }
+    // Nothing was opened by the refusals.
+    let tabs = h.ok("tabs", json!({})).await;
+    assert_eq!(tabs["data"]["tabs"], json!([]));
+    h.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_download_link_saves_into_the_task_folder_and_is_reported() {
+    let h = Harness::new();
+    let navigate = h
+        .ok("navigate", json!({ "url": h.url("download.html?auto") }))
+        .await;
+    // The download may finish during the navigation or after it: then the next command
+    // reports it.
+    let mut reports = vec![navigate["events"]["download"].clone()];
+    let completed = poll(Duration::from_secs(10), "the download to complete", || {
+        let last = reports.last().cloned().unwrap_or(Value::Null);
+        let h = &h;
+        async move {
+            let completed = last
+                .as_array()
+                .and_then(|list| list.iter().find(|d| d["state"] == "completed").cloned());
+            if completed.is_some() {
+                return completed;
+            }
+            let tabs = h.ok("tabs", json!({})).await;
+            tabs["events"]["download"]
+                .as_array()
+                .and_then(|list| list.iter().find(|d| d["state"] == "completed").cloned())
+        }
+    })
+    .await;
+    reports.clear();
+    assert_eq!(completed["name"], "report.csv", "{completed:#}");
+    assert_eq!(completed["url"], h.url("downloads/report.csv"));
+    let expected =
+        std::fs::read(test_support::fixtures_dir().join("downloads/report.csv")).unwrap();
+    assert_eq!(completed["size"], expected.len());
+    let path = std::path::PathBuf::from(completed["path"].as_str().unwrap());
+    assert_eq!(std::fs::read(&path).unwrap(), expected);
+    let folder = path.parent().unwrap().to_path_buf();
+    assert!(
+        folder
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .starts_with("candor-downloads-"),
+        "{}",
+        folder.display()
+    );
+    // Reported once: the next command has nothing new.
+    let quiet = h.ok("tabs", json!({})).await;
+    assert_eq!(quiet["events"]["download"], Value::Null);
+    // The folder belongs to the task and goes with it.
+    h.shutdown().await;
+    assert!(!folder.exists(), "{} survived the task", folder.display());
+}
+
+#[tokio::test]
+async fn permission_requests_are_denied_and_reported() {
+    let h = Harness::new();
+    let first = h
+        .ok("navigate", json!({ "url": h.url("permissions.html") }))
+        .await;
+    let mut denials: Vec<Value> = first["events"]["permission"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    // The page shows what it was answered, without waiting for any prompt.
+    let text = poll(Duration::from_secs(5), "the page's answers", || {
+        let h = &h;
+        async move {
+            let snap = h.ok("snapshot", json!({ "mode": "text" })).await;
+            let denied = snap["events"]["permission"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default();
+            let text = snap["data"]["text"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string();
+            (!text.contains("asking")).then_some((text, denied))
+        }
+    })
+    .await;
+    denials.extend(text.1);
+    assert!(text.0.contains("Geolocation: denied"), "{}", text.0);
+    assert!(text.0.contains("Notifications: denied"), "{}", text.0);
+    let mut asked: Vec<_> = denials
+        .iter()
+        .map(|d| {
+            assert_eq!(d["decision"], "denied", "{d}");
+            assert_eq!(d["tabId"], "tab0", "{d}");
+            assert_eq!(d["origin"], h.url("").trim_end_matches('/'), "{d}");
+            d["permission"].as_str().unwrap().to_string()
+        })
+        .collect();
+    asked.sort();
+    assert_eq!(asked, ["geolocation", "notifications"], "{denials:#?}");
+    h.shutdown().await;
+}

@@ -1,0 +1,72 @@
+//! Shared by the end-to-end tests: a real headless Chromium behind an [`Engine`], and a
+//! fixture server on 127.0.0.1.
+
+use std::time::Duration;
+
+use browser::{BrowserOptions, Endpoint, LaunchOptions};
+use serde_json::Value;
+use test_support::FixtureServer;
+use tools::{Engine, EngineOptions};
+
+pub struct Harness {
+    pub server: FixtureServer,
+    pub engine: Engine,
+}
+
+impl Harness {
+    pub fn new() -> Self {
+        Self::with_timeout(Duration::from_secs(30))
+    }
+
+    pub fn with_timeout(command_timeout: Duration) -> Self {
+        let options = EngineOptions {
+            browser: BrowserOptions {
+                endpoint: Endpoint::Launch(LaunchOptions {
+                    executable: Some(test_support::chromium()),
+                    ..LaunchOptions::default()
+                }),
+                record_cdp: None,
+            },
+            task_id: "test".into(),
+            command_timeout,
+            ..EngineOptions::default()
+        };
+        Self {
+            server: FixtureServer::start(),
+            engine: Engine::new(options),
+        }
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        self.server.url(path)
+    }
+
+    /// The envelope of one call, as JSON (what every face sends).
+    pub async fn call(&self, method: &str, params: Value) -> Value {
+        self.engine.call(method, params, None).await.to_json()
+    }
+
+    /// A call that must succeed; returns its envelope.
+    pub async fn ok(&self, method: &str, params: Value) -> Value {
+        let envelope = self.call(method, params.clone()).await;
+        assert_eq!(envelope["ok"], true, "{method} {params}: {envelope:#}");
+        assert_eq!(envelope["status"], "success");
+        assert_eq!(envelope["task"], "not_evaluated");
+        envelope
+    }
+
+    /// A call that must fail with `code`; returns its envelope.
+    pub async fn fails(&self, method: &str, params: Value, code: &str) -> Value {
+        let envelope = self.call(method, params.clone()).await;
+        assert_eq!(envelope["ok"], false, "{method} {params}: {envelope:#}");
+        assert_eq!(envelope["status"], "error");
+        assert_eq!(envelope["code"], code, "{method} {params}: {envelope:#}");
+        assert!(envelope["message"].as_str().is_some_and(|m| !m.is_empty()));
+        assert!(envelope["hint"].as_str().is_some_and(|h| !h.is_empty()));
+        envelope
+    }
+
+    pub async fn shutdown(self) {
+        self.engine.shutdown().await;
+    }
+}

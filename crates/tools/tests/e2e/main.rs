@@ -1,0 +1,10 @@
+//! End-to-end tests of the catalogue: real headless Chromium, fixture pages served on
+//! 127.0.0.1, and sequences of tool calls checked against their envelopes. One binary,
+//! one module per area.
+
+// Helpers outside #[test] functions: a failed unwrap is a failed test.
+#![allow(clippy::unwrap_used)]
+
+mod harness;
+mod navigation;
+mod snapshot;
