@@ -35,6 +35,8 @@ enum Figure {
     RoundTrip,
     /// The size of MCP tools/list.
     ToolsList,
+    /// Element snapshots of the Rust docs and the fixtures; find "fold".
+    Snapshots,
 }
 
 pub async fn run(browser_args: &BrowserArgs, args: BenchArgs) -> anyhow::Result<()> {
@@ -56,6 +58,9 @@ pub async fn run(browser_args: &BrowserArgs, args: BenchArgs) -> anyhow::Result<
     }
     if measure(Figure::RoundTrip) {
         round_trip(browser_args, runs).await?;
+    }
+    if measure(Figure::Snapshots) {
+        crate::bench_snapshots::run(browser_args, runs).await?;
     }
     if measure(Figure::ToolsList) {
         let list = mcp::tools_list_json();

@@ -193,15 +193,24 @@ async fn capture_session(
         computed_styles: STYLES.iter().map(|s| s.to_string()).collect(),
         include_dom_rects: None,
     };
+    let started = std::time::Instant::now();
     let (tree, snapshot) = tokio::try_join!(
         async {
-            Ok::<_, Error>(
-                session
-                    .call(&accessibility::GetFullAxTree::default(), deadline)
-                    .await?,
-            )
+            let tree = session
+                .call(&accessibility::GetFullAxTree::default(), deadline)
+                .await?;
+            tracing::debug!(
+                ms = started.elapsed().as_millis() as u64,
+                nodes = tree.nodes.len(),
+                "AX tree"
+            );
+            Ok::<_, Error>(tree)
         },
-        async { Ok::<_, Error>(session.call(&snapshot_call, deadline).await?) },
+        async {
+            let snapshot = session.call(&snapshot_call, deadline).await?;
+            tracing::debug!(ms = started.elapsed().as_millis() as u64, "DOM snapshot");
+            Ok::<_, Error>(snapshot)
+        },
     )?;
     let (dom, documents) = read_dom(&snapshot, origin);
     // Same-process child frames have their own AX tree, asked for by frame id.

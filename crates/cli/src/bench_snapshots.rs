@@ -1,0 +1,193 @@
+//! `candor bench --only snapshots`: element snapshots of real, heavy pages — the Rust
+//! documentation that ships with the toolchain — and of the fixtures: tokens, refs,
+//! what was left out, and the median time; plus `find "fold"` on the Iterator page.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use serde_json::{Value, json};
+use tools::Engine;
+
+use crate::BrowserArgs;
+
+/// The Rust documentation pages measured, relative to the docs root.
+const DOC_PAGES: &[&str] = &[
+    "std/index.html",
+    "std/iter/trait.Iterator.html",
+    "book/ch04-01-what-is-ownership.html",
+];
+
+/// Fixture pages measured, relative to `fixtures/`.
+const FIXTURE_PAGES: &[&str] = &[
+    "index.html",
+    "article.html",
+    "pruning.html",
+    "rerender-list.html",
+    "frame-host.html",
+];
+
+pub async fn run(browser_args: &BrowserArgs, runs: usize) -> anyhow::Result<()> {
+    let runs = runs.max(10);
+    let engine = Engine::new(browser_args.engine_options("bench-snapshots"));
+    println!("element snapshots (default budget 4096 tokens), {runs} runs each, median time");
+    println!(
+        "{:<44} {:>7} {:>7} {:>5} {:>8} {:>9} {:>9}",
+        "page", "tokens", "chars", "refs", "omitted", "viewport", "median ms"
+    );
+    let docs = docs_root();
+    match &docs {
+        Some(root) => {
+            let server = StaticSite::start(root).await?;
+            for page in DOC_PAGES {
+                measure(
+                    &engine,
+                    &format!("rust-docs/{page}"),
+                    &server.url(page),
+                    runs,
+                )
+                .await?;
+            }
+            find_fold(&engine, &server.url("std/iter/trait.Iterator.html")).await?;
+        }
+        None => println!(
+            "(the Rust documentation is not installed: `rustup component add rust-docs` adds it; its pages were skipped)"
+        ),
+    }
+    let fixtures = Path::new("fixtures");
+    if fixtures.is_dir() {
+        let server = StaticSite::start(fixtures).await?;
+        for page in FIXTURE_PAGES {
+            measure(
+                &engine,
+                &format!("fixtures/{page}"),
+                &server.url(page),
+                runs,
+            )
+            .await?;
+        }
+    } else {
+        println!(
+            "(no fixtures/ folder here: run from the repository root to measure the fixtures)"
+        );
+    }
+    engine.shutdown().await;
+    Ok(())
+}
+
+/// `$(rustc --print sysroot)/share/doc/rust/html`, when present.
+fn docs_root() -> Option<PathBuf> {
+    let output = std::process::Command::new("rustc")
+        .args(["--print", "sysroot"])
+        .output()
+        .ok()?;
+    let sysroot = String::from_utf8(output.stdout).ok()?;
+    let root = PathBuf::from(sysroot.trim()).join("share/doc/rust/html");
+    root.join("std/iter/trait.Iterator.html")
+        .is_file()
+        .then_some(root)
+}
+
+async fn measure(engine: &Engine, label: &str, url: &str, runs: usize) -> anyhow::Result<()> {
+    let opened = engine.call("navigate", json!({ "url": url }), None).await;
+    anyhow::ensure!(opened.ok, "{label}: navigate failed: {:?}", opened.message);
+    let mut times = Vec::with_capacity(runs);
+    let mut last = Value::Null;
+    for _ in 0..runs {
+        let started = Instant::now();
+        let snapshot = engine.call("snapshot", json!({}), None).await;
+        times.push(started.elapsed().as_secs_f64() * 1000.0);
+        anyhow::ensure!(
+            snapshot.ok,
+            "{label}: snapshot failed: {:?}",
+            snapshot.message
+        );
+        last = snapshot.data;
+    }
+    times.sort_by(f64::total_cmp);
+    let chars = last["text"].as_str().map_or(0, |t| t.chars().count());
+    let complete = if last["truncated"] == false {
+        "complete"
+    } else {
+        "TRUNCATED"
+    };
+    let number = |key: &str| last[key].as_u64().unwrap_or_default();
+    println!(
+        "{label:<44} {:>7} {chars:>7} {:>5} {:>8} {complete:>9} {:>9.1}",
+        number("tokens"),
+        number("refs"),
+        number("elementsOmitted"),
+        times[times.len() / 2]
+    );
+    Ok(())
+}
+
+/// The acceptance check of `find`: on the Iterator page, "fold" finds the method's link,
+/// and its ref works.
+async fn find_fold(engine: &Engine, url: &str) -> anyhow::Result<()> {
+    engine.call("navigate", json!({ "url": url }), None).await;
+    let found = engine.call("find", json!({ "text": "fold" }), None).await;
+    anyhow::ensure!(found.ok, "find failed: {:?}", found.message);
+    let matches = found.data["matches"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let link = matches
+        .iter()
+        .find(|m| m["role"] == "link" && m["name"] == "fold")
+        .ok_or_else(|| anyhow::anyhow!("find \"fold\" returned no link named fold: {matches:?}"))?;
+    let r = link["ref"].as_str().unwrap_or_default();
+    let clicked = engine
+        .call("act", json!({ "action": "click", "ref": r }), None)
+        .await;
+    let landed = clicked
+        .page
+        .as_ref()
+        .map(|p| p.url.clone())
+        .unwrap_or_default();
+    println!(
+        "find \"fold\" on the Iterator page: {} matches; link \"fold\" [{r}] in {:?}; click → {} ({})",
+        found.data["total"],
+        link["path"]
+            .as_array()
+            .map(|p| p
+                .iter()
+                .filter_map(Value::as_str)
+                .collect::<Vec<_>>()
+                .join(" › "))
+            .unwrap_or_default(),
+        landed.rsplit('/').next().unwrap_or_default(),
+        if clicked.ok { "ok" } else { "FAILED" }
+    );
+    Ok(())
+}
+
+/// A folder served on 127.0.0.1; stops when dropped.
+struct StaticSite {
+    address: std::net::SocketAddr,
+    _stop: tokio::sync::oneshot::Sender<()>,
+}
+
+impl StaticSite {
+    async fn start(root: &Path) -> anyhow::Result<Self> {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+        let address = listener.local_addr()?;
+        let app = axum::Router::new().fallback_service(tower_http::services::ServeDir::new(root));
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        tokio::spawn(async move {
+            let served = axum::serve(listener, app).with_graceful_shutdown(async {
+                let _ = stopped.await;
+            });
+            if let Err(err) = served.await {
+                tracing::warn!(%err, "the bench's static site stopped");
+            }
+        });
+        Ok(Self {
+            address,
+            _stop: stop,
+        })
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("http://{}/{path}", self.address)
+    }
+}
