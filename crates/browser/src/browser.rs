@@ -43,6 +43,10 @@ struct Inner {
     connection: Connection,
     product: String,
     tabs: Mutex<HashMap<String, Weak<crate::tab::TabShared>>>,
+    /// Pages the browser opened by itself (popups, `target=_blank`), per browser
+    /// context, waiting for their task to adopt them as tabs.
+    opened: Mutex<HashMap<String, Vec<String>>>,
+    opened_signal: tokio::sync::Notify,
     // Declared last: dropped after the connection, then the process group is killed.
     process: Mutex<Option<ChromiumProcess>>,
 }
@@ -119,6 +123,8 @@ impl Browser {
             connection,
             product: version.product,
             tabs: Mutex::new(HashMap::new()),
+            opened: Mutex::new(HashMap::new()),
+            opened_signal: tokio::sync::Notify::new(),
             process: Mutex::new(process),
         });
         let followed = Arc::downgrade(&inner);
@@ -173,6 +179,42 @@ impl Browser {
         }
     }
 
+    /// Pages opened in `context` that no task has adopted yet (targets candor created
+    /// itself are registered as tabs and left out). With `wait`, waits until `deadline`
+    /// for the first.
+    pub(crate) async fn take_opened(
+        &self,
+        context: &str,
+        wait: bool,
+        deadline: cdp::Deadline,
+    ) -> Vec<String> {
+        loop {
+            // Register interest before looking, so a page opened in between is not missed.
+            let signal = self.inner.opened_signal.notified();
+            let found: Vec<String> = {
+                let known: Vec<String> = self
+                    .inner
+                    .tabs
+                    .lock()
+                    .map(|tabs| tabs.keys().cloned().collect())
+                    .unwrap_or_default();
+                let mut opened = self.inner.opened.lock().unwrap_or_else(|e| e.into_inner());
+                let list = opened.entry(context.to_string()).or_default();
+                list.retain(|target| !known.contains(target));
+                std::mem::take(list)
+            };
+            if !found.is_empty() || !wait || deadline.expired() {
+                return found;
+            }
+            if tokio::time::timeout_at(deadline.at().into(), signal)
+                .await
+                .is_err()
+            {
+                return Vec::new();
+            }
+        }
+    }
+
     fn lock_process(&self) -> std::sync::MutexGuard<'_, Option<ChromiumProcess>> {
         self.inner.process.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -214,6 +256,17 @@ fn follow_target(browser: &Weak<Inner>, event: &RawEvent) -> bool {
     let Some(browser) = browser.upgrade() else {
         return false;
     };
+    if let Some(created) = event.parse::<target::TargetCreated>() {
+        let info = created.target_info;
+        if info.r#type == target::TargetType::Page
+            && let Some(context) = info.browser_context_id
+            && let Ok(mut opened) = browser.opened.lock()
+        {
+            opened.entry(context).or_default().push(info.target_id);
+            browser.opened_signal.notify_waiters();
+        }
+        return true;
+    }
     let change = if let Some(e) = event.parse::<target::TargetInfoChanged>() {
         Some((e.target_info.target_id.clone(), Change::Info(e.target_info)))
     } else if let Some(e) = event.parse::<target::TargetCrashed>() {

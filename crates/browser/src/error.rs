@@ -45,18 +45,32 @@ pub enum Error {
     },
     #[error("{selector:?} is not a valid CSS selector: {reason}")]
     InvalidSelector { selector: String, reason: String },
-    #[error("no element matches {selector:?}")]
-    ElementNotFound { selector: String },
-    #[error("{matched} elements match {selector:?}; a locator must name exactly one")]
-    AmbiguousLocator { selector: String, matched: usize },
+    #[error("no element found for {locator}: {reason}")]
+    ElementNotFound { locator: String, reason: String },
+    #[error(
+        "{matched} elements match {locator}; a locator must name exactly one (give nth, scope, or a ref)"
+    )]
+    AmbiguousLocator {
+        locator: String,
+        matched: usize,
+        candidates: Vec<crate::snapshot::Candidate>,
+    },
+    #[error("{locator} is disabled")]
+    ElementDisabled { locator: String },
+    #[error("{locator} is covered by {covering} at the point it would be clicked")]
+    ElementOccluded { locator: String, covering: String },
+    #[error(
+        "the value read back differs from what was typed: expected {expected:?}, found {actual:?}"
+    )]
+    InputMismatch { expected: String, actual: String },
+    #[error("{what} failed after the action was dispatched: {reason}")]
+    ReadbackFailed { what: String, reason: String },
     #[error("{locator} is not visible: {reason}")]
     ElementNotVisible { locator: String, reason: String },
     #[error("stale ref {ref}: {reason}")]
     StaleRef { r#ref: String, reason: String },
     #[error("stale snapshot {snapshot}: {reason}")]
     StaleSnapshot { snapshot: String, reason: String },
-    #[error("{ref} could not be clicked: {reason}")]
-    NotClickable { r#ref: String, reason: String },
 }
 
 impl From<cdp::Error> for Error {

@@ -4,10 +4,11 @@
 //! This crate knows nothing of MCP, HTTP or the CLI, and its public types are not
 //! `Serialize`: each face decides how to render them.
 
+mod actions;
 mod browser;
 mod download;
 mod error;
-mod input;
+mod keys;
 mod launch;
 mod page_read;
 mod permission;
@@ -19,15 +20,16 @@ mod tab;
 mod task;
 mod url_policy;
 mod viewport;
+mod wait;
 
+pub use actions::{ActFailure, ActOptions, ActOutcome, Action};
 pub use browser::{Browser, BrowserOptions, Endpoint};
 pub use cdp::Deadline;
 pub use error::Error;
 pub use refs::is_ref;
-pub use input::Clicked;
 pub use snapshot::{
-    ElementSnapshot, FindQuery, Found, MarkdownSnapshot, SnapshotOptions, ViewportInfo,
-    estimate_tokens,
+    Candidate, ElementSnapshot, FindQuery, Found, Locator, MarkdownSnapshot, SnapshotOptions,
+    ViewportInfo, estimate_tokens,
 };
 
 pub use download::{Download, DownloadState, TaskEvents};
@@ -37,7 +39,8 @@ pub use permission::PermissionDenial;
 pub use screenshot::{
     CaptureTarget, CssRect, DEFAULT_MAX_SIDE, ImageFormat, Screenshot, ScreenshotOptions,
 };
-pub use tab::{LoadOutcome, PageState, Tab};
+pub use tab::{DialogRecord, LoadOutcome, PageState, Tab};
 pub use task::{HistoryMove, TabId, TabSummary, Task};
 pub use url_policy::{UrlPolicy, check_url};
 pub use viewport::{CUSTOM_HEIGHTS, CUSTOM_WIDTHS, Preset, ViewportReport};
+pub use wait::{Condition, ElementState, Matcher, WaitOutcome};

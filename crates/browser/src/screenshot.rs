@@ -176,6 +176,7 @@ impl Tab {
                     }),
                     from_surface: Some(true),
                     capture_beyond_viewport: Some(false),
+                    optimize_for_speed: Some(true),
                 },
                 deadline,
             )
@@ -241,10 +242,14 @@ fn refuse_selector_problem(selector: &str, geometry: &Value) -> Result<(), Error
             selector,
             reason: geometry["reason"].as_str().unwrap_or_default().to_string(),
         }),
-        Some("none") => Err(Error::ElementNotFound { selector }),
+        Some("none") => Err(Error::ElementNotFound {
+            locator: format!("selector {selector:?}"),
+            reason: "nothing on the page matches".into(),
+        }),
         Some("ambiguous") => Err(Error::AmbiguousLocator {
-            selector,
+            locator: format!("selector {selector:?}"),
             matched: geometry["matched"].as_u64().unwrap_or(0) as usize,
+            candidates: Vec::new(),
         }),
         Some(_) => Err(Error::ElementNotVisible {
             locator: selector,

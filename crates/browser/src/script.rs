@@ -21,5 +21,21 @@ macro_rules! script {
 pub(crate) const PAGE_TEXT: Script = script!("page_text");
 /// `{html, url, title}`: the serialised document.
 pub(crate) const PAGE_HTML: Script = script!("page_html");
+/// On an element: `{tag, type, value, checked, editable, connected}`.
+pub(crate) const ELEMENT_VALUE: Script = script!("element_value");
+/// On a text field: select its contents so typing replaces them.
+pub(crate) const ELEMENT_SELECT_CONTENTS: Script = script!("element_select_contents");
+/// On a text field: caret to the end so typing appends.
+pub(crate) const ELEMENT_CARET_TO_END: Script = script!("element_caret_to_end");
+/// On a non-text input (date, color…): set its value and fire input/change.
+pub(crate) const ELEMENT_SET_VALUE: Script = script!("element_set_value");
+/// On a `<select>`: choose options by value or label.
+pub(crate) const ELEMENT_SELECT_OPTIONS: Script = script!("element_select_options");
+/// On a file input: `{connected, count, names, sizes}`.
+pub(crate) const ELEMENT_FILES: Script = script!("element_files");
+/// On a node: `tag#id.class "text"`, for messages.
+pub(crate) const ELEMENT_LABEL: Script = script!("element_label");
+/// `{x, y}`: the page's scroll position.
+pub(crate) const SCROLL_POSITION: Script = script!("scroll_position");
 /// `1`: the cheapest possible round trip into the page (benchmarks, liveness).
 pub(crate) const PING: Script = script!("ping");

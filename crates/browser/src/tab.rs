@@ -42,6 +42,13 @@ pub struct PageState {
     pub url_epoch: u64,
     /// Out-of-process iframes: their frame (target) id and flattened session.
     pub(crate) child_frames: Vec<(String, cdp::SessionId)>,
+    /// JavaScript dialogs handled on this tab, oldest first (the last 20), and how many
+    /// there have been in all.
+    pub dialogs: Vec<DialogRecord>,
+    pub dialogs_seen: u64,
+    /// File choosers intercepted so far, and the input of the last one.
+    pub(crate) file_choosers: u64,
+    pub(crate) file_chooser_input: Option<i64>,
     main_frame: String,
     pub(crate) loader: Option<String>,
     pub(crate) loaded_loader: Option<String>,
@@ -49,6 +56,16 @@ pub struct PageState {
     /// Counts main-frame commits and same-document navigations.
     pub(crate) navigations: u64,
     document_error: Option<String>,
+}
+
+/// A JavaScript dialog and what candor answered (SPEC §9.2).
+#[derive(Debug, Clone, PartialEq)]
+pub struct DialogRecord {
+    /// alert, confirm, prompt or beforeunload.
+    pub kind: String,
+    pub message: String,
+    /// accepted or dismissed.
+    pub answer: &'static str,
 }
 
 /// How a navigation ended.
@@ -393,6 +410,49 @@ impl Tab {
         }
     }
 
+    /// For a page that was already running when we attached (a popup): reads its URL,
+    /// document and load state now, since the events that told them came before us.
+    pub(crate) async fn sync_attached(&self, deadline: Deadline) {
+        let Ok(tree) = self
+            .shared
+            .session
+            .call(&page::GetFrameTree {}, deadline)
+            .await
+        else {
+            return;
+        };
+        let ready = self
+            .shared
+            .session
+            .call(
+                &runtime::Evaluate {
+                    expression: "document.readyState".into(),
+                    return_by_value: Some(true),
+                    ..Default::default()
+                },
+                deadline,
+            )
+            .await
+            .ok()
+            .and_then(|r| r.result.value)
+            .and_then(|v| v.as_str().map(str::to_string));
+        let frame = tree.frame_tree.frame;
+        self.update(|s| {
+            if s.navigations == 0 {
+                s.main_frame = frame.id;
+                s.url = frame.unreachable_url.clone().unwrap_or(frame.url);
+                s.loader = Some(frame.loader_id.clone());
+                if ready.as_deref() == Some("complete") {
+                    s.loaded_loader = Some(frame.loader_id);
+                    s.loading = false;
+                } else {
+                    s.loading = true;
+                }
+            }
+        });
+        let _ = self.refresh_info(deadline).await;
+    }
+
     /// Title and URL as the browser reports them now.
     pub async fn refresh_info(&self, deadline: Deadline) -> Result<PageState, Error> {
         let browser = self.shared.session.connection().browser_session();
@@ -520,6 +580,9 @@ fn follow_event(tab: &std::sync::Weak<TabShared>, event: &RawEvent) -> bool {
     let Some(tab) = tab.upgrade() else {
         return false;
     };
+    if let Some(dialog) = event.parse::<page::JavascriptDialogOpening>() {
+        answer_dialog(&tab, dialog);
+    }
     tab.state.send_if_modified(|state| apply(state, event));
     event.method != <inspector::Detached as cdp::protocol::Event>::METHOD
 }
@@ -557,6 +620,16 @@ fn apply(state: &mut PageState, event: &RawEvent) -> bool {
         }
         state.url = e.url;
         state.navigations += 1;
+        return true;
+    }
+    if let Some(e) = event.parse::<page::FileChooserOpened>() {
+        state.file_choosers += 1;
+        state.file_chooser_input = e.backend_node_id;
+        return true;
+    }
+    if let Some(e) = event.parse::<page::FileChooserOpened>() {
+        state.file_choosers += 1;
+        state.file_chooser_input = e.backend_node_id;
         return true;
     }
     if let Some(e) = event.parse::<target::AttachedToTarget>() {
@@ -650,4 +723,36 @@ fn apply(state: &mut PageState, event: &RawEvent) -> bool {
 /// The URL without its `#fragment`: moving within a page is not a new page.
 fn without_fragment(url: &str) -> &str {
     url.split_once('#').map_or(url, |(base, _)| base)
+}
+
+/// Answers a JavaScript dialog at once, so it never blocks a later command (SPEC §9.2,
+/// the agent-alone policy): alert and beforeunload accepted, confirm dismissed, prompt
+/// cancelled. The answer is recorded in the tab's state.
+fn answer_dialog(tab: &TabShared, dialog: page::JavascriptDialogOpening) {
+    let accept = matches!(dialog.r#type.as_str(), "alert" | "beforeunload");
+    let session = tab.session.clone();
+    tab.state.send_modify(|state| {
+        state.dialogs.push(DialogRecord {
+            kind: dialog.r#type.clone(),
+            message: crate::snapshot::clip_text(&dialog.message, 200),
+            answer: if accept { "accepted" } else { "dismissed" },
+        });
+        if state.dialogs.len() > 20 {
+            state.dialogs.remove(0);
+        }
+        state.dialogs_seen += 1;
+    });
+    // This runs on the connection's reader, which must not wait for a reply.
+    tokio::spawn(async move {
+        let answer = page::HandleJavaScriptDialog {
+            accept,
+            prompt_text: None,
+        };
+        if let Err(err) = session
+            .call(&answer, Deadline::after(Duration::from_secs(5)))
+            .await
+        {
+            tracing::warn!(%err, "could not answer a JavaScript dialog");
+        }
+    });
 }

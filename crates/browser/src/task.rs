@@ -211,6 +211,32 @@ impl Task {
         Ok((id, tab))
     }
 
+    /// Adopts the pages the browser opened in this task's context since the last call
+    /// (popups, `target=_blank` links) as new tabs; with `wait`, waits until `deadline`
+    /// (at most five seconds) for the first. The current tab does not change.
+    pub async fn adopt_new_tabs(
+        &mut self,
+        wait: bool,
+        deadline: Deadline,
+    ) -> Result<Vec<(TabId, Tab)>, Error> {
+        let limit = deadline.within(std::time::Duration::from_secs(5));
+        let targets = self
+            .browser
+            .take_opened(&self.context_id, wait, limit)
+            .await;
+        let mut adopted = Vec::new();
+        for target_id in targets {
+            let id = TabId(self.next_tab);
+            self.next_tab += 1;
+            let tab = Tab::attach(&self.browser, id.to_string(), target_id, deadline).await?;
+            tab.sync_attached(deadline).await;
+            self.permissions.watch(&tab, deadline).await?;
+            self.tabs.insert(id, tab.clone());
+            adopted.push((id, tab));
+        }
+        Ok(adopted)
+    }
+
     /// Checks `url` against the task's policy before anything is sent to the browser.
     pub fn check_url(&self, url: &str) -> Result<url::Url, Error> {
         check_url(url, &self.policy)

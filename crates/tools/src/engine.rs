@@ -1,31 +1,43 @@
-//! Runs one task's commands: ids, one deadline per command, the envelope, the journal.
+//! Runs one task's commands: ids, one deadline per command, cancellation, the live status
+//! of the running command, the envelope, the journal.
 //!
-//! The browser starts on the first command that needs it, so listing tools costs
-//! nothing. Commands that touch the task run one at a time; `diagnostics` reads the
-//! journal without waiting for them.
+//! The tasks of one process share a [`BrowserHost`]: one browser, started on the first
+//! command that needs it and replaced when it dies, and the command counter, so command
+//! ids are unique per process. [`Engine::new`] gives an engine a host of its own (the MCP
+//! face, demo, bench); the daemon gives every task's engine the same host, and each task
+//! its own browser context. Commands that touch the task run one at a time; `diagnostics`
+//! reads the journal and the running command's status without waiting for them.
 
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant, SystemTime};
 
 use browser::{Browser, BrowserOptions, Deadline, Task};
+use serde::Serialize;
 use serde_json::Value;
+use tokio::sync::Notify;
 
 use crate::catalogue::{self, ToolDef};
 use crate::envelope::{
     ActionStatus, Envelope, Events, Execution, Image, PageInfo, Status, Verification,
 };
 use crate::error::{Code, ToolError};
-use crate::journal::{CommandRecord, Journal, epoch_ms, redact};
+use crate::journal::{CommandRecord, Journal, epoch_ms, redact_command};
 
 /// How an engine gets its browser and bounds its commands.
 #[derive(Debug, Clone)]
 pub struct EngineOptions {
+    /// The browser of an engine made with [`Engine::new`]; an engine on a shared
+    /// [`BrowserHost`] uses the host's.
     pub browser: BrowserOptions,
     pub task_id: String,
     /// The deadline of a command that names none.
     pub command_timeout: Duration,
     pub url_policy: browser::UrlPolicy,
+    /// Run caller JavaScript (`eval`, `expect.js`, `readback`): off unless configured.
+    pub enable_eval: bool,
+    /// The folder uploads are taken from; files named for an upload must be inside it.
+    pub upload_dir: Option<std::path::PathBuf>,
 }
 
 impl Default for EngineOptions {
@@ -35,28 +47,174 @@ impl Default for EngineOptions {
             task_id: "default".into(),
             command_timeout: Duration::from_secs(30),
             url_policy: browser::UrlPolicy::default(),
+            enable_eval: false,
+            upload_dir: None,
         }
     }
 }
 
+/// How one command is to be run, beyond its method and params.
+#[derive(Debug, Clone, Default)]
+pub struct CallOptions {
+    /// The command's deadline (clamped to 1–900000 ms); the engine's default when absent.
+    pub timeout: Option<Duration>,
+    /// Keep only the method, outcome, code and stage in the journal (SPEC §16).
+    pub sensitive: bool,
+}
+
 /// The most a command may ask for (SPEC §7).
-const MAX_COMMAND_TIMEOUT: Duration = Duration::from_millis(900_000);
+pub const MAX_COMMAND_TIMEOUT: Duration = Duration::from_millis(900_000);
+
+/// What the tasks of one process share: one browser, started on the first command that
+/// needs it and replaced when it dies, and the counter that numbers commands.
+pub struct BrowserHost {
+    options: Mutex<BrowserOptions>,
+    /// One launch at a time: two tasks' first commands must not start two browsers.
+    launching: tokio::sync::Mutex<()>,
+    /// Reachable without waiting for a command, so shutdown never waits on one.
+    running: Mutex<Option<Browser>>,
+    next_command: AtomicU64,
+}
+
+impl std::fmt::Debug for BrowserHost {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BrowserHost")
+            .field("running", &self.browser().is_some())
+            .finish()
+    }
+}
+
+impl BrowserHost {
+    pub fn new(options: BrowserOptions) -> Self {
+        Self {
+            options: Mutex::new(options),
+            launching: tokio::sync::Mutex::new(()),
+            running: Mutex::new(None),
+            next_command: AtomicU64::new(1),
+        }
+    }
+
+    /// How the next browser will be started.
+    pub fn options(&self) -> BrowserOptions {
+        lock(&self.options).clone()
+    }
+
+    /// Changes how the next browser is started; a running one is not touched.
+    pub fn set_options(&self, options: BrowserOptions) {
+        *lock(&self.options) = options;
+    }
+
+    /// The browser, when one was started and not closed (it may have died since).
+    pub fn browser(&self) -> Option<Browser> {
+        lock(&self.running).clone()
+    }
+
+    /// The browser is running and connected.
+    pub fn is_running(&self) -> bool {
+        self.browser().is_some_and(|b| b.is_connected())
+    }
+
+    /// A fresh command id, `c-N`, unique within this host.
+    pub fn next_command_id(&self) -> String {
+        format!("c-{}", self.next_command.fetch_add(1, Ordering::Relaxed))
+    }
+
+    /// The running browser, or a new one when there is none or it died.
+    async fn connected(&self, deadline: Deadline) -> Result<Browser, browser::Error> {
+        let _launching = self.launching.lock().await;
+        if let Some(browser) = self.browser()
+            && browser.is_connected()
+        {
+            return Ok(browser);
+        }
+        let browser = Browser::start(self.options(), deadline).await?;
+        *lock(&self.running) = Some(browser.clone());
+        Ok(browser)
+    }
+
+    /// Closes the browser, if one is running.
+    pub async fn close(&self, deadline: Deadline) {
+        let browser = lock(&self.running).take();
+        if let Some(browser) = browser {
+            browser.close(deadline).await;
+        }
+    }
+}
 
 #[derive(Default)]
 pub(crate) struct Slot {
-    browser: Option<Browser>,
     task: Option<Task>,
+}
+
+/// The command that holds the task, as `diagnostics` reports it.
+struct Active {
+    command_id: String,
+    method: &'static str,
+    started: Instant,
+    stage: &'static str,
+    dispatch_started: bool,
+    cancel: Arc<CancelSignal>,
+    worker_running: bool,
+}
+
+/// The running command's status, read from memory (SPEC §7).
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ActiveCommand {
+    pub command_id: String,
+    pub method: String,
+    pub stage: &'static str,
+    pub elapsed_ms: u64,
+    pub dispatch_started: bool,
+    /// `not-started` until something was dispatched, `unknown` from then on.
+    pub action_status: ActionStatus,
+    pub cancel_requested: bool,
+    /// The command's handler is still running; false once it has exited (finished,
+    /// cancelled or stopped at its deadline) and only the envelope is being written.
+    pub worker_running: bool,
+}
+
+/// Set once by `cancel`; the command's runner waits on it beside its work.
+#[derive(Default)]
+struct CancelSignal {
+    requested: AtomicBool,
+    notify: Notify,
+}
+
+impl CancelSignal {
+    fn request(&self) {
+        self.requested.store(true, Ordering::SeqCst);
+        self.notify.notify_waiters();
+    }
+
+    fn is_requested(&self) -> bool {
+        self.requested.load(Ordering::SeqCst)
+    }
+
+    async fn requested(&self) {
+        loop {
+            let notified = self.notify.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            if self.is_requested() {
+                return;
+            }
+            notified.await;
+        }
+    }
 }
 
 /// One task's command runner.
 pub struct Engine {
     options: EngineOptions,
+    host: Arc<BrowserHost>,
+    /// The host is this engine's alone: shutting the engine down closes its browser.
+    owns_host: bool,
     slot: tokio::sync::Mutex<Slot>,
-    journal: Arc<Mutex<Journal>>,
-    next_command: AtomicU64,
-    /// The browser, reachable without the task lock, so shutdown never waits on a
-    /// command that is stuck.
-    running: Arc<Mutex<Option<Browser>>>,
+    journal: Mutex<Journal>,
+    active: Mutex<Option<Active>>,
+    /// Shut down: no command may create the task again.
+    closed: AtomicBool,
 }
 
 impl std::fmt::Debug for Engine {
@@ -70,25 +228,41 @@ impl std::fmt::Debug for Engine {
 /// What a tool handler works with during one command.
 pub struct Ctx<'a> {
     slot: Option<tokio::sync::MutexGuard<'a, Slot>>,
-    options: &'a EngineOptions,
-    journal: &'a Mutex<Journal>,
-    running: &'a Mutex<Option<Browser>>,
+    engine: &'a Engine,
     pub(crate) deadline: Deadline,
     stage: &'static str,
     dispatch_started: bool,
+    /// This command holds the task, and its stage shows in `diagnostics` as it changes.
+    live: bool,
     pub(crate) page: Option<PageInfo>,
     pub(crate) events: Events,
+    /// What the command verified (an `expect`), filled by the tool.
+    pub(crate) verification: Verification,
     image: Option<Image>,
 }
 
 impl Engine {
+    /// An engine with a browser of its own, started from `options.browser`.
     pub fn new(options: EngineOptions) -> Self {
+        let host = Arc::new(BrowserHost::new(options.browser.clone()));
+        Self::build(options, host, true)
+    }
+
+    /// An engine whose task lives in `host`'s browser, beside other tasks. Shutting it
+    /// down closes its task (its browser context), never the browser.
+    pub fn with_host(options: EngineOptions, host: Arc<BrowserHost>) -> Self {
+        Self::build(options, host, false)
+    }
+
+    fn build(options: EngineOptions, host: Arc<BrowserHost>, owns_host: bool) -> Self {
         Self {
             options,
+            host,
+            owns_host,
             slot: tokio::sync::Mutex::new(Slot::default()),
-            journal: Arc::new(Mutex::new(Journal::default())),
-            next_command: AtomicU64::new(1),
-            running: Arc::new(Mutex::new(None)),
+            journal: Mutex::new(Journal::default()),
+            active: Mutex::new(None),
+            closed: AtomicBool::new(false),
         }
     }
 
@@ -96,26 +270,47 @@ impl Engine {
         &self.options
     }
 
+    pub fn host(&self) -> &Arc<BrowserHost> {
+        &self.host
+    }
+
+    /// Whether `method` works on the task, and so runs only when no other command does.
+    /// Unknown methods do not (they are refused without touching anything).
+    pub fn uses_task(method: &str) -> bool {
+        catalogue::find(method).is_some_and(|tool| tool.uses_task)
+    }
+
     /// Runs `method` with `params` under one deadline and returns its envelope. Never
     /// fails: every failure is an envelope with a code.
     pub async fn call(&self, method: &str, params: Value, timeout: Option<Duration>) -> Envelope {
+        let options = CallOptions {
+            timeout,
+            ..CallOptions::default()
+        };
+        self.call_with(method, params, options).await
+    }
+
+    /// [`Engine::call`] with every option. A command that uses the task waits for the one
+    /// running (within its deadline); the daemon refuses instead (see
+    /// [`Engine::refuse_busy`]).
+    pub async fn call_with(&self, method: &str, params: Value, options: CallOptions) -> Envelope {
         let started = Instant::now();
         let started_at = SystemTime::now();
-        let command_id = format!("c-{}", self.next_command.fetch_add(1, Ordering::Relaxed));
-        let budget = timeout
+        let command_id = self.host.next_command_id();
+        let budget = options
+            .timeout
             .unwrap_or(self.options.command_timeout)
             .clamp(Duration::from_millis(1), MAX_COMMAND_TIMEOUT);
-        let deadline = Deadline::after(budget);
         let mut ctx = Ctx {
             slot: None,
-            options: &self.options,
-            journal: &self.journal,
-            running: &self.running,
-            deadline,
+            engine: self,
+            deadline: Deadline::after(budget),
             stage: "validate",
             dispatch_started: false,
+            live: false,
             page: None,
             events: Events::default(),
+            verification: Verification::default(),
             image: None,
         };
         let result = match catalogue::find(method) {
@@ -127,91 +322,283 @@ impl Engine {
                     .collect::<Vec<_>>()
                     .join(", ")
             ))),
-            Some(tool) => self.run(tool, &mut ctx, params.clone(), started).await,
+            Some(tool) => {
+                let run = Run {
+                    tool,
+                    command_id: &command_id,
+                    started,
+                    budget,
+                };
+                self.run(run, &mut ctx, params.clone()).await
+            }
         };
         ctx.report_task_events();
+        let cancelled = matches!(&result, Err(e) if e.code == Code::CommandCancelled);
         let mut envelope = finish(command_id, &ctx, result, started);
+        envelope.execution.cancelled = cancelled;
         if envelope.ok {
             envelope.image = ctx.image.take();
         }
-        self.record(method, &params, &envelope, started_at);
+        self.record(method, &params, &envelope, started_at, options.sensitive);
+        if ctx.live {
+            lock(&self.active).take();
+        }
         envelope
     }
 
     async fn run<'a>(
         &'a self,
-        tool: &'static ToolDef,
+        run: Run<'_>,
         ctx: &mut Ctx<'a>,
         params: Value,
-        started: Instant,
     ) -> Result<Value, ToolError> {
         let deadline = ctx.deadline;
+        let signal = Arc::new(CancelSignal::default());
         let work = async {
-            if tool.uses_task {
+            if run.tool.uses_task {
                 ctx.slot = Some(self.slot.lock().await);
+                *lock(&self.active) = Some(Active {
+                    command_id: run.command_id.to_string(),
+                    method: run.tool.name,
+                    started: run.started,
+                    stage: ctx.stage,
+                    dispatch_started: false,
+                    cancel: signal.clone(),
+                    worker_running: true,
+                });
+                ctx.live = true;
             }
-            (tool.call)(ctx, params).await
+            (run.tool.call)(ctx, params).await
+        };
+        let outcome = tokio::select! {
+            result = tokio::time::timeout_at(deadline.at().into(), work) => match result {
+                Ok(result) => result,
+                Err(_) => Err(ToolError::new(
+                    Code::CommandTimeout,
+                    format!(
+                        "{} did not finish within its {} ms deadline; work already handed to the browser may still complete",
+                        run.tool.name,
+                        run.budget.as_millis()
+                    ),
+                    "take a snapshot to see the page's state before acting again",
+                )),
+            },
+            () = signal.requested() => Err(ToolError::new(
+                Code::CommandCancelled,
+                format!(
+                    "{} ({}) was cancelled after {} ms and its worker has exited; steps not yet dispatched were not run, work already handed to the browser may still complete",
+                    run.tool.name,
+                    run.command_id,
+                    run.started.elapsed().as_millis()
+                ),
+                "take a snapshot to see the page's state before acting again",
+            )),
+        };
+        // The handler's future has ended here (finished, or dropped at the deadline or on
+        // cancel): the worker is gone, only the envelope remains to be written.
+        if ctx.live
+            && let Some(active) = lock(&self.active).as_mut()
+        {
+            active.worker_running = false;
+        }
+        outcome
+    }
+
+    /// The TASK_BUSY refusal (`started:false`) of a command that arrived while another
+    /// holds the task: numbered and journalled like any command, and nothing ran.
+    pub fn refuse_busy(&self, method: &str, params: &Value, sensitive: bool) -> Envelope {
+        let started = Instant::now();
+        let started_at = SystemTime::now();
+        let command_id = self.host.next_command_id();
+        let holder = self.active();
+        let message = match &holder {
+            Some(active) => format!(
+                "task {} is running {} ({}, {} ms so far); one command runs at a time per task",
+                self.options.task_id, active.command_id, active.method, active.elapsed_ms
+            ),
+            None => format!(
+                "task {} is busy (a job holds it); one command runs at a time per task",
+                self.options.task_id
+            ),
+        };
+        let error = ToolError::new(
+            Code::TaskBusy,
+            message,
+            "wait until it ends (diagnostics shows it), or cancel it; this command did not start",
+        )
+        .with_data(serde_json::json!({
+            "started": false,
+            "activeCommandId": holder.as_ref().map(|a| a.command_id.clone()),
+        }));
+        let ctx = Ctx {
+            slot: None,
+            engine: self,
+            deadline: Deadline::after(Duration::ZERO),
+            stage: "queue",
+            dispatch_started: false,
+            live: false,
+            page: None,
+            events: Events::default(),
+            verification: Verification::default(),
+            image: None,
+        };
+        let mut envelope = finish(command_id, &ctx, Err(error), started);
+        envelope.execution.started = Some(false);
+        self.record(method, params, &envelope, started_at, sensitive);
+        envelope
+    }
+
+    /// Asks the running command `command_id` to stop. True only when that command holds
+    /// the task now and its worker has not yet exited; any other id (finished, unknown,
+    /// of another task) is refused and cancels nothing.
+    pub fn cancel(&self, command_id: &str) -> bool {
+        match lock(&self.active).as_ref() {
+            Some(active) if active.command_id == command_id && active.worker_running => {
+                active.cancel.request();
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// The command holding the task, if any, read from memory.
+    pub fn active(&self) -> Option<ActiveCommand> {
+        lock(&self.active).as_ref().map(|active| ActiveCommand {
+            command_id: active.command_id.clone(),
+            method: active.method.to_string(),
+            stage: active.stage,
+            elapsed_ms: active.started.elapsed().as_millis() as u64,
+            dispatch_started: active.dispatch_started,
+            action_status: if active.dispatch_started {
+                ActionStatus::Unknown
+            } else {
+                ActionStatus::NotStarted
+            },
+            cancel_requested: active.cancel.is_requested(),
+            worker_running: active.worker_running,
+        })
+    }
+
+    /// Starts the browser (if needed) and creates the task's browser context now rather
+    /// than on its first command, within `timeout`.
+    pub async fn open(&self, timeout: Duration) -> Result<(), ToolError> {
+        let deadline = Deadline::after(timeout);
+        let work = async {
+            let mut slot = self.slot.lock().await;
+            let mut stage = "launch";
+            self.task_in(&mut slot, deadline, &mut stage)
+                .await
+                .map(drop)
         };
         match tokio::time::timeout_at(deadline.at().into(), work).await {
             Ok(result) => result,
             Err(_) => Err(ToolError::new(
                 Code::CommandTimeout,
                 format!(
-                    "{} did not finish within its {} ms deadline; work already handed to the browser may still complete",
-                    tool.name,
-                    started.elapsed().as_millis()
+                    "the browser context of task {} was not ready within {} ms; the browser may still finish starting",
+                    self.options.task_id,
+                    timeout.as_millis()
                 ),
-                "take a snapshot to see the page's state before acting again",
+                "call again with a longer timeout",
             )),
         }
     }
 
-    fn record(&self, method: &str, params: &Value, envelope: &Envelope, started_at: SystemTime) {
+    fn record(
+        &self,
+        method: &str,
+        params: &Value,
+        envelope: &Envelope,
+        started_at: SystemTime,
+        sensitive: bool,
+    ) {
         let record = CommandRecord {
             command_id: envelope.execution.command_id.clone(),
             method: method.to_string(),
-            params: redact(params),
+            params: if sensitive {
+                Value::String("[sensitive]".into())
+            } else {
+                redact_command(method, params)
+            },
             ok: envelope.ok,
             code: envelope.code.map(Code::as_str),
             stage: envelope.execution.stage,
             duration_ms: envelope.execution.duration_ms,
-            url: envelope.page.as_ref().map(|p| p.url.clone()),
+            url: if sensitive {
+                None
+            } else {
+                envelope.page.as_ref().map(|p| p.url.clone())
+            },
             started_at: epoch_ms(started_at),
         };
-        if let Ok(mut journal) = self.journal.lock() {
-            journal.push(record);
-        }
+        lock(&self.journal).push(record);
     }
 
-    /// Closes the task and the browser, if one was started. A command still running
-    /// gets a moment to finish; after that its browser is closed under it.
+    /// The task, starting the browser and creating the task on first use. A browser
+    /// that died is reported once, then replaced on the next command.
+    async fn task_in<'s>(
+        &self,
+        slot: &'s mut Slot,
+        deadline: Deadline,
+        stage: &mut &'static str,
+    ) -> Result<&'s mut Task, ToolError> {
+        if self.closed.load(Ordering::SeqCst) {
+            return Err(ToolError::new(
+                Code::TaskNotFound,
+                format!("task {} was stopped", self.options.task_id),
+                "start the task again, or use another one",
+            ));
+        }
+        if let Some(task) = &slot.task
+            && !task.browser().is_connected()
+        {
+            slot.task = None;
+            return Err(browser::Error::Disconnected.into());
+        }
+        if slot.task.is_none() {
+            *stage = "launch";
+            let browser = self.host.connected(deadline).await?;
+            let mut task = Task::create(&browser, self.options.task_id.clone(), deadline).await?;
+            task.set_url_policy(self.options.url_policy.clone());
+            slot.task = Some(task);
+        }
+        slot.task
+            .as_mut()
+            .ok_or_else(|| browser::Error::Disconnected.into())
+    }
+
+    /// Closes the task, and the browser when the engine has its own. A command still
+    /// running gets a moment to finish; after that an own browser is closed under it.
     pub async fn shutdown(&self) {
+        self.closed.store(true, Ordering::SeqCst);
         let deadline = Deadline::after(Duration::from_secs(5));
-        let mut slot = match tokio::time::timeout(Duration::from_secs(1), self.slot.lock()).await {
-            Ok(slot) => slot,
-            Err(_) => {
-                let browser = self.running.lock().ok().and_then(|mut b| b.take());
-                if let Some(browser) = browser {
-                    browser.close(deadline).await;
-                }
-                return;
-            }
-        };
-        if let Some(task) = slot.task.take() {
+        let slot = tokio::time::timeout(Duration::from_secs(1), self.slot.lock()).await;
+        if let Ok(mut slot) = slot
+            && let Some(task) = slot.task.take()
+        {
             let _ = task.close(deadline).await;
         }
-        if let Some(browser) = slot.browser.take() {
-            browser.close(deadline).await;
-        }
-        if let Ok(mut running) = self.running.lock() {
-            running.take();
+        if self.owns_host {
+            self.host.close(deadline).await;
         }
     }
 
     /// The browser, when one is running (benchmarks and tests look at it).
     pub async fn browser(&self) -> Option<Browser> {
-        self.slot.lock().await.browser.clone()
+        self.host.browser()
     }
+}
+
+/// What `run` needs to know about the command beyond its params.
+struct Run<'r> {
+    tool: &'static ToolDef,
+    command_id: &'r str,
+    started: Instant,
+    budget: Duration,
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 fn finish(
@@ -239,8 +626,10 @@ fn finish(
                 },
                 retry_safe: !ctx.dispatch_started,
                 duration_ms,
+                started: None,
+                cancelled: false,
             },
-            verification: Verification::default(),
+            verification: ctx.verification.clone(),
             task: "not_evaluated",
             page: ctx.page.clone(),
             data,
@@ -251,7 +640,7 @@ fn finish(
             let action_status = error.action_status.unwrap_or(
                 if !ctx.dispatch_started || error.code.is_refusal() {
                     ActionStatus::NotStarted
-                } else if error.code == Code::CommandTimeout {
+                } else if matches!(error.code, Code::CommandTimeout | Code::CommandCancelled) {
                     ActionStatus::Unknown
                 } else {
                     ActionStatus::Completed
@@ -270,8 +659,10 @@ fn finish(
                     action_status,
                     retry_safe: action_status == ActionStatus::NotStarted,
                     duration_ms,
+                    started: None,
+                    cancelled: false,
                 },
-                verification: Verification::default(),
+                verification: ctx.verification.clone(),
                 task: "not_evaluated",
                 page: ctx.page.clone(),
                 data: error
@@ -285,62 +676,60 @@ fn finish(
 }
 
 impl Ctx<'_> {
-    /// Marks the stage the command is in; a failure reports the last one set.
+    /// Marks the stage the command is in; a failure reports the last one set, and
+    /// `diagnostics` shows it while the command runs.
     pub(crate) fn stage(&mut self, stage: &'static str) {
         self.stage = stage;
+        self.update_active(|active| active.stage = stage);
     }
 
     /// From here on, something may have reached the page.
     pub(crate) fn dispatched(&mut self) {
         self.dispatch_started = true;
+        self.update_active(|active| active.dispatch_started = true);
+    }
+
+    fn update_active(&self, change: impl FnOnce(&mut Active)) {
+        if self.live
+            && let Some(active) = lock(&self.engine.active).as_mut()
+        {
+            change(active);
+        }
     }
 
     pub(crate) fn options(&self) -> &EngineOptions {
-        self.options
+        &self.engine.options
     }
 
     pub(crate) fn journal(&self) -> Vec<CommandRecord> {
-        self.journal
-            .lock()
-            .map(|j| j.last(crate::journal::CAPACITY))
-            .unwrap_or_default()
+        lock(&self.engine.journal).last(crate::journal::CAPACITY)
+    }
+
+    /// The command holding the task, if another one does (for `diagnostics`).
+    pub(crate) fn active(&self) -> Option<ActiveCommand> {
+        self.engine.active()
     }
 
     /// The task, starting the browser and creating the task on first use. A browser
     /// that died is reported once, then replaced on the next command.
     pub(crate) async fn task(&mut self) -> Result<&mut Task, ToolError> {
         let deadline = self.deadline;
-        let options = self.options;
+        let engine = self.engine;
+        let mut stage = self.stage;
         let slot = self
             .slot
             .as_deref_mut()
             .ok_or_else(|| ToolError::invalid_params("this tool does not use the task"))?;
-        if let Some(browser) = &slot.browser
-            && !browser.is_connected()
-        {
-            slot.task = None;
-            slot.browser = None;
-            return Err(browser::Error::Disconnected.into());
-        }
-        if slot.browser.is_none() {
-            self.stage = "launch";
-            let browser = Browser::start(options.browser.clone(), deadline).await?;
-            if let Ok(mut running) = self.running.lock() {
-                *running = Some(browser.clone());
+        let result = engine.task_in(slot, deadline, &mut stage).await;
+        if stage != self.stage {
+            self.stage = stage;
+            if self.live
+                && let Some(active) = lock(&engine.active).as_mut()
+            {
+                active.stage = stage;
             }
-            slot.browser = Some(browser);
         }
-        if slot.task.is_none() {
-            let Some(browser) = slot.browser.as_ref() else {
-                return Err(browser::Error::Disconnected.into());
-            };
-            let mut task = Task::create(browser, options.task_id.clone(), deadline).await?;
-            task.set_url_policy(options.url_policy.clone());
-            slot.task = Some(task);
-        }
-        slot.task
-            .as_mut()
-            .ok_or_else(|| browser::Error::Disconnected.into())
+        result
     }
 
     /// Delivers an image with the envelope (faces that carry images send it apart from

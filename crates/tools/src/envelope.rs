@@ -62,6 +62,13 @@ pub struct Execution {
     /// True only when nothing reached the page.
     pub retry_safe: bool,
     pub duration_ms: u64,
+    /// `false` when the command was refused before it started (`TASK_BUSY`); absent
+    /// otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub started: Option<bool>,
+    /// The command was cancelled (`COMMAND_CANCELLED`); absent otherwise.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub cancelled: bool,
 }
 
 #[derive(Debug, Clone, Default, Serialize)]

@@ -24,10 +24,23 @@ pub enum Code {
     StaleRef,
     StaleSnapshot,
     ElementNotVisible,
+    ElementDisabled,
+    ElementOccluded,
+    EvalDisabled,
+    // Refusals of the daemon: the command never started.
+    TaskNotFound,
+    TaskAlreadyExists,
+    TaskBusy,
+    BrowserConfigConflict,
     // After dispatch: something may have happened.
+    ExpectationFailed,
+    InputMismatch,
+    ReadbackFailed,
+    PopupNotOpened,
     NavigationFailed,
     ScriptError,
     CommandTimeout,
+    CommandCancelled,
     TargetCrashed,
     BrowserDisconnected,
 }
@@ -51,6 +64,13 @@ impl Code {
                 | Code::StaleRef
                 | Code::StaleSnapshot
                 | Code::ElementNotVisible
+                | Code::ElementDisabled
+                | Code::ElementOccluded
+                | Code::EvalDisabled
+                | Code::TaskNotFound
+                | Code::TaskAlreadyExists
+                | Code::TaskBusy
+                | Code::BrowserConfigConflict
         )
     }
 
@@ -178,12 +198,42 @@ impl From<browser::Error> for ToolError {
                 message,
                 "check the selector against a browser_snapshot, or browser_wait for it first",
             ),
-            E::AmbiguousLocator { matched, .. } => ToolError::new(
+            E::AmbiguousLocator {
+                matched, candidates, ..
+            } => ToolError::new(
                 Code::AmbiguousLocator,
                 message,
-                "make the selector match exactly one element",
+                "pick one: act on a candidate's ref, or add nth or scope",
             )
-            .with_data(serde_json::json!({ "matched": matched })),
+            .with_data(serde_json::json!({
+                "matched": matched,
+                "candidates": candidates
+                    .iter()
+                    .map(|c| serde_json::json!({ "ref": c.r#ref, "role": c.role, "name": c.name, "text": c.text }))
+                    .collect::<Vec<_>>(),
+            })),
+            E::ElementDisabled { .. } => ToolError::new(
+                Code::ElementDisabled,
+                message,
+                "wait until it is enabled (browser_wait), or act on something else",
+            ),
+            E::ElementOccluded { covering, .. } => ToolError::new(
+                Code::ElementOccluded,
+                message,
+                "close or move what covers it (often a dialog, banner or overlay), then act again",
+            )
+            .with_data(serde_json::json!({ "coveringElement": covering })),
+            E::InputMismatch { expected, actual } => ToolError::new(
+                Code::InputMismatch,
+                message,
+                "the field changed the input (maxlength, mask, or script); do not retype blindly — take a snapshot",
+            )
+            .with_data(serde_json::json!({ "expected": expected, "actual": actual })),
+            E::ReadbackFailed { .. } => ToolError::new(
+                Code::ReadbackFailed,
+                message,
+                "the action completed; check the page with a snapshot before doing anything else",
+            ),
             E::ElementNotVisible { .. } => ToolError::new(
                 Code::ElementNotVisible,
                 message,
@@ -199,11 +249,7 @@ impl From<browser::Error> for ToolError {
                 message,
                 "take a new browser_snapshot and act on what it shows",
             ),
-            E::NotClickable { .. } => ToolError::new(
-                Code::ElementNotVisible,
-                message,
-                "scroll or wait until the element shows, then take a new snapshot",
-            ),
+
 
         }
     }

@@ -63,6 +63,28 @@ const SECRET_KEYS: &[&str] = &[
     "api-key",
 ];
 
+/// A copy of a command's params fit for a record: secret-looking fields replaced, and
+/// the text an `act` types (`type`, `fill`) never kept, since the field may be a password
+/// input and nothing before the call can tell (SPEC §16).
+pub(crate) fn redact_command(method: &str, params: &Value) -> Value {
+    let mut redacted = redact(params);
+    if method == "act"
+        && let Value::Object(map) = &mut redacted
+    {
+        for key in TYPED_KEYS {
+            if let Some(typed) = map.get_mut(*key)
+                && !typed.is_null()
+            {
+                *typed = Value::String("[typed text]".into());
+            }
+        }
+    }
+    redacted
+}
+
+/// The `act` params that carry typed text.
+const TYPED_KEYS: &[&str] = &["text", "value"];
+
 /// A copy of `params` with secret-looking fields replaced.
 pub(crate) fn redact(params: &Value) -> Value {
     match params {
@@ -129,5 +151,19 @@ mod tests {
         assert_eq!(redacted["nested"][0]["apiKey"], "[redacted]");
         assert_eq!(redacted["nested"][0]["keep"], 1);
         assert_eq!(redacted["authorizationHeader"], "[redacted]");
+    }
+
+    #[test]
+    fn typed_text_of_act_is_never_kept() {
+        let params = json!({"action": "fill", "ref": "e4k2", "text": "hunter2"});
+        let redacted = redact_command("act", &params);
+        assert_eq!(redacted["text"], "[typed text]");
+        assert_eq!(redacted["ref"], "e4k2");
+        assert!(!redacted.to_string().contains("hunter2"));
+        // Other tools' `text` is what they search for, not what was typed.
+        assert_eq!(
+            redact_command("find", &json!({"text": "Save"}))["text"],
+            "Save"
+        );
     }
 }

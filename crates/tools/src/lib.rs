@@ -15,7 +15,9 @@ mod render;
 mod schema;
 
 pub use catalogue::{ToolDef, catalogue, find};
-pub use engine::{Engine, EngineOptions};
+pub use engine::{
+    ActiveCommand, BrowserHost, CallOptions, Engine, EngineOptions, MAX_COMMAND_TIMEOUT,
+};
 pub use envelope::{
     ActionStatus, Envelope, Events, Execution, Image, PageInfo, Status, Verification,
 };

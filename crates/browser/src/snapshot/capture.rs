@@ -82,6 +82,27 @@ pub struct Observation {
     pub viewport: Viewport,
     /// The sessions nodes refer to by index.
     pub sessions: Vec<Session>,
+    /// Per session: each DOM node's parent (backend ids; a pseudo-element's parent is
+    /// its host), for hit-test checks.
+    pub dom_parents: Vec<HashMap<i64, i64>>,
+}
+
+impl Observation {
+    /// Whether DOM node `node` is `ancestor` or inside it, in session `session`.
+    pub fn dom_contains(&self, session: usize, ancestor: i64, node: i64) -> bool {
+        let Some(parents) = self.dom_parents.get(session) else {
+            return false;
+        };
+        let mut current = Some(node);
+        for _ in 0..4096 {
+            match current {
+                Some(n) if n == ancestor => return true,
+                Some(n) => current = parents.get(&n).copied(),
+                None => return false,
+            }
+        }
+        false
+    }
 }
 
 /// Roles whose ARIA states are worth showing, and which states.
@@ -177,10 +198,20 @@ pub(crate) async fn observe(
             Err(err) => tracing::debug!(%err, frame = %frame_id, "skipping an iframe"),
         }
     }
+    let dom_parents = captures
+        .iter()
+        .map(|c| {
+            c.dom
+                .iter()
+                .filter_map(|(node, facts)| Some((*node, facts.parent_backend?)))
+                .collect()
+        })
+        .collect();
     Ok(Observation {
         nodes: join(&captures, &owners),
         viewport,
         sessions,
+        dom_parents,
     })
 }
 

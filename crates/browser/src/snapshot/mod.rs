@@ -5,6 +5,7 @@
 
 mod budget;
 mod capture;
+mod locate;
 mod markdown;
 mod outline;
 
@@ -14,6 +15,9 @@ use cdp::Deadline;
 
 pub use budget::estimate_tokens;
 pub(crate) use capture::{Observation, Rect};
+pub(crate) use locate::Located;
+pub use locate::{Candidate, Locator};
+pub(crate) use outline::clip as clip_text;
 
 use crate::refs::RefRegistry;
 use crate::{Error, Tab};
@@ -91,18 +95,6 @@ pub struct Found {
     pub in_viewport: bool,
 }
 
-/// Where a ref resolved to.
-#[derive(Debug, Clone)]
-pub(crate) struct Resolved {
-    pub backend_id: i64,
-    pub session: cdp::Session,
-    pub role: String,
-    pub name: String,
-    /// The element that had the ref is gone; a unique role+name match in the same
-    /// container stands in.
-    pub relocated: bool,
-}
-
 /// Each ref of a snapshot: the DOM node it named and where it was.
 type RefPositions = HashMap<String, (Option<i64>, Option<Rect>)>;
 
@@ -111,6 +103,8 @@ type RefPositions = HashMap<String, (Option<i64>, Option<Rect>)>;
 pub(crate) struct SnapshotMemory {
     registry: RefRegistry,
     count: u64,
+    /// Dialogs already shown at the top of a snapshot.
+    dialogs_shown: u64,
     last: Option<(String, Vec<String>)>,
     /// Per recent snapshot: each ref's node and box when it was taken.
     records: VecDeque<(String, RefPositions)>,
@@ -160,6 +154,19 @@ impl Tab {
                     .is_some_and(|n| outlined.refs.contains_key(&n))
             })
             .count();
+        // Dialogs handled since the last snapshot come first (SPEC §9.2).
+        let state = self.state();
+        let new_dialogs = state.dialogs_seen.saturating_sub(memory.dialogs_shown) as usize;
+        for dialog in state.dialogs.iter().rev().take(new_dialogs.min(3)).rev() {
+            lines.insert(
+                0,
+                format!(
+                    "# dialog handled: {} {:?} → {}\n",
+                    dialog.kind, dialog.message, dialog.answer
+                ),
+            );
+        }
+        memory.dialogs_shown = state.dialogs_seen;
         if packed.elements_above > 0 {
             lines.insert(
                 0,
@@ -269,9 +276,7 @@ impl Tab {
             let node = &observation.nodes[m.node];
             let r#ref = match outlined.refs.get(&m.node) {
                 Some(r) => r.clone(),
-                None => memory
-                    .registry
-                    .assign(&m.identity),
+                None => memory.registry.assign(&m.identity),
             };
             let name = if node.role == "StaticText" {
                 String::new() // the text itself is in `text`, around the match
@@ -293,130 +298,11 @@ impl Tab {
         Ok((found, total))
     }
 
-    /// Finds the element a ref names now (SPEC §5.2): the same identity first; if it is
-    /// gone, a unique element with the same role and name in the same container;
-    /// anything else is `StaleRef`. With `snapshot_id`, an element that was replaced or
-    /// moved since that snapshot is `StaleSnapshot`.
-    pub(crate) async fn resolve(
-        &self,
-        r#ref: &str,
-        snapshot_id: Option<&str>,
-        deadline: Deadline,
-    ) -> Result<Resolved, Error> {
-        let stale = |reason: String| Error::StaleRef {
-            r#ref: r#ref.to_string(),
-            reason,
-        };
-        let (entry_identity, epoch) = {
-            let memory = self.memory();
-            let entry = memory
-                .registry
-                .get(r#ref)
-                .ok_or_else(|| stale(format!("{} has no ref {ref} (refs come from browser_snapshot or browser_find of this tab)", self.label())))?;
-            (entry.identity.clone(), self.state().url_epoch)
-        };
-        if entry_identity.epoch != epoch {
-            return Err(stale(format!(
-                "{ref} was taken before {} moved to {}; refs do not carry over to another page",
-                self.label(),
-                self.state().url
-            )));
-        }
-        let observation = self.observe(deadline).await?;
-        let mut memory = self.memory();
-        let outlined = outline::outline(&observation, epoch, &mut memory.registry);
-        let by_key = outlined
-            .identities
-            .iter()
-            .find(|(_, id)| **id == entry_identity);
-        let (node_index, relocated) = match by_key {
-            Some((node, _)) => (*node, false),
-            None => {
-                let loose = entry_identity.loose_key();
-                let candidates: Vec<usize> = outlined
-                    .identities
-                    .iter()
-                    .filter(|(_, id)| id.loose_key() == loose)
-                    .map(|(node, _)| *node)
-                    .collect();
-                match candidates.as_slice() {
-                    [only] => (*only, true),
-                    [] => {
-                        return Err(stale(format!(
-                            "the {} {:?} that {ref} named is no longer on the page",
-                            entry_identity.role, entry_identity.name
-                        )));
-                    }
-                    several => {
-                        return Err(stale(format!(
-                            "the {} {:?} that {ref} named is gone and {} similar elements stand in its place",
-                            entry_identity.role,
-                            entry_identity.name,
-                            several.len()
-                        )));
-                    }
-                }
-            }
-        };
-        let node = &observation.nodes[node_index];
-        if let Some(snapshot_id) = snapshot_id {
-            let record = memory
-                .records
-                .iter()
-                .find(|(id, _)| id == snapshot_id)
-                .ok_or_else(|| Error::StaleSnapshot {
-                    snapshot: snapshot_id.to_string(),
-                    reason: format!("{snapshot_id} is not a recent snapshot of {}", self.label()),
-                })?;
-            let then = record.1.get(r#ref);
-            let changed = match then {
-                None => Some("it was not in that snapshot"),
-                Some(_) if relocated => Some("it was replaced by another element"),
-                Some((backend, _)) if *backend != node.backend_id => {
-                    Some("it was replaced (re-rendered)")
-                }
-                Some((_, Some(before))) if node.bounds.is_some_and(|now| moved(before, &now)) => {
-                    Some("it moved")
-                }
-                _ => None,
-            };
-            if let Some(reason) = changed {
-                return Err(Error::StaleSnapshot {
-                    snapshot: snapshot_id.to_string(),
-                    reason: format!("{ref} changed since {snapshot_id}: {reason}"),
-                });
-            }
-        }
-        let backend_id = node
-            .backend_id
-            .ok_or_else(|| stale(format!("{ref} names no DOM element")))?;
-        let session = observation
-            .sessions
-            .get(node.session)
-            .cloned()
-            .ok_or_else(|| stale(format!("the frame of {ref} is gone")))?;
-        Ok(Resolved {
-            backend_id,
-            session,
-            role: outline::display_role(&node.role).to_string(),
-            name: node.name.clone(),
-            relocated,
-        })
-    }
-
-    fn memory(&self) -> std::sync::MutexGuard<'_, SnapshotMemory> {
+    pub(crate) fn memory(&self) -> std::sync::MutexGuard<'_, SnapshotMemory> {
         self.snapshot_memory()
             .lock()
             .unwrap_or_else(|e| e.into_inner())
     }
-}
-
-/// More than 2 px off in any direction.
-fn moved(before: &Rect, now: &Rect) -> bool {
-    (before.x - now.x).abs() > 2.0
-        || (before.y - now.y).abs() > 2.0
-        || (before.width - now.width).abs() > 2.0
-        || (before.height - now.height).abs() > 2.0
 }
 
 /// Only the changed lines, marked `+`/`-`, or `None` when nothing changed.

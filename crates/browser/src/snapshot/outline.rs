@@ -267,9 +267,7 @@ impl Builder<'_> {
         };
         let identity = self.identify(index, container, &role, &raw_name);
         let r#ref = actionable.then(|| {
-            let r#ref = self
-                .registry
-                .assign(&identity);
+            let r#ref = self.registry.assign(&identity);
             self.out.refs.insert(index, r#ref.clone());
             r#ref
         });

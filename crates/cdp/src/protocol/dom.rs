@@ -85,6 +85,74 @@ pub struct BoxModel {
 }
 
 #[derive(Debug, Clone, Default, Serialize)]
+pub struct GetDocument {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub depth: Option<i64>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct Document {
+    pub root: DocumentRoot,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DocumentRoot {
+    pub node_id: i64,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct QuerySelectorAll {
+    pub node_id: i64,
+    pub selector: String,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NodeIds {
+    pub node_ids: Vec<i64>,
+}
+
+/// `DOM.describeNode` by the DOM agent's node id (rather than backend id).
+#[derive(Debug, Clone, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DescribeNodeById {
+    pub node_id: i64,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GetNodeForLocation {
+    pub x: i64,
+    pub y: i64,
+    #[serde(rename = "includeUserAgentShadowDOM")]
+    pub include_user_agent_shadow_dom: bool,
+    pub ignore_pointer_events_none: bool,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NodeAtLocation {
+    pub backend_node_id: i64,
+    #[serde(default)]
+    pub frame_id: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Focus {
+    pub backend_node_id: i64,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SetFileInputFiles {
+    pub files: Vec<String>,
+    pub backend_node_id: i64,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
 pub struct Enable {}
 
 command! {
@@ -95,5 +163,11 @@ command! {
     ResolveNode => "DOM.resolveNode", Resolved;
     Enable => "DOM.enable", Empty;
     GetBoxModel => "DOM.getBoxModel", BoxModelReply;
+    GetDocument => "DOM.getDocument", Document;
+    QuerySelectorAll => "DOM.querySelectorAll", NodeIds;
+    DescribeNodeById => "DOM.describeNode", Described;
+    GetNodeForLocation => "DOM.getNodeForLocation", NodeAtLocation;
+    Focus => "DOM.focus", Empty;
+    SetFileInputFiles => "DOM.setFileInputFiles", Empty;
 
 }

@@ -25,6 +25,35 @@ pub struct DispatchMouseEvent {
     pub delta_y: Option<f64>,
 }
 
+/// `type` is keyDown, keyUp, rawKeyDown or char.
+#[derive(Debug, Clone, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DispatchKeyEvent {
+    pub r#type: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub modifiers: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unmodified_text: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub key: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub code: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub windows_virtual_key_code: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub native_virtual_key_code: Option<i64>,
+}
+
+/// Text inserted as an input method would: one `beforeinput`/`input` pair.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct InsertText {
+    pub text: String,
+}
+
 command! {
     DispatchMouseEvent => "Input.dispatchMouseEvent", Empty;
+    DispatchKeyEvent => "Input.dispatchKeyEvent", Empty;
+    InsertText => "Input.insertText", Empty;
 }

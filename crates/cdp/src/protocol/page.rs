@@ -174,6 +174,9 @@ pub struct CaptureScreenshot {
     pub from_surface: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub capture_beyond_viewport: Option<bool>,
+    /// Encode fast rather than small.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub optimize_for_speed: Option<bool>,
 }
 
 /// A capture rectangle in document CSS pixels, rendered at `scale`.
@@ -216,6 +219,8 @@ command! {
     NavigateToHistoryEntry => "Page.navigateToHistoryEntry", Empty;
     GetFrameTree => "Page.getFrameTree", FrameTreeReply;
     GetLayoutMetrics => "Page.getLayoutMetrics", LayoutMetrics;
+    SetInterceptFileChooserDialog => "Page.setInterceptFileChooserDialog", Empty;
+    HandleJavaScriptDialog => "Page.handleJavaScriptDialog", Empty;
 
 }
 
@@ -225,4 +230,51 @@ event! {
     FrameStartedLoading => "Page.frameStartedLoading";
     FrameStoppedLoading => "Page.frameStoppedLoading";
     LifecycleEvent => "Page.lifecycleEvent";
+    FileChooserOpened => "Page.fileChooserOpened";
+    JavascriptDialogOpening => "Page.javascriptDialogOpening";
+    JavascriptDialogClosed => "Page.javascriptDialogClosed";
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct SetInterceptFileChooserDialog {
+    pub enabled: bool,
+}
+
+/// A file chooser was intercepted; `backend_node_id` is its `<input type=file>`, even one
+/// never attached to the document.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FileChooserOpened {
+    pub frame_id: String,
+    #[serde(default)]
+    pub mode: String,
+    #[serde(default)]
+    pub backend_node_id: Option<i64>,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HandleJavaScriptDialog {
+    pub accept: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prompt_text: Option<String>,
+}
+
+/// `type` is alert, confirm, prompt or beforeunload.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct JavascriptDialogOpening {
+    pub url: String,
+    pub message: String,
+    pub r#type: String,
+    #[serde(default)]
+    pub default_prompt: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct JavascriptDialogClosed {
+    pub result: bool,
+    #[serde(default)]
+    pub user_input: String,
 }

@@ -1,105 +1,413 @@
-//! `act`: act on an element with trusted input (SPEC §6). This first form clicks by ref;
-//! the result says what was dispatched and never claims more: without an expectation a
-//! click is "dispatched, not verified".
+//! `act`: act on an element with trusted input (SPEC §6), then settle, check the
+//! postcondition and read back. The result says exactly what happened: dispatched or
+//! not, verified or not — never more.
 
+use std::path::{Path, PathBuf};
+
+use browser::{Action, Locator};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
 
 use super::ToolSpec;
+use super::expect::{self, Expect};
 use crate::engine::Ctx;
-use crate::error::ToolError;
+use crate::error::{Code, ToolError};
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub(crate) struct Params {
-    /// click.
-    action: Action,
-    /// The element's ref from snapshot or find, e.g. e4k2.
-    r#ref: String,
-    /// Refuse (STALE_SNAPSHOT) if the element changed since this snapshot.
+    /// click, dblclick, hover, focus, type, fill, press, select, check, uncheck, scroll, drag, upload.
+    action: ActionName,
+    /// Element by ref from snapshot/find (e.g. e4k2).
+    r#ref: Option<String>,
+    /// Element by role (with name; scope, frame, exact, nth).
+    role: Option<String>,
+    /// With role: accessible name (substring unless exact).
+    name: Option<String>,
+    /// With role: only inside elements matching this CSS selector.
+    scope: Option<String>,
+    /// With role: only inside the iframe with this name.
+    frame: Option<String>,
+    /// With role: name must match exactly.
+    #[serde(default)]
+    exact: bool,
+    /// Which match (0-based) when several do.
+    nth: Option<usize>,
+    /// Element by CSS selector.
+    selector: Option<String>,
+    /// With ref: refuse if the element changed since this snapshot.
     snapshot_id: Option<String>,
+    /// type: text to append. fill: the new value.
+    text: Option<String>,
+    /// press: key or chord, e.g. Enter, Control+A.
+    keys: Option<String>,
+    /// select: option values or labels.
+    values: Option<Vec<String>>,
+    /// scroll: pixels right/down (without an element).
+    dx: Option<f64>,
+    dy: Option<f64>,
+    /// drag: the drop target (ref, or role+name, or selector).
+    to: Option<Target>,
+    /// upload: file names in the upload folder.
+    files: Option<Vec<String>>,
+    /// upload: the element is the button that opens the file chooser.
+    #[serde(default)]
+    trigger: bool,
+    /// type/fill: press Enter after the value is read back.
+    #[serde(default)]
+    submit: bool,
+    /// Postcondition to verify after the action.
+    expect: Option<Expect>,
+    /// Read-only JS expression evaluated after (needs enableEval).
+    readback: Option<String>,
+    /// The action opens a new tab: wait for it and make it current.
+    #[serde(default)]
+    expect_popup: bool,
     /// Tab (default: current).
     tab_id: Option<String>,
 }
 
-#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
-enum Action {
+enum ActionName {
     Click,
+    Dblclick,
+    Hover,
+    Focus,
+    Type,
+    Fill,
+    Press,
+    Select,
+    Check,
+    Uncheck,
+    Scroll,
+    Drag,
+    Upload,
+}
+
+/// A second element (drag's drop target).
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub(crate) struct Target {
+    r#ref: Option<String>,
+    role: Option<String>,
+    name: Option<String>,
+    selector: Option<String>,
 }
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct Output {
-    action: &'static str,
-    r#ref: String,
+    action: ActionName,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    r#ref: Option<String>,
     role: String,
     name: String,
-    /// The element the ref named was gone; a unique same-role, same-name element in the
-    /// same container was clicked instead.
+    /// The ref's element was gone; a unique same role+name element stood in.
     relocated: bool,
-    x: f64,
-    y: f64,
-    /// No navigation was still under way when the command returned.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    input_value_verified: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    changed: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    selected: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    scroll: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    upload: Option<Value>,
+    /// No navigation was under way when the command returned.
     settled: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    readback: Option<Value>,
 }
 
 pub(crate) struct Act;
 
+fn locator_of(
+    r#ref: &Option<String>,
+    role: &Option<String>,
+    selector: &Option<String>,
+    params: Option<&Params>,
+) -> Result<Option<Locator>, ToolError> {
+    let given = [r#ref.is_some(), role.is_some(), selector.is_some()]
+        .iter()
+        .filter(|g| **g)
+        .count();
+    if given > 1 {
+        return Err(ToolError::invalid_params(
+            "give one locator: ref, role (+ name), or selector",
+        ));
+    }
+    if let Some(r) = r#ref {
+        if !browser::is_ref(r) {
+            return Err(ToolError::invalid_params(format!(
+                "{r:?} is not a ref; refs look like e4k2 and come from browser_snapshot or browser_find"
+            )));
+        }
+        return Ok(Some(Locator::Ref {
+            r#ref: r.clone(),
+            snapshot_id: params.and_then(|p| p.snapshot_id.clone()),
+        }));
+    }
+    if let Some(role) = role {
+        return Ok(Some(Locator::Role {
+            role: role.clone(),
+            name: params.and_then(|p| p.name.clone()),
+            scope: params.and_then(|p| p.scope.clone()),
+            frame: params.and_then(|p| p.frame.clone()),
+            exact: params.is_some_and(|p| p.exact),
+            nth: params.and_then(|p| p.nth),
+        }));
+    }
+    Ok(selector.as_ref().map(|s| Locator::Selector {
+        selector: s.clone(),
+        nth: params.and_then(|p| p.nth),
+    }))
+}
+
+impl Params {
+    fn action(&self, upload_dir: Option<&Path>) -> Result<Action, ToolError> {
+        let need = |what: &str| {
+            ToolError::invalid_params(format!(
+                "{} needs {what}",
+                serde_json::to_value(self.action).unwrap_or_default()
+            ))
+        };
+        Ok(match self.action {
+            ActionName::Click => Action::Click,
+            ActionName::Dblclick => Action::DoubleClick,
+            ActionName::Hover => Action::Hover,
+            ActionName::Focus => Action::Focus,
+            ActionName::Type => Action::Type {
+                text: self.text.clone().ok_or_else(|| need("text"))?,
+            },
+            ActionName::Fill => Action::Fill {
+                value: self
+                    .text
+                    .clone()
+                    .ok_or_else(|| need("text (the new value)"))?,
+            },
+            ActionName::Press => Action::Press {
+                keys: self.keys.clone().ok_or_else(|| need("keys"))?,
+            },
+            ActionName::Select => Action::Select {
+                values: self
+                    .values
+                    .clone()
+                    .filter(|v| !v.is_empty())
+                    .ok_or_else(|| need("values"))?,
+            },
+            ActionName::Check => Action::Check,
+            ActionName::Uncheck => Action::Uncheck,
+            ActionName::Scroll => Action::Scroll {
+                dx: self.dx.unwrap_or(0.0),
+                dy: self.dy.unwrap_or(0.0),
+            },
+            ActionName::Drag => {
+                let to = self.to.as_ref().ok_or_else(|| need("to"))?;
+                let to = locator_of(&to.r#ref, &to.role, &to.selector, None)?
+                    .map(|l| match l {
+                        Locator::Role {
+                            role,
+                            scope,
+                            frame,
+                            exact,
+                            nth,
+                            ..
+                        } => Locator::Role {
+                            role,
+                            name: to.name.clone(),
+                            scope,
+                            frame,
+                            exact,
+                            nth,
+                        },
+                        other => other,
+                    })
+                    .ok_or_else(|| need("to: a ref, role or selector"))?;
+                Action::Drag { to }
+            }
+            ActionName::Upload => Action::Upload {
+                files: upload_files(self.files.as_deref().unwrap_or_default(), upload_dir)?,
+                via_trigger: self.trigger,
+            },
+        })
+    }
+}
+
+/// Files must be inside the upload folder (SPEC §9.3): names are taken relative to it,
+/// absolute paths must lie within it.
+fn upload_files(files: &[String], upload_dir: Option<&Path>) -> Result<Vec<PathBuf>, ToolError> {
+    if files.is_empty() {
+        return Err(ToolError::invalid_params("upload needs files"));
+    }
+    let Some(dir) = upload_dir else {
+        return Err(ToolError::invalid_params(
+            "uploads are off: no upload folder is configured (uploadDir in the config, CANDOR_UPLOAD_DIR in the environment)",
+        ));
+    };
+    let root = dir.canonicalize().map_err(|e| {
+        ToolError::invalid_params(format!(
+            "the upload folder {} is unusable: {e}",
+            dir.display()
+        ))
+    })?;
+    files
+        .iter()
+        .map(|name| {
+            let path = root.join(name);
+            let path = path.canonicalize().map_err(|_| {
+                ToolError::invalid_params(format!(
+                    "no file {name:?} in the upload folder {}",
+                    root.display()
+                ))
+            })?;
+            if !path.starts_with(&root) || !path.is_file() {
+                return Err(ToolError::invalid_params(format!(
+                    "{name:?} is not a file inside the upload folder {}",
+                    root.display()
+                )));
+            }
+            Ok(path)
+        })
+        .collect()
+}
+
 impl ToolSpec for Act {
     const NAME: &'static str = "act";
-    const DESCRIPTION: &'static str =
-        "Act on an element by ref with trusted input (action: click).";
+    const DESCRIPTION: &'static str = "Act on an element (ref, role+name, or selector) with trusted input; optional expect verifies the outcome.";
     type Params = Params;
     type Output = Output;
 
     async fn run(ctx: &mut Ctx<'_>, params: Params) -> Result<Output, ToolError> {
-        let Action::Click = params.action;
-        if !browser::is_ref(&params.r#ref) {
+        let eval_enabled = ctx.options().enable_eval;
+        let upload_dir = ctx.options().upload_dir.clone();
+        // Everything that can be refused is refused before anything is dispatched.
+        let action = params.action(upload_dir.as_deref())?;
+        let locator = locator_of(&params.r#ref, &params.role, &params.selector, Some(&params))?;
+        if locator.is_none() && !matches!(params.action, ActionName::Press | ActionName::Scroll) {
             return Err(ToolError::invalid_params(format!(
-                "{:?} is not a ref; refs look like e4k2 and come from browser_snapshot or browser_find",
-                params.r#ref
+                "{} needs an element: ref, role (+ name), or selector",
+                serde_json::to_value(params.action).unwrap_or_default()
             )));
+        }
+        let postcondition = params
+            .expect
+            .as_ref()
+            .map(|e| e.check(eval_enabled))
+            .transpose()?;
+        if params.readback.is_some() && !eval_enabled {
+            return Err(expect::eval_disabled("readback"));
         }
         let deadline = ctx.deadline;
         let task = ctx.task().await?;
         let (tab_id, tab) = task
             .tab(params.tab_id.as_deref())
             .map(|(id, tab)| (id, tab.clone()))?;
-        ctx.stage("locate");
-        let clicked = tab
-            .click(&params.r#ref, params.snapshot_id.as_deref(), deadline)
-            .await;
-        // Locating fails before anything is sent; any other failure may have come after
-        // some input reached the page.
-        let refused = matches!(
-            clicked,
-            Err(browser::Error::StaleRef { .. }
-                | browser::Error::StaleSnapshot { .. }
-                | browser::Error::NotClickable { .. })
-        );
-        if !refused {
-            ctx.dispatched();
-        }
-
+        let tabs_before = task.list().len();
+        let dialogs_before = tab.state().dialogs_seen;
         ctx.stage("dispatch");
-        let state = match tab.refresh_info(deadline).await {
-            Ok(state) => state,
-            Err(_) => tab.state(),
+        let options = browser::ActOptions {
+            submit: params.submit,
         };
-        ctx.report_page(tab_id, &state);
-
-        let clicked = clicked?;
-        ctx.events.navigated = clicked.navigated;
+        let acted = tab.act(locator.as_ref(), &action, &options, deadline).await;
+        let outcome = match acted {
+            Ok(outcome) => {
+                ctx.dispatched();
+                outcome
+            }
+            Err(failure) => {
+                if failure.dispatched {
+                    ctx.dispatched();
+                }
+                report(ctx, tab_id, &tab, dialogs_before).await;
+                return Err(failure.error.into());
+            }
+        };
+        ctx.events.navigated = outcome.navigated;
+        // A tab the action opened: adopted, reported, and current if it was expected.
+        let popup = adopt_new_tabs(ctx, params.expect_popup).await?;
+        let tab = match popup {
+            Some((id, popup_tab)) if params.expect_popup => {
+                report(ctx, id, &popup_tab, 0).await;
+                popup_tab
+            }
+            _ if params.expect_popup => {
+                report(ctx, tab_id, &tab, dialogs_before).await;
+                let _ = tabs_before;
+                return Err(ToolError::new(
+                    Code::PopupNotOpened,
+                    "the action was done, but no new tab opened",
+                    "do not act again: the click happened; check browser_tabs or take a snapshot",
+                ));
+            }
+            _ => {
+                report(ctx, tab_id, &tab, dialogs_before).await;
+                tab
+            }
+        };
+        if let Some(postcondition) = &postcondition {
+            expect::verify(ctx, &tab, postcondition).await?;
+        }
+        let readback = match &params.readback {
+            Some(expression) => Some(expect::readback(ctx, &tab, expression).await?),
+            None => None,
+        };
         Ok(Output {
-            action: "click",
-            r#ref: params.r#ref,
-            role: clicked.role,
-            name: clicked.name,
-            relocated: clicked.relocated,
-            x: clicked.x,
-            y: clicked.y,
-            settled: clicked.settled,
+            action: params.action,
+            r#ref: outcome.r#ref,
+            role: outcome.role,
+            name: outcome.name,
+            relocated: outcome.relocated,
+            input_value_verified: outcome.input_value_verified,
+            changed: outcome.changed,
+            selected: outcome.selected,
+            scroll: outcome.scroll.map(|(x, y)| json!({ "x": x, "y": y })),
+            upload: outcome.upload,
+            settled: outcome.settled,
+            readback,
         })
     }
+}
+
+/// The page and any dialog into the envelope.
+async fn report(
+    ctx: &mut Ctx<'_>,
+    tab_id: browser::TabId,
+    tab: &browser::Tab,
+    dialogs_before: u64,
+) {
+    let state = match tab.refresh_info(ctx.deadline).await {
+        Ok(state) => state,
+        Err(_) => tab.state(),
+    };
+    let new_dialogs = state.dialogs_seen.saturating_sub(dialogs_before) as usize;
+    if let Some(dialog) = state.dialogs.last().filter(|_| new_dialogs > 0) {
+        ctx.events.dialog = Some(
+            json!({ "type": dialog.kind, "message": dialog.message, "answer": dialog.answer }),
+        );
+    }
+    ctx.report_page(tab_id, &state);
+}
+
+/// Tabs opened by the page during the command become task tabs; with `wait`, waits a
+/// moment for one. Returns the first.
+async fn adopt_new_tabs(
+    ctx: &mut Ctx<'_>,
+    wait: bool,
+) -> Result<Option<(browser::TabId, browser::Tab)>, ToolError> {
+    let deadline = ctx.deadline;
+    let task = ctx.task().await?;
+    let opened = task.adopt_new_tabs(wait, deadline).await?;
+    let first = opened.first().cloned();
+    if let Some((id, tab)) = &first {
+        if wait {
+            task.select(&id.to_string())?;
+        }
+        let state = tab.state();
+        ctx.events.new_tab =
+            Some(json!({ "tabId": id.to_string(), "url": state.url, "current": wait }));
+    }
+    Ok(first)
 }

@@ -5,7 +5,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::ToolSpec;
-use crate::engine::Ctx;
+use crate::engine::{ActiveCommand, Ctx};
 use crate::error::ToolError;
 use crate::journal::CommandRecord;
 
@@ -21,6 +21,8 @@ pub(crate) struct Params {
 #[serde(rename_all = "camelCase")]
 pub(crate) struct Output {
     task: String,
+    /// The command that holds the task now, if another one does.
+    active: Option<ActiveCommand>,
     /// Oldest first.
     last: Vec<CommandRecord>,
 }
@@ -29,8 +31,7 @@ pub(crate) struct Diagnostics;
 
 impl ToolSpec for Diagnostics {
     const NAME: &'static str = "diagnostics";
-    const DESCRIPTION: &'static str =
-        "Recent commands of this task (method, code, stage, duration, URL), read from memory.";
+    const DESCRIPTION: &'static str = "The running command and recent ones of this task (method, code, stage, duration), from memory.";
     const USES_TASK: bool = false;
     type Params = Params;
     type Output = Output;
@@ -46,6 +47,7 @@ impl ToolSpec for Diagnostics {
         let skip = all.len().saturating_sub(limit);
         Ok(Output {
             task: ctx.options().task_id.clone(),
+            active: ctx.active(),
             last: all.into_iter().skip(skip).collect(),
         })
     }

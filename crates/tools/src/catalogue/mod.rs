@@ -15,6 +15,7 @@ use crate::error::ToolError;
 
 mod act;
 mod diagnostics;
+mod expect;
 mod find;
 mod navigate;
 mod screenshot;

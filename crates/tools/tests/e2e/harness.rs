@@ -19,7 +19,12 @@ impl Harness {
     }
 
     pub fn with_timeout(command_timeout: Duration) -> Self {
-        let options = EngineOptions {
+        Self::with(|options| options.command_timeout = command_timeout)
+    }
+
+    /// A harness whose engine options `configure` adjusts.
+    pub fn with(configure: impl FnOnce(&mut EngineOptions)) -> Self {
+        let mut options = EngineOptions {
             browser: BrowserOptions {
                 endpoint: Endpoint::Launch(LaunchOptions {
                     executable: Some(test_support::chromium()),
@@ -28,9 +33,9 @@ impl Harness {
                 record_cdp: None,
             },
             task_id: "test".into(),
-            command_timeout,
             ..EngineOptions::default()
         };
+        configure(&mut options);
         Self {
             server: FixtureServer::start(),
             engine: Engine::new(options),

@@ -5,6 +5,7 @@
 // Helpers outside #[test] functions: a failed unwrap is a failed test.
 #![allow(clippy::unwrap_used)]
 
+mod acting;
 mod harness;
 mod navigation;
 mod snapshot;
