@@ -37,6 +37,8 @@ enum Figure {
     ToolsList,
     /// Element snapshots of the Rust docs and the fixtures; find "fold".
     Snapshots,
+    /// act click with a verified expect.text, and fill with read-back.
+    Acting,
 }
 
 pub async fn run(browser_args: &BrowserArgs, args: BenchArgs) -> anyhow::Result<()> {
@@ -58,6 +60,9 @@ pub async fn run(browser_args: &BrowserArgs, args: BenchArgs) -> anyhow::Result<
     }
     if measure(Figure::RoundTrip) {
         round_trip(browser_args, runs).await?;
+    }
+    if measure(Figure::Acting) {
+        crate::bench_acting::run(browser_args, &site, runs).await?;
     }
     if measure(Figure::Snapshots) {
         crate::bench_snapshots::run(browser_args, runs).await?;
@@ -177,7 +182,7 @@ async fn round_trip(browser_args: &BrowserArgs, runs: usize) -> anyhow::Result<(
     Ok(())
 }
 
-fn report(label: &str, samples: &[Duration]) {
+pub(crate) fn report(label: &str, samples: &[Duration]) {
     let mut sorted: Vec<f64> = samples.iter().map(|d| d.as_secs_f64() * 1000.0).collect();
     sorted.sort_by(f64::total_cmp);
     let median = match sorted.len() {

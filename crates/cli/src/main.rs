@@ -2,6 +2,7 @@
 //! over to one face (`mcp`) or one job (`demo`, `bench`).
 
 mod bench;
+mod bench_acting;
 mod bench_snapshots;
 mod demo;
 mod lifecycle;

@@ -1,0 +1,226 @@
+//! Keyboard input: focus, typing and filling with read-back, keys and chords.
+
+use cdp::protocol::{dom, input};
+use serde_json::json;
+
+use super::Run;
+use crate::Error;
+use crate::keys::{self, Key};
+use crate::script;
+use crate::snapshot::{Located, Locator};
+
+impl Run<'_> {
+    pub(super) async fn focus(&mut self, target: &Located) -> Result<(), Error> {
+        self.dispatched = true;
+        target
+            .session
+            .call(
+                &dom::Focus {
+                    backend_node_id: target.backend_id,
+                },
+                self.deadline,
+            )
+            .await?;
+        Ok(())
+    }
+
+    /// type (append) or fill (replace) `text`, then read the value back. Returns
+    /// whether it matched; a mismatch is `InputMismatch` (passwords never echoed).
+    pub(super) async fn edit(
+        &mut self,
+        target: &Located,
+        locator: &Locator,
+        text: &str,
+        replace: bool,
+    ) -> Result<(bool, String), Error> {
+        self.require_enabled(target, locator)?;
+        if target.node().states.iter().any(|(s, _)| *s == "readonly") {
+            return Err(Error::ElementDisabled {
+                locator: format!("{locator} (read-only)"),
+            });
+        }
+        let session = &target.session;
+        let read = |me: &Self| {
+            me.tab.call_on_node(
+                session,
+                target.backend_id,
+                &script::ELEMENT_VALUE,
+                Vec::new(),
+                me.deadline,
+            )
+        };
+        let before = read(self).await?;
+        if before["editable"] != true {
+            return Err(Error::InvalidParams {
+                what: locator.to_string(),
+                reason: format!(
+                    "a {} ({}) takes no typed text; use select, check or upload",
+                    target.role,
+                    before["type"]
+                        .as_str()
+                        .filter(|t| !t.is_empty())
+                        .or(before["tag"].as_str())
+                        .unwrap_or("element")
+                ),
+            });
+        }
+        let password = before["type"] == "password";
+        let kind = before["type"].as_str().unwrap_or_default().to_string();
+        self.focus(target).await?;
+        if matches!(
+            kind.as_str(),
+            "date" | "time" | "datetime-local" | "month" | "week"
+        ) {
+            // These have no text editing: their value is set as a picker would.
+            let value = if replace {
+                text.to_string()
+            } else {
+                format!("{}{text}", before["value"].as_str().unwrap_or_default())
+            };
+            self.tab
+                .call_on_node(
+                    session,
+                    target.backend_id,
+                    &script::ELEMENT_SET_VALUE,
+                    vec![json!(value)],
+                    self.deadline,
+                )
+                .await?;
+        } else {
+            let script = if replace {
+                &script::ELEMENT_SELECT_CONTENTS
+            } else {
+                &script::ELEMENT_CARET_TO_END
+            };
+            self.tab
+                .call_on_node(
+                    session,
+                    target.backend_id,
+                    script,
+                    Vec::new(),
+                    self.deadline,
+                )
+                .await?;
+            if replace {
+                if text.is_empty() {
+                    self.press(&keys::parse_chord("Delete")?).await?;
+                } else {
+                    self.tab
+                        .session()
+                        .call(
+                            &input::InsertText {
+                                text: text.to_string(),
+                            },
+                            self.deadline,
+                        )
+                        .await?;
+                }
+            } else {
+                self.type_text(text).await?;
+            }
+        }
+        let after = read(self).await?;
+        let actual = after["value"].as_str().unwrap_or_default().to_string();
+        let expected = if replace {
+            text.to_string()
+        } else {
+            format!("{}{text}", before["value"].as_str().unwrap_or_default())
+        };
+        // contenteditable's innerText may end with a newline it added itself.
+        let matches = actual == expected
+            || target.node().role != "textbox" && actual.trim_end() == expected.trim_end();
+        if !matches {
+            let shown = |v: &str| {
+                if password {
+                    format!("({} characters, not shown)", v.chars().count())
+                } else {
+                    v.to_string()
+                }
+            };
+            return Err(Error::InputMismatch {
+                expected: shown(&expected),
+                actual: shown(&actual),
+            });
+        }
+        Ok((true, actual))
+    }
+
+    /// Keystrokes for each character; line breaks as Enter.
+    pub(super) async fn type_text(&mut self, text: &str) -> Result<(), Error> {
+        self.dispatched = true;
+        for c in text.chars() {
+            if c == '\n' {
+                self.press(&keys::parse_chord("Enter")?).await?;
+            } else {
+                self.key(&keys::char_key(c), 0).await?;
+            }
+        }
+        Ok(())
+    }
+
+    pub(super) async fn press(&mut self, chord: &keys::Chord) -> Result<(), Error> {
+        self.dispatched = true;
+        let session = self.tab.session();
+        let mut held = 0;
+        for modifier in &chord.modifier_keys {
+            held |= modifier_mask(&modifier.key);
+            session
+                .call(&key_event("rawKeyDown", modifier, held), self.deadline)
+                .await?;
+        }
+        self.key(&chord.key, chord.modifiers).await?;
+        for modifier in chord.modifier_keys.iter().rev() {
+            held &= !modifier_mask(&modifier.key);
+            session
+                .call(&key_event("keyUp", modifier, held), self.deadline)
+                .await?;
+        }
+        Ok(())
+    }
+
+    /// One key down (typing its text, if any) and up.
+    pub(super) async fn key(&mut self, key: &Key, modifiers: i64) -> Result<(), Error> {
+        self.dispatched = true;
+        let session = self.tab.session();
+        let down = if key.text.is_some() {
+            "keyDown"
+        } else {
+            "rawKeyDown"
+        };
+        session
+            .call(&key_event(down, key, modifiers), self.deadline)
+            .await?;
+        session
+            .call(&key_event("keyUp", key, modifiers), self.deadline)
+            .await?;
+        Ok(())
+    }
+}
+
+fn modifier_mask(key: &str) -> i64 {
+    match key {
+        "Alt" => 1,
+        "Control" => 2,
+        "Meta" => 4,
+        "Shift" => 8,
+        _ => 0,
+    }
+}
+
+fn key_event(kind: &str, key: &Key, modifiers: i64) -> input::DispatchKeyEvent {
+    let text = if kind == "keyDown" {
+        key.text.clone()
+    } else {
+        None
+    };
+    input::DispatchKeyEvent {
+        r#type: kind.to_string(),
+        modifiers: (modifiers != 0).then_some(modifiers),
+        unmodified_text: text.clone(),
+        text,
+        key: Some(key.key.clone()),
+        code: (!key.code.is_empty()).then(|| key.code.clone()),
+        windows_virtual_key_code: (key.key_code != 0).then_some(key.key_code),
+        native_virtual_key_code: (key.key_code != 0).then_some(key.key_code),
+    }
+}

@@ -1,0 +1,414 @@
+//! Acting with trusted input (SPEC §6): events dispatched by the browser
+//! (`Input.dispatchMouseEvent`, `dispatchKeyEvent`, `insertText`) at the element's
+//! visible centre after scrolling it into view — never `element.click()`.
+//!
+//! Before anything is dispatched the element is checked: found exactly once, shown,
+//! enabled, and actually hit at the point it would be clicked (a different element on
+//! top is `ElementOccluded`, naming it). Every failure says whether input had already
+//! been sent ([`ActFailure::dispatched`]), so the caller never claims more than happened.
+//!
+//! `pointer` holds mouse input and hit testing, `keyboard` text and keys, `forms`
+//! selects and uploads.
+
+mod forms;
+mod keyboard;
+mod pointer;
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use cdp::Deadline;
+use cdp::protocol::dom;
+use serde_json::Value;
+
+use crate::keys;
+use crate::script::{self, Script};
+use crate::snapshot::{Located, Locator};
+use crate::{Error, PageState, Tab};
+
+/// What to do to the element.
+#[derive(Debug, Clone)]
+pub enum Action {
+    Click,
+    DoubleClick,
+    Hover,
+    Focus,
+    /// Append keystrokes.
+    Type {
+        text: String,
+    },
+    /// Replace the value.
+    Fill {
+        value: String,
+    },
+    /// A key or chord, e.g. `Enter`, `Control+A`; to the element if a locator is given,
+    /// else to whatever has focus.
+    Press {
+        keys: String,
+    },
+    /// `<select>` options, by value or label.
+    Select {
+        values: Vec<String>,
+    },
+    Check,
+    Uncheck,
+    /// By a delta (mouse wheel), or the element into view.
+    Scroll {
+        dx: f64,
+        dy: f64,
+    },
+    /// Press on the element, move to `to`, release there.
+    Drag {
+        to: Locator,
+    },
+    /// Files into a file input; with `via_trigger` the locator is the button that opens
+    /// the file chooser, which is intercepted.
+    Upload {
+        files: Vec<PathBuf>,
+        via_trigger: bool,
+    },
+}
+
+impl Action {
+    pub fn name(&self) -> &'static str {
+        match self {
+            Action::Click => "click",
+            Action::DoubleClick => "dblclick",
+            Action::Hover => "hover",
+            Action::Focus => "focus",
+            Action::Type { .. } => "type",
+            Action::Fill { .. } => "fill",
+            Action::Press { .. } => "press",
+            Action::Select { .. } => "select",
+            Action::Check => "check",
+            Action::Uncheck => "uncheck",
+            Action::Scroll { .. } => "scroll",
+            Action::Drag { .. } => "drag",
+            Action::Upload { .. } => "upload",
+        }
+    }
+}
+
+/// What an action did.
+#[derive(Debug, Clone, Default)]
+pub struct ActOutcome {
+    pub role: String,
+    pub name: String,
+    pub r#ref: Option<String>,
+    /// The element the ref named was gone; a unique same role+name stand-in was used.
+    pub relocated: bool,
+    /// Where the pointer acted, in the page's viewport (CSS pixels).
+    pub point: Option<(f64, f64)>,
+    /// type/fill: the value read back equals what was meant.
+    pub input_value_verified: Option<bool>,
+    /// check/uncheck: whether the state had to change.
+    pub changed: Option<bool>,
+    /// select: the options now selected (`{value, label}`).
+    pub selected: Option<Value>,
+    /// scroll: the page's scroll position after.
+    pub scroll: Option<(f64, f64)>,
+    pub upload: Option<Value>,
+    pub navigated: bool,
+    /// No navigation was still under way when the action returned.
+    pub settled: bool,
+}
+
+/// A failed action, and whether any input had reached the page.
+#[derive(Debug, Clone)]
+pub struct ActFailure {
+    pub error: Error,
+    pub dispatched: bool,
+}
+
+/// Extra switches of an action.
+#[derive(Debug, Clone, Default)]
+pub struct ActOptions {
+    /// type/fill: press Enter after the value was read back correctly.
+    pub submit: bool,
+}
+
+/// The most an action waits for a navigation it started to load.
+const SETTLE_LIMIT: Duration = Duration::from_secs(10);
+/// The most an upload trigger waits for its file chooser.
+const CHOOSER_LIMIT: Duration = Duration::from_secs(5);
+
+/// Tracks whether input was sent, so every error can say so.
+struct Run<'a> {
+    tab: &'a Tab,
+    deadline: Deadline,
+    dispatched: bool,
+}
+
+impl Tab {
+    /// Performs `action` on the element `locator` names (some actions need none).
+    pub async fn act(
+        &self,
+        locator: Option<&Locator>,
+        action: &Action,
+        options: &ActOptions,
+        deadline: Deadline,
+    ) -> Result<ActOutcome, ActFailure> {
+        let mut run = Run {
+            tab: self,
+            deadline,
+            dispatched: false,
+        };
+        let before = self.state();
+        let result = run.act(locator, action, options).await;
+        let dispatched = run.dispatched;
+        match result {
+            Ok(mut outcome) => {
+                outcome.settled = self.settle(&before, deadline).await;
+                outcome.navigated = self.state().navigations > before.navigations;
+                Ok(outcome)
+            }
+            Err(error) => Err(ActFailure { error, dispatched }),
+        }
+    }
+
+    /// After input: one round trip into the page, so whatever the input started
+    /// synchronously (handlers, default actions) has run and been reported; then, if a
+    /// navigation began, its commit and load, within `deadline` and at most
+    /// [`SETTLE_LIMIT`]. Returns whether the page settled.
+    pub(crate) async fn settle(&self, before: &PageState, deadline: Deadline) -> bool {
+        if self.evaluate_one(deadline).await.is_err() {
+            return false;
+        }
+        let now = self.state();
+        if !now.loading && now.navigations == before.navigations {
+            return true;
+        }
+        let limit = deadline.within(SETTLE_LIMIT);
+        let navigations = before.navigations;
+        self.wait_state(
+            "the page to settle after the action",
+            limit,
+            Instant::now(),
+            |s| {
+                s.crashed
+                    || s.closed
+                    || !s.loading && (s.navigations > navigations || s.loaded_loader == s.loader)
+            },
+        )
+        .await
+        .is_ok()
+    }
+
+    /// Calls a page-side script with `this` bound to the DOM node `backend_id`.
+    pub(crate) async fn call_on_node(
+        &self,
+        session: &cdp::Session,
+        backend_id: i64,
+        script: &Script,
+        arguments: Vec<Value>,
+        deadline: Deadline,
+    ) -> Result<Value, Error> {
+        let resolved = session
+            .call(
+                &dom::ResolveNode {
+                    backend_node_id: backend_id,
+                },
+                deadline,
+            )
+            .await?;
+        let object_id = resolved
+            .object
+            .object_id
+            .ok_or_else(|| Error::ElementNotFound {
+                locator: format!("node {backend_id}"),
+                reason: "it is no longer in the page".into(),
+            })?;
+        let call = cdp::protocol::runtime::CallFunctionOn {
+            function_declaration: script.source.to_string(),
+            object_id: Some(object_id),
+            arguments: arguments
+                .into_iter()
+                .map(|value| cdp::protocol::runtime::CallArgument {
+                    value: Some(value),
+                    object_id: None,
+                })
+                .collect(),
+            return_by_value: Some(true),
+            await_promise: Some(true),
+            ..Default::default()
+        };
+        let reply = session.call(&call, deadline).await?;
+        if let Some(details) = reply.exception_details {
+            return Err(Error::Script {
+                class: details
+                    .exception
+                    .as_ref()
+                    .and_then(|e| e.class_name.clone())
+                    .unwrap_or_else(|| "Error".into()),
+                message: details.text,
+            });
+        }
+        Ok(reply.result.value.unwrap_or(Value::Null))
+    }
+}
+
+impl Run<'_> {
+    async fn act(
+        &mut self,
+        locator: Option<&Locator>,
+        action: &Action,
+        options: &ActOptions,
+    ) -> Result<ActOutcome, Error> {
+        if let Action::Press { keys } = action
+            && locator.is_none()
+        {
+            let chord = keys::parse_chord(keys)?;
+            self.press(&chord).await?;
+            return Ok(ActOutcome::default());
+        }
+        if let Action::Scroll { dx, dy } = action
+            && locator.is_none()
+        {
+            return self.wheel(*dx, *dy).await;
+        }
+        let locator = locator.ok_or_else(|| Error::InvalidParams {
+            what: action.name().into(),
+            reason: "needs an element: ref, role (+ name), or selector".into(),
+        })?;
+        let target = self.tab.locate(locator, self.deadline).await?;
+        let mut outcome = ActOutcome {
+            role: target.role.clone(),
+            name: target.name.clone(),
+            r#ref: target.r#ref.clone(),
+            relocated: target.relocated,
+            ..ActOutcome::default()
+        };
+        match action {
+            Action::Click | Action::DoubleClick | Action::Hover => {
+                let (x, y) = self
+                    .pointer_target(&target, locator, !matches!(action, Action::Hover))
+                    .await?;
+                let clicks = match action {
+                    Action::Click => 1,
+                    Action::DoubleClick => 2,
+                    _ => 0,
+                };
+                self.mouse(x, y, clicks).await?;
+                outcome.point = Some((x, y));
+            }
+            Action::Focus => {
+                self.require_shown(&target, locator)?;
+                self.dispatched = true;
+                target
+                    .session
+                    .call(
+                        &dom::Focus {
+                            backend_node_id: target.backend_id,
+                        },
+                        self.deadline,
+                    )
+                    .await?;
+            }
+            Action::Type { text } => {
+                let (verified, _) = self.edit(&target, locator, text, false).await?;
+                outcome.input_value_verified = Some(verified);
+                if options.submit {
+                    self.press(&keys::parse_chord("Enter")?).await?;
+                }
+            }
+            Action::Fill { value } => {
+                let (verified, _) = self.edit(&target, locator, value, true).await?;
+                outcome.input_value_verified = Some(verified);
+                if options.submit {
+                    self.press(&keys::parse_chord("Enter")?).await?;
+                }
+            }
+            Action::Press { keys } => {
+                let chord = keys::parse_chord(keys)?;
+                self.require_shown(&target, locator)?;
+                self.focus(&target).await?;
+                self.press(&chord).await?;
+            }
+            Action::Select { values } => {
+                self.require_enabled(&target, locator)?;
+                outcome.selected = Some(self.select(&target, locator, values).await?);
+            }
+            Action::Check | Action::Uncheck => {
+                let want = matches!(action, Action::Check);
+                let now = target.checked().ok_or_else(|| Error::InvalidParams {
+                    what: locator.to_string(),
+                    reason: format!(
+                        "a {} cannot be checked; check works on checkboxes, radios and switches",
+                        target.role
+                    ),
+                })?;
+                if now == want {
+                    outcome.changed = Some(false);
+                } else {
+                    let (x, y) = self.pointer_target(&target, locator, true).await?;
+                    self.mouse(x, y, 1).await?;
+                    outcome.point = Some((x, y));
+                    outcome.changed = Some(true);
+                    let read = self
+                        .tab
+                        .call_on_node(
+                            &target.session,
+                            target.backend_id,
+                            &script::ELEMENT_VALUE,
+                            Vec::new(),
+                            self.deadline,
+                        )
+                        .await?;
+                    if read["checked"].as_bool() != Some(want) {
+                        return Err(Error::InputMismatch {
+                            expected: if want { "checked" } else { "unchecked" }.into(),
+                            actual: if want { "unchecked" } else { "checked" }.into(),
+                        });
+                    }
+                }
+            }
+            Action::Scroll { .. } => {
+                self.require_shown(&target, locator)?;
+                self.dispatched = true;
+                target
+                    .session
+                    .call(
+                        &dom::ScrollIntoViewIfNeeded {
+                            backend_node_id: target.backend_id,
+                        },
+                        self.deadline,
+                    )
+                    .await?;
+                outcome.scroll = Some(self.scroll_position().await?);
+            }
+            Action::Drag { to } => {
+                let from = self.pointer_target(&target, locator, true).await?;
+                let destination = self.tab.locate(to, self.deadline).await?;
+                self.require_shown(&destination, to)?;
+                let to_point = self.point_of(&destination).await?;
+                self.drag(from, to_point).await?;
+                outcome.point = Some(to_point);
+            }
+            Action::Upload { files, via_trigger } => {
+                outcome.upload = Some(self.upload(&target, locator, files, *via_trigger).await?);
+            }
+        }
+        Ok(outcome)
+    }
+
+    pub(super) fn require_shown(&self, target: &Located, locator: &Locator) -> Result<(), Error> {
+        if target.visible {
+            Ok(())
+        } else {
+            Err(Error::ElementNotVisible {
+                locator: locator.to_string(),
+                reason: "it is hidden, clipped away or has no size".into(),
+            })
+        }
+    }
+
+    pub(super) fn require_enabled(&self, target: &Located, locator: &Locator) -> Result<(), Error> {
+        self.require_shown(target, locator)?;
+        if target.disabled() {
+            return Err(Error::ElementDisabled {
+                locator: locator.to_string(),
+            });
+        }
+        Ok(())
+    }
+}

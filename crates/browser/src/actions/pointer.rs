@@ -1,0 +1,345 @@
+//! Pointer input: the point to act at (scrolled into view, hit-tested), mouse
+//! clicks, drags and the wheel.
+
+use std::time::{Duration, Instant};
+
+use cdp::Deadline;
+use cdp::protocol::{dom, input, page};
+
+use super::{ActOutcome, Run};
+use crate::script;
+use crate::snapshot::{Located, Locator};
+use crate::{Error, Tab};
+
+impl Run<'_> {
+    /// Shown, enabled, scrolled into view, and hit at its centre: the point to act at,
+    /// in the page's viewport.
+    pub(super) async fn pointer_target(
+        &mut self,
+        target: &Located,
+        locator: &Locator,
+        needs_enabled: bool,
+    ) -> Result<(f64, f64), Error> {
+        if needs_enabled {
+            self.require_enabled(target, locator)?;
+        } else {
+            self.require_shown(target, locator)?;
+        }
+        let backend_node_id = target.backend_id;
+        // Scrolling fails for nodes without a layout box; the quads say what is there.
+        let _ = target
+            .session
+            .call(
+                &dom::ScrollIntoViewIfNeeded { backend_node_id },
+                self.deadline,
+            )
+            .await;
+        let (x, y) = self.frame_point(target, locator).await?;
+        self.hit_test(target, locator, x, y).await?;
+        let (dx, dy) = self
+            .tab
+            .frame_origin(&target.session, self.deadline)
+            .await?;
+        Ok((x + dx, y + dy))
+    }
+
+    /// The element's visible centre in its own frame's viewport.
+    pub(super) async fn frame_point(
+        &self,
+        target: &Located,
+        locator: &Locator,
+    ) -> Result<(f64, f64), Error> {
+        let quads = target
+            .session
+            .call(
+                &dom::GetContentQuads {
+                    backend_node_id: target.backend_id,
+                },
+                self.deadline,
+            )
+            .await
+            .map_err(|e| Error::ElementNotVisible {
+                locator: locator.to_string(),
+                reason: format!("it has no box on screen ({e})"),
+            })?;
+        quads
+            .quads
+            .iter()
+            .filter(|q| q.len() == 8 && area(q) >= 1.0)
+            .map(|q| {
+                (
+                    (q[0] + q[2] + q[4] + q[6]) / 4.0,
+                    (q[1] + q[3] + q[5] + q[7]) / 4.0,
+                )
+            })
+            .next()
+            .ok_or_else(|| Error::ElementNotVisible {
+                locator: locator.to_string(),
+                reason: "it has no visible area".into(),
+            })
+    }
+
+    pub(super) async fn point_of(&self, target: &Located) -> Result<(f64, f64), Error> {
+        let _ = target
+            .session
+            .call(
+                &dom::ScrollIntoViewIfNeeded {
+                    backend_node_id: target.backend_id,
+                },
+                self.deadline,
+            )
+            .await;
+        let (x, y) = self
+            .frame_point(
+                target,
+                &Locator::Selector {
+                    selector: "drop target".into(),
+                    nth: None,
+                },
+            )
+            .await?;
+        let (dx, dy) = self
+            .tab
+            .frame_origin(&target.session, self.deadline)
+            .await?;
+        Ok((x + dx, y + dy))
+    }
+
+    /// The element at the point must be the target or inside it (a `::before` or
+    /// `::after` counts as its host; a label that wraps the target forwards to it).
+    pub(super) async fn hit_test(
+        &self,
+        target: &Located,
+        locator: &Locator,
+        x: f64,
+        y: f64,
+    ) -> Result<(), Error> {
+        let hit = target
+            .session
+            .call(
+                &dom::GetNodeForLocation {
+                    x: x.round() as i64,
+                    y: y.round() as i64,
+                    include_user_agent_shadow_dom: false,
+                    ignore_pointer_events_none: false,
+                },
+                self.deadline,
+            )
+            .await;
+        let Ok(hit) = hit else {
+            // Nothing hit at all: the point is outside the viewport after scrolling.
+            return Err(Error::ElementNotVisible {
+                locator: locator.to_string(),
+                reason: "its centre is not inside the viewport".into(),
+            });
+        };
+        let observation = &target.observation;
+        let session = target.node().session;
+        if observation.dom_contains(session, target.backend_id, hit.backend_node_id) {
+            return Ok(());
+        }
+        // A label (or other ancestor that forwards clicks) around the target.
+        if observation.dom_contains(session, hit.backend_node_id, target.backend_id) {
+            let described = target
+                .session
+                .call(
+                    &dom::DescribeNode {
+                        backend_node_id: hit.backend_node_id,
+                    },
+                    self.deadline,
+                )
+                .await;
+            if described.is_ok_and(|d| d.node.node_name.eq_ignore_ascii_case("label")) {
+                return Ok(());
+            }
+        }
+        Err(Error::ElementOccluded {
+            locator: locator.to_string(),
+            covering: self.describe(&target.session, hit.backend_node_id).await,
+        })
+    }
+
+    /// `tag#id.class` (and its text) of a DOM node, for messages.
+    pub(super) async fn describe(&self, session: &cdp::Session, backend_id: i64) -> String {
+        let value = self
+            .tab
+            .call_on_node(
+                session,
+                backend_id,
+                &script::ELEMENT_LABEL,
+                Vec::new(),
+                self.deadline,
+            )
+            .await;
+        value
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_else(|| format!("node {backend_id}"))
+    }
+
+    /// Move, then `clicks` presses (0: hover only), at viewport point (x, y).
+    pub(super) async fn mouse(&mut self, x: f64, y: f64, clicks: i64) -> Result<(), Error> {
+        let session = self.tab.session();
+        let event = |kind: &str, buttons: i64, click_count: i64| input::DispatchMouseEvent {
+            r#type: kind.to_string(),
+            x,
+            y,
+            button: Some(if kind == "mouseMoved" { "none" } else { "left" }.to_string()),
+            buttons: Some(buttons),
+            click_count: (kind != "mouseMoved").then_some(click_count),
+            ..Default::default()
+        };
+        self.dispatched = true;
+        session
+            .call(&event("mouseMoved", 0, 0), self.deadline)
+            .await?;
+        for count in 1..=clicks {
+            session
+                .call(&event("mousePressed", 1, count), self.deadline)
+                .await?;
+            session
+                .call(&event("mouseReleased", 0, count), self.deadline)
+                .await?;
+        }
+        Ok(())
+    }
+
+    pub(super) async fn drag(&mut self, from: (f64, f64), to: (f64, f64)) -> Result<(), Error> {
+        let session = self.tab.session();
+        let event = |kind: &str, (x, y): (f64, f64), buttons: i64| input::DispatchMouseEvent {
+            r#type: kind.to_string(),
+            x,
+            y,
+            button: Some("left".into()),
+            buttons: Some(buttons),
+            click_count: (kind != "mouseMoved").then_some(1),
+            ..Default::default()
+        };
+        self.dispatched = true;
+        session
+            .call(&event("mouseMoved", from, 0), self.deadline)
+            .await?;
+        session
+            .call(&event("mousePressed", from, 1), self.deadline)
+            .await?;
+        const STEPS: usize = 8;
+        for step in 1..=STEPS {
+            let t = step as f64 / STEPS as f64;
+            let point = (from.0 + (to.0 - from.0) * t, from.1 + (to.1 - from.1) * t);
+            session
+                .call(&event("mouseMoved", point, 1), self.deadline)
+                .await?;
+        }
+        session
+            .call(&event("mouseReleased", to, 0), self.deadline)
+            .await?;
+        Ok(())
+    }
+
+    /// Mouse wheel at the viewport's centre, then the scroll position once it moved.
+    pub(super) async fn wheel(&mut self, dx: f64, dy: f64) -> Result<ActOutcome, Error> {
+        let before = self.scroll_position().await?;
+        let metrics = self
+            .tab
+            .session()
+            .call(&page::GetLayoutMetrics {}, self.deadline)
+            .await?;
+        let (x, y) = (
+            metrics.css_visual_viewport.client_width / 2.0,
+            metrics.css_visual_viewport.client_height / 2.0,
+        );
+        self.dispatched = true;
+        self.tab
+            .session()
+            .call(
+                &input::DispatchMouseEvent {
+                    r#type: "mouseWheel".into(),
+                    x,
+                    y,
+                    delta_x: Some(dx),
+                    delta_y: Some(dy),
+                    ..Default::default()
+                },
+                self.deadline,
+            )
+            .await?;
+        // Wheel scrolling is applied asynchronously: read until it moved (or a short
+        // bound passes — a page at its end does not move).
+        let started = Instant::now();
+        let mut after = self.scroll_position().await?;
+        while after == before
+            && started.elapsed() < Duration::from_millis(300)
+            && !self.deadline.expired()
+        {
+            after = self.scroll_position().await?;
+        }
+        Ok(ActOutcome {
+            point: Some((x, y)),
+            scroll: Some(after),
+            ..ActOutcome::default()
+        })
+    }
+
+    pub(super) async fn scroll_position(&self) -> Result<(f64, f64), Error> {
+        let value = self
+            .tab
+            .call_script(&script::SCROLL_POSITION, Vec::new(), self.deadline)
+            .await?;
+        Ok((
+            value["x"].as_f64().unwrap_or_default(),
+            value["y"].as_f64().unwrap_or_default(),
+        ))
+    }
+}
+
+/// The area of a quad (shoelace formula).
+fn area(quad: &[f64]) -> f64 {
+    let mut sum = 0.0;
+    for i in 0..4 {
+        let (x1, y1) = (quad[2 * i], quad[2 * i + 1]);
+        let (x2, y2) = (quad[(2 * i + 2) % 8], quad[(2 * i + 3) % 8]);
+        sum += x1 * y2 - x2 * y1;
+    }
+    (sum / 2.0).abs()
+}
+
+impl Tab {
+    /// Where a frame's viewport starts in the page's viewport: (0, 0) for the page's own
+    /// session; for an out-of-process frame, its iframe element's content box.
+    pub(crate) async fn frame_origin(
+        &self,
+        frame_session: &cdp::Session,
+        deadline: Deadline,
+    ) -> Result<(f64, f64), Error> {
+        if frame_session.id() == self.session().id() {
+            return Ok((0.0, 0.0));
+        }
+        let frame_id = self
+            .state()
+            .child_frames
+            .iter()
+            .find(|(_, session)| Some(session) == frame_session.id())
+            .map(|(frame, _)| frame.clone())
+            .ok_or_else(|| Error::Protocol {
+                method: "DOM.getFrameOwner".into(),
+                message: "the frame is no longer attached".into(),
+            })?;
+        let owner = self
+            .session()
+            .call(&dom::GetFrameOwner { frame_id }, deadline)
+            .await?;
+        let model = self
+            .session()
+            .call(
+                &dom::GetBoxModel {
+                    backend_node_id: owner.backend_node_id,
+                },
+                deadline,
+            )
+            .await?;
+        Ok((
+            model.model.content.first().copied().unwrap_or_default(),
+            model.model.content.get(1).copied().unwrap_or_default(),
+        ))
+    }
+}
