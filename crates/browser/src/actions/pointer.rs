@@ -114,12 +114,21 @@ impl Run<'_> {
         x: f64,
         y: f64,
     ) -> Result<(), Error> {
+        // The hit test takes document coordinates: the viewport point plus the scroll.
+        let metrics = target
+            .session
+            .call(&page::GetLayoutMetrics {}, self.deadline)
+            .await?;
+        let (scroll_x, scroll_y) = (
+            metrics.css_visual_viewport.page_x,
+            metrics.css_visual_viewport.page_y,
+        );
         let hit = target
             .session
             .call(
                 &dom::GetNodeForLocation {
-                    x: x.round() as i64,
-                    y: y.round() as i64,
+                    x: (x + scroll_x).round() as i64,
+                    y: (y + scroll_y).round() as i64,
                     include_user_agent_shadow_dom: false,
                     ignore_pointer_events_none: false,
                 },
