@@ -8,6 +8,8 @@ mod actions;
 mod browser;
 mod download;
 mod error;
+mod eval;
+mod form_state;
 mod keys;
 mod launch;
 mod page_read;
@@ -26,6 +28,8 @@ pub use actions::{ActFailure, ActOptions, ActOutcome, Action};
 pub use browser::{Browser, BrowserOptions, Endpoint};
 pub use cdp::Deadline;
 pub use error::Error;
+pub use eval::{EvalValue, Evaluated};
+pub use form_state::{Checked, FormControl, FormState, MAX_CONTROLS, OptionState, Popup};
 pub use refs::is_ref;
 pub use snapshot::{
     Candidate, ElementSnapshot, FindQuery, Found, Locator, MarkdownSnapshot, SnapshotOptions,

@@ -39,3 +39,9 @@ pub(crate) const ELEMENT_LABEL: Script = script!("element_label");
 pub(crate) const SCROLL_POSITION: Script = script!("scroll_position");
 /// `1`: the cheapest possible round trip into the page (benchmarks, liveness).
 pub(crate) const PING: Script = script!("ping");
+/// `{met, actual}` or `{invalidSelector}`: polls one wait condition for a slice of time.
+pub(crate) const WAIT_FOR: Script = script!("wait_for");
+/// Runs the caller's code (browser_eval): `{ran, mode, type, value}` or `{threw}` or `{pending}`.
+pub(crate) const EVAL: Script = script!("eval");
+/// `{controls, total, hiddenInputs, scopeMatched}`: every form control in scope, secrets masked.
+pub(crate) const FORM_STATE: Script = script!("form_state");

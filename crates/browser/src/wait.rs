@@ -2,14 +2,31 @@
 //! (so it works in background tabs), bounded by a timeout and the command's deadline.
 //! Shared by the `wait` tool and by `expect` on acting commands.
 //!
-//! (Interface fixed; the implementation is being written.)
+//! The page does the polling (`js/wait_for.js`, woken by a timer and by DOM mutations);
+//! the engine calls it in slices, each well inside the page-read budget, so a long wait
+//! is never mistaken for a hung page, and a navigation only ends the current slice: the
+//! next one runs in the new document with the time that is left. Not meeting the
+//! condition is an outcome, not an error.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use cdp::Deadline;
-use serde_json::Value;
+use serde_json::{Value, json};
 
+use crate::script::WAIT_FOR;
 use crate::{Error, Tab};
+
+/// The longest one page-side poll runs before the engine asks again.
+const MAX_SLICE: Duration = Duration::from_secs(5);
+/// The least a wait leaves of its command's deadline, so the caller can still report.
+const MIN_REPORT_MARGIN: Duration = Duration::from_millis(50);
+/// The most a wait leaves of its command's deadline.
+const MAX_REPORT_MARGIN: Duration = Duration::from_millis(500);
+/// The most a check still running at the end of its slice is given to finish.
+const MAX_GRACE: Duration = Duration::from_secs(1);
+/// How many times a wait whose time is up still tries a document that replaced the one
+/// it was polling (a navigation in the middle of a check-once).
+const LATE_RETRIES: u32 = 2;
 
 /// What to wait for.
 #[derive(Debug, Clone)]
@@ -61,18 +78,273 @@ pub struct WaitOutcome {
 }
 
 impl Tab {
+    /// How many main-frame navigations (new documents and same-document moves) this tab
+    /// has seen: two readings around a wait or an eval tell whether the page navigated.
+    pub fn navigations(&self) -> u64 {
+        self.state().navigations
+    }
+
     /// Polls `condition` in the page until it holds, `timeout` passes (zero: check
     /// once), or the deadline. An invalid selector is `InvalidSelector` at once.
+    ///
+    /// A js expression that does not compile is `Script` at once. One that throws
+    /// counts as not met while there is time to wait (the evidence is `{threw}`); a
+    /// check-once that throws is `Script`, since there is no later.
+    ///
+    /// The wait ends a little before `deadline` (a tenth of what is left, between 50
+    /// and 500 ms) so that its caller can still report; `waited` says how long it took.
     pub async fn wait_for(
         &self,
         condition: &Condition,
         timeout: Duration,
         deadline: Deadline,
     ) -> Result<WaitOutcome, Error> {
-        let _ = (condition, timeout, deadline);
-        Err(Error::Protocol {
-            method: "wait_for".into(),
-            message: "not written yet".into(),
+        let started = Instant::now();
+        let page_condition = condition.to_page()?;
+        let margin = (deadline.remaining() / 10).clamp(MIN_REPORT_MARGIN, MAX_REPORT_MARGIN);
+        let end = (started + timeout).min(deadline.at().checked_sub(margin).unwrap_or(started));
+        let mut actual = Value::Null;
+        let mut observed = false;
+        let mut late_retries = 0;
+        loop {
+            let now = Instant::now();
+            // Half of what is left of the command: the page-read budget is three quarters,
+            // so the rest is room for the round trip and a late timer.
+            let slice = end
+                .saturating_duration_since(now)
+                .min(MAX_SLICE)
+                .min(deadline.remaining() / 2);
+            // A check that is still running (a slow promise) when its slice ends gets this
+            // much more; slice and grace stay under the page-read budget.
+            let grace = MAX_GRACE.min(deadline.remaining() / 8);
+            let arguments = vec![
+                page_condition.clone(),
+                json!(slice.as_micros().div_ceil(1000) as u64),
+                json!(grace.as_millis() as u64),
+            ];
+            match self.call_script(&WAIT_FOR, arguments, deadline).await {
+                Ok(reply) => {
+                    if let Some(reason) = reply.get("invalidSelector").and_then(Value::as_str) {
+                        let selector = match condition {
+                            Condition::Selector { selector, .. } => selector.clone(),
+                            _ => String::new(),
+                        };
+                        return Err(Error::InvalidSelector {
+                            selector,
+                            reason: reason.to_string(),
+                        });
+                    }
+                    if let Some(invalid) = reply.get("invalidExpression") {
+                        return Err(script_error(invalid));
+                    }
+                    let met = reply.get("met").and_then(Value::as_bool).unwrap_or(false);
+                    if !met
+                        && timeout.is_zero()
+                        && let Some(threw) = reply.get("threw")
+                    {
+                        return Err(script_error(threw));
+                    }
+                    actual = reply.get("actual").cloned().unwrap_or(Value::Null);
+                    observed = true;
+                    if met || Instant::now() >= end {
+                        return Ok(WaitOutcome {
+                            met,
+                            actual,
+                            waited: started.elapsed(),
+                        });
+                    }
+                }
+                Err(err) if document_replaced(&err) => {
+                    tracing::debug!(tab = self.label(), %err, "the document changed during a wait; going on in the new one");
+                    if Instant::now() >= end {
+                        late_retries += 1;
+                        if observed || late_retries > LATE_RETRIES || deadline.remaining() <= margin
+                        {
+                            return Ok(WaitOutcome {
+                                met: false,
+                                actual,
+                                waited: started.elapsed(),
+                            });
+                        }
+                    }
+                }
+                Err(err) => return Err(err),
+            }
+        }
+    }
+}
+
+/// `Script` from the page's `{class, message}`.
+fn script_error(thrown: &Value) -> Error {
+    let text = |key: &str| thrown.get(key).and_then(Value::as_str).map(str::to_string);
+    Error::Script {
+        class: text("class").unwrap_or_else(|| "Error".into()),
+        message: text("message").unwrap_or_default(),
+    }
+}
+
+/// Whether a page-side call failed because its document went away (a navigation or a
+/// reload): a wait goes on in the next one.
+pub(crate) fn document_replaced(err: &Error) -> bool {
+    matches!(err, Error::Protocol { message, .. }
+        if message.contains("Execution context was destroyed")
+            || message.contains("Cannot find context")
+            || message.contains("Inspected target navigated or closed"))
+}
+
+impl Condition {
+    /// The condition as data for `js/wait_for.js`.
+    fn to_page(&self) -> Result<Value, Error> {
+        Ok(match self {
+            Condition::Selector { selector, state } => json!({
+                "kind": "selector",
+                "selector": selector,
+                "state": state.name(),
+            }),
+            Condition::Text(text) => json!({ "kind": "text", "text": text }),
+            Condition::Url(url) => json!({ "kind": "url", "url": url }),
+            Condition::UrlMatches(glob) => {
+                json!({ "kind": "urlMatches", "regex": glob_to_regex(glob) })
+            }
+            Condition::Js {
+                expression,
+                matcher,
+            } => {
+                let (kind, value) = match matcher {
+                    Matcher::Truthy => ("truthy", Value::Null),
+                    Matcher::Equals(value) => ("equals", value.clone()),
+                    Matcher::NotEquals(value) => ("notEquals", value.clone()),
+                    Matcher::Contains(value) => ("contains", value.clone()),
+                    Matcher::Min(bound) | Matcher::Max(bound) if !bound.is_finite() => {
+                        return Err(Error::InvalidParams {
+                            what: "the js condition's bound".into(),
+                            reason: format!("{bound} is not a finite number"),
+                        });
+                    }
+                    Matcher::Min(bound) => ("min", json!(bound)),
+                    Matcher::Max(bound) => ("max", json!(bound)),
+                };
+                json!({
+                    "kind": "js",
+                    "expression": expression,
+                    "matcher": { "kind": kind, "value": value },
+                })
+            }
         })
+    }
+}
+
+impl ElementState {
+    pub fn name(self) -> &'static str {
+        match self {
+            ElementState::Visible => "visible",
+            ElementState::Attached => "attached",
+            ElementState::Hidden => "hidden",
+        }
+    }
+}
+
+/// Says what is waited for, for messages: `selector "#late" to be visible`.
+impl std::fmt::Display for Condition {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Condition::Selector { selector, state } => {
+                write!(f, "selector {selector:?} to be {}", state.name())
+            }
+            Condition::Text(text) => write!(f, "text {text:?}"),
+            Condition::Url(url) => write!(f, "url {url:?}"),
+            Condition::UrlMatches(glob) => write!(f, "url matching {glob:?}"),
+            Condition::Js {
+                expression,
+                matcher,
+            } => {
+                write!(f, "js {expression:?} ")?;
+                match matcher {
+                    Matcher::Truthy => write!(f, "to be truthy"),
+                    Matcher::Equals(value) => write!(f, "to equal {value}"),
+                    Matcher::NotEquals(value) => write!(f, "not to equal {value}"),
+                    Matcher::Contains(value) => write!(f, "to contain {value}"),
+                    Matcher::Min(bound) => write!(f, "to be at least {bound}"),
+                    Matcher::Max(bound) => write!(f, "to be at most {bound}"),
+                }
+            }
+        }
+    }
+}
+
+/// A URL glob as a JavaScript regular expression matching the whole URL: `*` is any run
+/// of characters, `?` one character, everything else itself.
+fn glob_to_regex(glob: &str) -> String {
+    let mut regex = String::with_capacity(glob.len() + 8);
+    regex.push('^');
+    for c in glob.chars() {
+        match c {
+            '*' => regex.push_str("[\\s\\S]*"),
+            '?' => regex.push_str("[\\s\\S]"),
+            '\\' | '^' | '$' | '.' | '|' | '+' | '(' | ')' | '[' | ']' | '{' | '}' | '/' => {
+                regex.push('\\');
+                regex.push(c);
+            }
+            c => regex.push(c),
+        }
+    }
+    regex.push('$');
+    regex
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn globs_become_anchored_regexes_with_everything_else_literal() {
+        assert_eq!(
+            glob_to_regex("https://a.test/*"),
+            "^https:\\/\\/a\\.test\\/[\\s\\S]*$"
+        );
+        assert_eq!(glob_to_regex("x?y"), "^x[\\s\\S]y$");
+        assert_eq!(
+            glob_to_regex("a+(b)[c]{d}|e^$\\"),
+            "^a\\+\\(b\\)\\[c\\]\\{d\\}\\|e\\^\\$\\\\$"
+        );
+        assert_eq!(glob_to_regex(""), "^$");
+    }
+
+    #[test]
+    fn conditions_say_what_they_wait_for() {
+        let selector = Condition::Selector {
+            selector: "#late".into(),
+            state: ElementState::Hidden,
+        };
+        assert_eq!(selector.to_string(), "selector \"#late\" to be hidden");
+        let js = Condition::Js {
+            expression: "items.length".into(),
+            matcher: Matcher::Min(3.0),
+        };
+        assert_eq!(js.to_string(), "js \"items.length\" to be at least 3");
+        let equals = Condition::Js {
+            expression: "state".into(),
+            matcher: Matcher::Equals(json!({"a": [1, "x"]})),
+        };
+        assert_eq!(
+            equals.to_string(),
+            "js \"state\" to equal {\"a\":[1,\"x\"]}"
+        );
+        assert_eq!(
+            Condition::UrlMatches("*/done".into()).to_string(),
+            "url matching \"*/done\""
+        );
+    }
+
+    #[test]
+    fn an_infinite_bound_is_refused_before_the_page_is_asked() {
+        let condition = Condition::Js {
+            expression: "1".into(),
+            matcher: Matcher::Max(f64::INFINITY),
+        };
+        assert!(matches!(
+            condition.to_page(),
+            Err(Error::InvalidParams { .. })
+        ));
     }
 }

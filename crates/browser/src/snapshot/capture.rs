@@ -14,7 +14,7 @@ use cdp::{Deadline, Session};
 use crate::Error;
 
 /// Computed styles requested from the DOM snapshot, in this order.
-const STYLES: &[&str] = &["cursor", "overflow-x", "overflow-y"];
+pub(super) const STYLES: &[&str] = &["cursor", "overflow-x", "overflow-y"];
 const CURSOR: usize = 0;
 const OVERFLOW_X: usize = 1;
 const OVERFLOW_Y: usize = 2;
@@ -85,6 +85,9 @@ pub struct Observation {
     /// Per session: each DOM node's parent (backend ids; a pseudo-element's parent is
     /// its host), for hit-test checks.
     pub dom_parents: Vec<HashMap<i64, i64>>,
+    /// Actionable elements left out above and below (an observation around the
+    /// viewport), counted from the DOM.
+    pub elements_beyond: (usize, usize),
 }
 
 impl Observation {
@@ -123,21 +126,21 @@ const STATE_PROPERTIES: &[&str] = &[
 
 /// What the DOM snapshot knows of one node, keyed by backend node id.
 #[derive(Debug, Clone, Default)]
-struct DomFacts {
-    bounds: Option<Rect>,
-    clickable: bool,
-    pointer: bool,
-    clips: bool,
-    href: Option<String>,
-    input_type: Option<String>,
-    has_onclick: bool,
-    content_document: Option<usize>,
-    parent_backend: Option<i64>,
+pub(super) struct DomFacts {
+    pub bounds: Option<Rect>,
+    pub clickable: bool,
+    pub pointer: bool,
+    pub clips: bool,
+    pub href: Option<String>,
+    pub input_type: Option<String>,
+    pub has_onclick: bool,
+    pub content_document: Option<usize>,
+    pub parent_backend: Option<i64>,
 }
 
 /// A document of one session's DOM snapshot: its frame and where it sits on screen.
 #[derive(Debug, Clone, Default)]
-struct Document {
+pub(super) struct Document {
     frame_id: String,
     /// Adds to the document's own coordinates to give top-level viewport coordinates.
     offset: (f64, f64),
@@ -151,15 +154,28 @@ struct SessionCapture {
 }
 
 /// Observes the page of `page` (and its out-of-process frames, `children`).
+/// How much of a page an observation covers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Extent {
+    /// Every node: what `find` and locating need.
+    Whole,
+    /// Around the viewport when the page is large (see `region.rs`): what a budgeted
+    /// snapshot shows anyway.
+    AroundViewport,
+}
+
 pub(crate) async fn observe(
     page: &Session,
     children: &[(String, Session)],
+    extent: Extent,
     deadline: Deadline,
 ) -> Result<Observation, Error> {
-    let (metrics, main) = tokio::try_join!(
+    let started = std::time::Instant::now();
+    let (metrics, snapshot) = tokio::try_join!(
         async { Ok::<_, Error>(page.call(&page::GetLayoutMetrics {}, deadline).await?) },
-        capture_session(page, (0.0, 0.0), deadline),
+        async { Ok::<_, Error>(page.call(&snapshot_call(), deadline).await?) },
     )?;
+    tracing::debug!(ms = started.elapsed().as_millis() as u64, "DOM snapshot");
     let viewport = Viewport {
         width: metrics.css_visual_viewport.client_width,
         height: metrics.css_visual_viewport.client_height,
@@ -168,6 +184,13 @@ pub(crate) async fn observe(
         content_width: metrics.css_content_size.width,
         content_height: metrics.css_content_size.height,
     };
+    if extent == Extent::AroundViewport
+        && children.is_empty()
+        && let Some(observation) = super::region::observe_around(page, viewport, &snapshot, deadline).await?
+    {
+        return Ok(observation);
+    }
+    let main = capture_session(page, (0.0, 0.0), Some(snapshot), deadline).await?;
     let mut sessions = vec![page.clone()];
     let mut captures = vec![main];
     let mut owners = HashMap::new();
@@ -188,7 +211,7 @@ pub(crate) async fn observe(
             .get(&owner.backend_node_id)
             .and_then(|facts| facts.bounds)
             .map_or((0.0, 0.0), |b| (b.x, b.y));
-        match capture_session(session, origin, deadline).await {
+        match capture_session(session, origin, None, deadline).await {
             Ok(capture) => {
                 owners.insert(sessions.len(), owner.backend_node_id);
                 sessions.push(session.clone());
@@ -212,35 +235,36 @@ pub(crate) async fn observe(
         viewport,
         sessions,
         dom_parents,
+        elements_beyond: (0, 0),
     })
+}
+
+fn snapshot_call() -> dom_snapshot::CaptureSnapshot {
+    dom_snapshot::CaptureSnapshot {
+        computed_styles: STYLES.iter().map(|s| s.to_string()).collect(),
+        include_dom_rects: None,
+    }
 }
 
 async fn capture_session(
     session: &Session,
     origin: (f64, f64),
+    snapshot: Option<dom_snapshot::Snapshot>,
     deadline: Deadline,
 ) -> Result<SessionCapture, Error> {
-    let snapshot_call = dom_snapshot::CaptureSnapshot {
-        computed_styles: STYLES.iter().map(|s| s.to_string()).collect(),
-        include_dom_rects: None,
-    };
     let started = std::time::Instant::now();
+    let snapshot_call = snapshot_call();
     let (tree, snapshot) = tokio::try_join!(
         async {
-            let tree = session
-                .call(&accessibility::GetFullAxTree::default(), deadline)
-                .await?;
-            tracing::debug!(
-                ms = started.elapsed().as_millis() as u64,
-                nodes = tree.nodes.len(),
-                "AX tree"
-            );
+            let tree = session.call(&accessibility::GetFullAxTree::default(), deadline).await?;
+            tracing::debug!(ms = started.elapsed().as_millis() as u64, nodes = tree.nodes.len(), "AX tree");
             Ok::<_, Error>(tree)
         },
         async {
-            let snapshot = session.call(&snapshot_call, deadline).await?;
-            tracing::debug!(ms = started.elapsed().as_millis() as u64, "DOM snapshot");
-            Ok::<_, Error>(snapshot)
+            match snapshot {
+                Some(snapshot) => Ok(snapshot),
+                None => Ok::<_, Error>(session.call(&snapshot_call, deadline).await?),
+            }
         },
     )?;
     let (dom, documents) = read_dom(&snapshot, origin);
@@ -276,7 +300,7 @@ async fn capture_session(
 }
 
 /// Reads the DOM snapshot into facts by backend id, placing every document on screen.
-fn read_dom(
+pub(super) fn read_dom(
     snapshot: &dom_snapshot::Snapshot,
     origin: (f64, f64),
 ) -> (HashMap<i64, DomFacts>, Vec<Document>) {
@@ -466,57 +490,7 @@ fn add_tree(
         .map(|(i, n)| (n.node_id.as_str(), base + i))
         .collect();
     for ax in &tree.nodes {
-        let facts = ax.backend_dom_node_id.and_then(|b| capture.dom.get(&b));
-        let mut states = Vec::new();
-        let mut focusable = false;
-        for property in &ax.properties {
-            if property.name == "focusable" {
-                focusable = property
-                    .value
-                    .value
-                    .as_ref()
-                    .and_then(serde_json::Value::as_bool)
-                    .unwrap_or(false);
-            }
-            if let Some(name) = STATE_PROPERTIES.iter().find(|p| **p == property.name)
-                && let Some(value) = property.value.text()
-                && value != "false"
-            {
-                states.push((*name, value));
-            }
-        }
-        let role = ax
-            .role
-            .as_ref()
-            .and_then(accessibility::AxValue::text)
-            .unwrap_or_default();
-        nodes.push(Node {
-            role: if ax.ignored {
-                String::from("ignored")
-            } else {
-                role
-            },
-            name: ax
-                .name
-                .as_ref()
-                .and_then(accessibility::AxValue::text)
-                .unwrap_or_default(),
-            value: ax.value.as_ref().and_then(accessibility::AxValue::text),
-            states,
-            backend_id: ax.backend_dom_node_id,
-            session,
-            bounds: facts.and_then(|f| f.bounds),
-            clickable: facts.is_some_and(|f| {
-                f.clickable || f.has_onclick || f.pointer && !parent_has_pointer(capture, f)
-            }),
-            clips: facts.is_some_and(|f| f.clips),
-
-            focusable,
-            href: facts.and_then(|f| f.href.clone()),
-            input_type: facts.and_then(|f| f.input_type.clone()),
-            children: Vec::new(),
-            parent: None,
-        });
+        nodes.push(node_from_ax(ax, &capture.dom, session));
     }
     let mut root = None;
     for (i, ax) in tree.nodes.iter().enumerate() {
@@ -534,13 +508,48 @@ fn add_tree(
     root
 }
 
+/// One observation node from an AX node and what the DOM snapshot knows of its element.
+pub(super) fn node_from_ax(ax: &accessibility::AxNode, dom: &HashMap<i64, DomFacts>, session: usize) -> Node {
+    let facts = ax.backend_dom_node_id.and_then(|b| dom.get(&b));
+    let mut states = Vec::new();
+    let mut focusable = false;
+    for property in &ax.properties {
+        if property.name == "focusable" {
+            focusable = property.value.value.as_ref().and_then(serde_json::Value::as_bool).unwrap_or(false);
+        }
+        if let Some(name) = STATE_PROPERTIES.iter().find(|p| **p == property.name)
+            && let Some(value) = property.value.text()
+            && value != "false"
+        {
+            states.push((*name, value));
+        }
+    }
+    let role = ax.role.as_ref().and_then(accessibility::AxValue::text).unwrap_or_default();
+    Node {
+        role: if ax.ignored { String::from("ignored") } else { role },
+        name: ax.name.as_ref().and_then(accessibility::AxValue::text).unwrap_or_default(),
+        value: ax.value.as_ref().and_then(accessibility::AxValue::text),
+        states,
+        backend_id: ax.backend_dom_node_id,
+        session,
+        bounds: facts.and_then(|f| f.bounds),
+        clickable: facts.is_some_and(|f| f.clickable || f.has_onclick || f.pointer && !parent_has_pointer(dom, f)),
+        clips: facts.is_some_and(|f| f.clips),
+        focusable,
+        href: facts.and_then(|f| f.href.clone()),
+        input_type: facts.and_then(|f| f.input_type.clone()),
+        children: Vec::new(),
+        parent: None,
+    }
+}
+
 /// The pointer cursor is inherited: only the outermost element that sets it counts.
-fn parent_has_pointer(capture: &SessionCapture, facts: &DomFacts) -> bool {
+fn parent_has_pointer(dom: &HashMap<i64, DomFacts>, facts: &DomFacts) -> bool {
     let mut parent = facts.parent_backend;
     // Text nodes and inline wrappers inherit the cursor from a few levels up at most.
     for _ in 0..64 {
         let Some(backend) = parent else { return false };
-        let Some(p) = capture.dom.get(&backend) else {
+        let Some(p) = dom.get(&backend) else {
             return false;
         };
         if p.bounds.is_some() {

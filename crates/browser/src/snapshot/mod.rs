@@ -8,6 +8,7 @@ mod capture;
 mod locate;
 mod markdown;
 mod outline;
+mod region;
 
 use std::collections::{HashMap, VecDeque};
 
@@ -113,6 +114,10 @@ pub(crate) struct SnapshotMemory {
 impl Tab {
     /// Reads the page through CDP: one observation of every frame.
     pub(crate) async fn observe(&self, deadline: Deadline) -> Result<Observation, Error> {
+        self.observe_extent(capture::Extent::Whole, deadline).await
+    }
+
+    async fn observe_extent(&self, extent: capture::Extent, deadline: Deadline) -> Result<Observation, Error> {
         self.check_usable()?;
         let children: Vec<(String, cdp::Session)> = self
             .state()
@@ -125,7 +130,7 @@ impl Tab {
                 )
             })
             .collect();
-        capture::observe(self.session(), &children, deadline).await
+        capture::observe(self.session(), &children, extent, deadline).await
     }
 
     /// An element snapshot: the pruned accessibility tree with refs, within a budget.
@@ -134,12 +139,16 @@ impl Tab {
         options: &SnapshotOptions,
         deadline: Deadline,
     ) -> Result<ElementSnapshot, Error> {
-        let observation = self.observe(deadline).await?;
+        let observation = self
+            .observe_extent(capture::Extent::AroundViewport, deadline)
+            .await?;
         let epoch = self.state().url_epoch;
         let mut memory = self.memory();
         let outlined = outline::outline(&observation, epoch, &mut memory.registry);
         let viewport = observation.viewport;
-        let packed = budget::pack(&outlined.lines, &viewport, options.max_tokens);
+        let mut packed = budget::pack(&outlined.lines, &viewport, options.max_tokens);
+        packed.elements_above += observation.elements_beyond.0;
+        packed.elements_below += observation.elements_beyond.1;
         let mut lines: Vec<String> = packed
             .chosen
             .iter()

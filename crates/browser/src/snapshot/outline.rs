@@ -221,7 +221,7 @@ impl Builder<'_> {
                 shape: 0,
             }];
         }
-        let actionable = self.actionable(node);
+        let actionable = self.actionable(node) && !self.forwards_clicks(index);
         let unnamed_image =
             matches!(node.role.as_str(), "image" | "img") && node.name.trim().is_empty();
         let folded = FOLDED.contains(&node.role.as_str()) && !actionable
@@ -284,6 +284,15 @@ impl Builder<'_> {
         } else {
             child_blocks
         };
+        // A text field's own text is its value, already shown as `value=`.
+        let child_blocks = if node.value.as_deref().is_some_and(|value| {
+            let value = normalise(value);
+            !value.is_empty() && only_text(&child_blocks) == Some(value)
+        }) {
+            Vec::new()
+        } else {
+            child_blocks
+        };
         let mut line = Line {
             depth,
             text: describe(node, &role, &name, r#ref.as_deref()),
@@ -317,6 +326,63 @@ impl Builder<'_> {
                     node.role.as_str(),
                     "RootWebArea" | "Iframe" | "ignored" | "generic" | "none"
                 )
+    }
+
+    /// Whether a wrapper that takes clicks only through a listener (or a label's
+    /// activation) passes them to the elements inside it, which carry the refs: the
+    /// document's own body or app root (event delegation; its name would be the whole
+    /// page's text), or a wrapper around one element whose name is all the wrapper says
+    /// (a label around its checkbox, a title bar around its close button). Such a
+    /// wrapper is folded like any other.
+    fn forwards_clicks(&mut self, index: usize) -> bool {
+        let node = &self.nodes[index];
+        if !node.clickable || !FOLDED.contains(&node.role.as_str()) {
+            return false;
+        }
+        let mut inside = Vec::new();
+        self.actionable_below(index, &mut inside, 2);
+        match inside.as_slice() {
+            [] => false,
+            [only] => {
+                let name = normalise(&self.nodes[*only].name);
+                self.page_level(index) || {
+                    let text = self.text_of(index);
+                    text.is_empty() || text == name
+                }
+            }
+            _ => self.page_level(index),
+        }
+    }
+
+    /// Up to `limit` shown nodes under `index` that would get a ref, in document order.
+    fn actionable_below(&self, index: usize, found: &mut Vec<usize>, limit: usize) {
+        for &child in &self.nodes[index].children {
+            if found.len() >= limit {
+                return;
+            }
+            let node = &self.nodes[child];
+            if !self.visible[child] || DROPPED_ROLES.contains(&node.role.as_str()) {
+                continue;
+            }
+            if self.actionable(node) {
+                found.push(child);
+            }
+            self.actionable_below(child, found, limit);
+        }
+    }
+
+    /// The first element a document renders: nothing but the document (and nodes the
+    /// accessibility tree ignores) above it.
+    fn page_level(&self, index: usize) -> bool {
+        let mut parent = self.nodes[index].parent;
+        while let Some(p) = parent {
+            match self.nodes[p].role.as_str() {
+                "RootWebArea" => return true,
+                "ignored" | "none" => parent = self.nodes[p].parent,
+                _ => return false,
+            }
+        }
+        false
     }
 
     /// The identity of node `index`: its ordinal counts earlier nodes with the same
@@ -453,6 +519,18 @@ fn collapsed(blocks: &[&Block], depth: usize) -> Block {
         }],
         shape: 0,
     }
+}
+
+/// The text of blocks that hold only text (no element), space-joined.
+fn only_text(blocks: &[Block]) -> Option<String> {
+    let mut parts = Vec::new();
+    for line in blocks.iter().flat_map(|b| &b.lines) {
+        if line.element || line.hidden_elements > 0 {
+            return None;
+        }
+        parts.push(line.text.as_str());
+    }
+    Some(normalise(&parts.join(" ")))
 }
 
 /// Adjacent text blocks at the same depth become one line.
@@ -840,6 +918,7 @@ mod tests {
             },
             sessions: Vec::new(),
             dom_parents: Vec::new(),
+            elements_beyond: (0, 0),
         }
     }
 
@@ -991,6 +1070,75 @@ mod tests {
         let mut obs = observation(page);
         obs.nodes[1].clickable = true;
         assert_eq!(shape(&obs), "clickable \"Tab one\" [ref]");
+    }
+
+    #[test]
+    fn a_body_that_delegates_clicks_is_no_clickable_of_its_own() {
+        // A click listener on <body> (event delegation, a click tracker) does not make
+        // the whole page one clickable named by all its text.
+        let body = el(
+            "generic",
+            "",
+            vec![
+                text("Pick one"),
+                el("button", "OK", vec![text("OK")]),
+                text("Footer"),
+            ],
+        );
+        let page = el("RootWebArea", "", vec![el("ignored", "", vec![body])]);
+        let mut obs = observation(page);
+        obs.nodes[2].clickable = true;
+        assert_eq!(shape(&obs), "Pick one\nbutton \"OK\" [ref]\nFooter");
+        // Without anything to pass clicks to, the page-wide wrapper stays clickable.
+        let page = el(
+            "RootWebArea",
+            "",
+            vec![el("generic", "", vec![text("Tap to start")])],
+        );
+        let mut obs = observation(page);
+        obs.nodes[1].clickable = true;
+        assert_eq!(shape(&obs), "clickable \"Tap to start\" [ref]");
+    }
+
+    #[test]
+    fn a_wrapper_around_one_control_it_names_folds_into_it() {
+        let label = |name: &str| {
+            el(
+                "LabelText",
+                "",
+                vec![el("checkbox", name, vec![]), text(name)],
+            )
+        };
+        let card = el(
+            "generic",
+            "",
+            vec![text("Weekly digest"), el("link", "Unsubscribe", vec![])],
+        );
+        let list = el("list", "", vec![label("Alpha"), label("Beta"), card]);
+        let page = el("RootWebArea", "", vec![list]);
+        let mut obs = observation(page);
+        for node in &mut obs.nodes {
+            if node.role == "LabelText" || node.role == "generic" {
+                node.clickable = true;
+            }
+        }
+        assert_eq!(
+            shape(&obs),
+            "list\n  checkbox \"Alpha\" [ref]\n  Alpha\n  checkbox \"Beta\" [ref]\n  Beta\n  \
+             clickable \"Weekly digest\" [ref]\n    Weekly digest\n    link \"Unsubscribe\" [ref]"
+        );
+    }
+
+    #[test]
+    fn a_text_field_shows_its_value_once() {
+        let page = el(
+            "RootWebArea",
+            "",
+            vec![el("textbox", "Tags", vec![text("Ma")])],
+        );
+        let mut obs = observation(page);
+        obs.nodes[1].value = Some("Ma".into());
+        assert_eq!(shape(&obs), "textbox \"Tags\" [ref] value=\"Ma\"");
     }
 
     #[test]

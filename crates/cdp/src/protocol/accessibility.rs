@@ -68,6 +68,17 @@ pub struct AxProperty {
     pub value: AxValue,
 }
 
+/// One element's node (with `fetch_relatives: false`, only that node).
+#[derive(Debug, Clone, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GetPartialAxTree {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub backend_node_id: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fetch_relatives: Option<bool>,
+}
+
 command! {
     GetFullAxTree => "Accessibility.getFullAXTree", AxTree;
+    GetPartialAxTree => "Accessibility.getPartialAXTree", AxTree;
 }

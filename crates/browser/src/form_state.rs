@@ -1,0 +1,222 @@
+//! Reading a page's form controls (SPEC §8, `browser_form_state`): values as the DOM
+//! holds them and as the user sees them, selections, checked state and validity, custom
+//! comboboxes with their popups, open shadow roots included. Secret fields (passwords,
+//! one-time codes, card numbers) are masked page-side (`js/form_state.js`), so their values
+//! never cross the wire. Reading changes nothing on the page.
+
+use cdp::Deadline;
+use serde_json::{Value, json};
+
+use crate::script::FORM_STATE;
+use crate::{Error, Tab};
+
+/// The most controls one read returns; `total` says how many there were.
+pub const MAX_CONTROLS: usize = 500;
+/// Values longer than this are clipped (with an ellipsis).
+const VALUE_CHARS: usize = 500;
+
+/// The form controls in scope.
+#[derive(Debug, Clone)]
+pub struct FormState {
+    pub controls: Vec<FormControl>,
+    /// Controls in scope, including any beyond [`MAX_CONTROLS`].
+    pub total: usize,
+    /// `<input type=hidden>` in scope: counted, never listed.
+    pub hidden_inputs: usize,
+    /// With a scope: how many elements it matched (zero: nothing was read).
+    pub scope_matched: Option<usize>,
+}
+
+/// One control. Fields that do not apply to its kind are `None`.
+#[derive(Debug, Clone, Default)]
+pub struct FormControl {
+    pub tag: String,
+    /// The input type, `select`, `textarea`, or the ARIA role of a custom control.
+    pub kind: String,
+    pub role: Option<String>,
+    pub name: Option<String>,
+    pub id: Option<String>,
+    pub label: Option<String>,
+    /// A CSS selector naming this one element (none inside a shadow root).
+    pub selector: Option<String>,
+    pub in_shadow_root: bool,
+    /// The `value` property (for secret fields: `[masked]`, or empty).
+    pub dom_value: Option<String>,
+    /// What the user sees: a select's option labels, file names, an element's text.
+    pub display_value: Option<String>,
+    pub selected_options: Option<Vec<OptionState>>,
+    pub checked: Option<Checked>,
+    pub validation_message: Option<String>,
+    pub invalid: bool,
+    pub disabled: bool,
+    pub required: bool,
+    pub read_only: bool,
+    /// The value is a secret and was not read out.
+    pub masked: bool,
+    /// For a combobox: the popup named by `aria-controls`/`aria-owns`.
+    pub popup: Option<Popup>,
+}
+
+/// One option: its value (`value`, `data-value` or id) and its label.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct OptionState {
+    pub value: Option<String>,
+    pub label: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Checked {
+    Yes,
+    No,
+    /// Indeterminate (`aria-checked="mixed"` or `indeterminate`).
+    Mixed,
+}
+
+/// A combobox's popup.
+#[derive(Debug, Clone, Default)]
+pub struct Popup {
+    pub id: String,
+    /// An element with that id exists.
+    pub found: bool,
+    pub role: Option<String>,
+    pub visible: bool,
+    /// `[role=option]` elements inside it.
+    pub options: usize,
+    /// Options with `aria-selected="true"`.
+    pub selected: Vec<OptionState>,
+    /// The option `aria-activedescendant` points at.
+    pub active: Option<OptionState>,
+}
+
+impl Tab {
+    /// The form controls inside the elements `scope` (CSS) matches, or the whole
+    /// document. An invalid selector is `InvalidSelector`.
+    pub async fn form_state(
+        &self,
+        scope: Option<&str>,
+        deadline: Deadline,
+    ) -> Result<FormState, Error> {
+        let arguments = vec![json!(scope), json!(MAX_CONTROLS), json!(VALUE_CHARS)];
+        let reply = self.call_script(&FORM_STATE, arguments, deadline).await?;
+        if let Some(reason) = reply.get("invalidSelector").and_then(Value::as_str) {
+            return Err(Error::InvalidSelector {
+                selector: scope.unwrap_or_default().to_string(),
+                reason: reason.to_string(),
+            });
+        }
+        Ok(FormState {
+            controls: reply
+                .get("controls")
+                .and_then(Value::as_array)
+                .map(|controls| controls.iter().map(control).collect())
+                .unwrap_or_default(),
+            total: count(&reply, "total"),
+            hidden_inputs: count(&reply, "hiddenInputs"),
+            scope_matched: reply
+                .get("scopeMatched")
+                .and_then(Value::as_u64)
+                .map(|n| n as usize),
+        })
+    }
+}
+
+fn count(value: &Value, key: &str) -> usize {
+    value.get(key).and_then(Value::as_u64).unwrap_or(0) as usize
+}
+
+fn text(value: &Value, key: &str) -> Option<String> {
+    value.get(key).and_then(Value::as_str).map(str::to_string)
+}
+
+fn flag(value: &Value, key: &str) -> bool {
+    value.get(key).and_then(Value::as_bool).unwrap_or(false)
+}
+
+fn option(value: &Value) -> OptionState {
+    OptionState {
+        value: text(value, "value"),
+        label: text(value, "label").unwrap_or_default(),
+    }
+}
+
+fn options(value: Option<&Value>) -> Option<Vec<OptionState>> {
+    value
+        .and_then(Value::as_array)
+        .map(|items| items.iter().map(option).collect())
+}
+
+fn control(value: &Value) -> FormControl {
+    FormControl {
+        tag: text(value, "tag").unwrap_or_default(),
+        kind: text(value, "type").unwrap_or_default(),
+        role: text(value, "role"),
+        name: text(value, "name"),
+        id: text(value, "id"),
+        label: text(value, "label"),
+        selector: text(value, "selector"),
+        in_shadow_root: flag(value, "inShadowRoot"),
+        dom_value: text(value, "domValue"),
+        display_value: text(value, "displayValue"),
+        selected_options: options(value.get("selectedOptions")),
+        checked: match value.get("checked") {
+            Some(Value::Bool(true)) => Some(Checked::Yes),
+            Some(Value::Bool(false)) => Some(Checked::No),
+            Some(Value::String(mixed)) if mixed == "mixed" => Some(Checked::Mixed),
+            _ => None,
+        },
+        validation_message: text(value, "validationMessage"),
+        invalid: flag(value, "invalid"),
+        disabled: flag(value, "disabled"),
+        required: flag(value, "required"),
+        read_only: flag(value, "readOnly"),
+        masked: flag(value, "masked"),
+        popup: value
+            .get("popup")
+            .filter(|p| p.is_object())
+            .map(|popup| Popup {
+                id: text(popup, "id").unwrap_or_default(),
+                found: flag(popup, "found"),
+                role: text(popup, "role"),
+                visible: flag(popup, "visible"),
+                options: count(popup, "options"),
+                selected: options(popup.get("selected")).unwrap_or_default(),
+                active: popup.get("active").filter(|a| a.is_object()).map(option),
+            }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_control_is_read_from_the_page_reply() {
+        let reply = json!({
+            "tag": "div", "type": "combobox", "role": "combobox", "name": null, "id": "country",
+            "label": "Country", "selector": "#country", "inShadowRoot": false,
+            "domValue": null, "displayValue": "Germany",
+            "selectedOptions": [{ "value": "de", "label": "Germany" }],
+            "checked": "mixed", "validationMessage": null, "invalid": true,
+            "disabled": false, "required": true, "readOnly": false, "masked": false,
+            "popup": { "id": "list", "found": true, "role": "listbox", "visible": false,
+                       "options": 3, "selected": [{ "value": "de", "label": "Germany" }],
+                       "active": null },
+        });
+        let control = control(&reply);
+        assert_eq!(control.kind, "combobox");
+        assert_eq!(control.dom_value, None);
+        assert_eq!(control.display_value.as_deref(), Some("Germany"));
+        assert_eq!(control.checked, Some(Checked::Mixed));
+        assert!(control.invalid && control.required && !control.disabled);
+        let popup = control.popup.unwrap();
+        assert_eq!(popup.options, 3);
+        assert_eq!(
+            popup.selected,
+            vec![OptionState {
+                value: Some("de".into()),
+                label: "Germany".into()
+            }]
+        );
+        assert!(popup.active.is_none());
+    }
+}
