@@ -627,11 +627,6 @@ fn apply(state: &mut PageState, event: &RawEvent) -> bool {
         state.file_chooser_input = e.backend_node_id;
         return true;
     }
-    if let Some(e) = event.parse::<page::FileChooserOpened>() {
-        state.file_choosers += 1;
-        state.file_chooser_input = e.backend_node_id;
-        return true;
-    }
     if let Some(e) = event.parse::<target::AttachedToTarget>() {
         if e.target_info.r#type != target::TargetType::Iframe {
             return false;

@@ -19,9 +19,11 @@ use crate::{Error, Tab};
 /// The longest one page-side poll runs before the engine asks again.
 const MAX_SLICE: Duration = Duration::from_secs(5);
 /// The least a wait leaves of its command's deadline, so the caller can still report.
-const MIN_REPORT_MARGIN: Duration = Duration::from_millis(50);
+/// The margin is also the page's slack on the last slice (it must answer within three
+/// quarters of what is left, or count as hung), so it is not cut thin.
+const MIN_REPORT_MARGIN: Duration = Duration::from_millis(100);
 /// The most a wait leaves of its command's deadline.
-const MAX_REPORT_MARGIN: Duration = Duration::from_millis(500);
+const MAX_REPORT_MARGIN: Duration = Duration::from_secs(1);
 /// The most a check still running at the end of its slice is given to finish.
 const MAX_GRACE: Duration = Duration::from_secs(1);
 /// How many times a wait whose time is up still tries a document that replaced the one
@@ -91,8 +93,8 @@ impl Tab {
     /// counts as not met while there is time to wait (the evidence is `{threw}`); a
     /// check-once that throws is `Script`, since there is no later.
     ///
-    /// The wait ends a little before `deadline` (a tenth of what is left, between 50
-    /// and 500 ms) so that its caller can still report; `waited` says how long it took.
+    /// The wait ends a little before `deadline` (a fifth of what is left, between 100
+    /// ms and 1 s) so that its caller can still report; `waited` says how long it took.
     pub async fn wait_for(
         &self,
         condition: &Condition,
@@ -101,7 +103,7 @@ impl Tab {
     ) -> Result<WaitOutcome, Error> {
         let started = Instant::now();
         let page_condition = condition.to_page()?;
-        let margin = (deadline.remaining() / 10).clamp(MIN_REPORT_MARGIN, MAX_REPORT_MARGIN);
+        let margin = (deadline.remaining() / 5).clamp(MIN_REPORT_MARGIN, MAX_REPORT_MARGIN);
         let end = (started + timeout).min(deadline.at().checked_sub(margin).unwrap_or(started));
         let mut actual = Value::Null;
         let mut observed = false;

@@ -35,6 +35,8 @@ enum Figure {
     RoundTrip,
     /// The size of MCP tools/list.
     ToolsList,
+    /// The CLI through a warm daemon (snapshot text per call) and the daemon's memory.
+    Daemon,
     /// Element snapshots of the Rust docs and the fixtures; find "fold".
     Snapshots,
     /// act click with a verified expect.text, and fill with read-back.
@@ -66,6 +68,9 @@ pub async fn run(browser_args: &BrowserArgs, args: BenchArgs) -> anyhow::Result<
     }
     if measure(Figure::Snapshots) {
         crate::bench_snapshots::run(browser_args, runs).await?;
+    }
+    if measure(Figure::Daemon) {
+        crate::bench_daemon::run(&site, runs).await?;
     }
     if measure(Figure::ToolsList) {
         let list = mcp::tools_list_json();

@@ -1,14 +1,21 @@
 //! `candor`: the binary. Parses the command line, sets up logging on stderr, and hands
-//! over to one face (`mcp`) or one job (`demo`, `bench`).
+//! over to one face (`mcp`, `serve`, the CLI verbs) or one job (`demo`, `bench`).
 
 mod bench;
 mod bench_acting;
+mod bench_daemon;
 mod bench_snapshots;
+mod client;
 mod demo;
 mod lifecycle;
+mod output;
+mod records;
+mod serve;
 mod site;
+mod verbs;
 
 use std::path::PathBuf;
+use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -23,6 +30,8 @@ use tools::{Engine, EngineOptions};
 struct Cli {
     #[command(flatten)]
     browser: BrowserArgs,
+    #[command(flatten)]
+    call: verbs::CallArgs,
     #[command(subcommand)]
     command: Command,
 }
@@ -42,9 +51,9 @@ struct BrowserArgs {
     /// Write every CDP message of the run to this JSONL file.
     #[arg(long, global = true, value_name = "FILE")]
     record_cdp: Option<PathBuf>,
-    /// The default deadline of one command, in milliseconds.
-    #[arg(long, global = true, default_value_t = 30_000, value_name = "MS")]
-    command_timeout_ms: u64,
+    /// The deadline of one command, in milliseconds (default 30000).
+    #[arg(long, global = true, value_name = "MS")]
+    command_timeout_ms: Option<u64>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -55,6 +64,10 @@ enum Command {
     Demo,
     /// Measure cold start, navigate, snapshot, screenshot, CDP round trip and tools/list size.
     Bench(bench::BenchArgs),
+    /// Serve the HTTP daemon on 127.0.0.1: tasks, commands, cancel, diagnostics, jobs.
+    Serve(serve::ServeArgs),
+    #[command(flatten)]
+    Verb(verbs::Verb),
 }
 
 impl BrowserArgs {
@@ -73,14 +86,46 @@ impl BrowserArgs {
                 record_cdp: self.record_cdp.clone(),
             },
             task_id: task_id.to_string(),
-            command_timeout: Duration::from_millis(self.command_timeout_ms),
+            command_timeout: Duration::from_millis(self.command_timeout_ms.unwrap_or(30_000)),
+            enable_eval: eval_enabled(std::env::var("CANDOR_ENABLE_EVAL").ok().as_deref()),
             ..EngineOptions::default()
         }
     }
 }
 
-fn main() -> anyhow::Result<()> {
-    let cli = Cli::parse();
+/// `CANDOR_ENABLE_EVAL` (SPEC §8): `true`/`1`/`yes`/`on` enable `eval`; anything else
+/// leaves it off, and a value that is not a recognisable "off" is logged.
+fn eval_enabled(value: Option<&str>) -> bool {
+    let Some(value) = value.map(str::trim) else {
+        return false;
+    };
+    match value.to_ascii_lowercase().as_str() {
+        "true" | "1" | "yes" | "on" => true,
+        "false" | "0" | "no" | "off" | "" => false,
+        _ => {
+            tracing::warn!(
+                value,
+                "CANDOR_ENABLE_EVAL is not true or false; eval stays disabled"
+            );
+            false
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) => {
+            // Help and version go to stdout and succeed; a usage error exits 64.
+            let usage = err.use_stderr();
+            let _ = err.print();
+            return if usage {
+                ExitCode::from(verbs::EXIT_USAGE)
+            } else {
+                ExitCode::SUCCESS
+            };
+        }
+    };
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_env_filter(
@@ -88,6 +133,30 @@ fn main() -> anyhow::Result<()> {
                 .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
         )
         .init();
+    // A verb is one blocking call to the daemon: no runtime to start.
+    let Cli {
+        browser,
+        call,
+        command,
+    } = cli;
+    let command = match command {
+        Command::Verb(verb) => return verbs::run(verb, &call, &browser),
+        command => command,
+    };
+    match start(Cli {
+        browser,
+        call,
+        command,
+    }) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("Error: {err:?}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn start(cli: Cli) -> anyhow::Result<()> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -114,5 +183,23 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             result
         }
         Command::Bench(args) => bench::run(&cli.browser, args).await,
+        Command::Serve(args) => serve::run(&cli.browser, args).await,
+        Command::Verb(_) => anyhow::bail!("a CLI verb is run without the async runtime"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::eval_enabled;
+
+    #[test]
+    fn candor_enable_eval_turns_eval_on_only_when_it_says_so() {
+        for on in ["true", "TRUE", "1", "yes", " on "] {
+            assert!(eval_enabled(Some(on)), "{on}");
+        }
+        for off in ["false", "0", "no", "off", "", "ture", "enabled"] {
+            assert!(!eval_enabled(Some(off)), "{off}");
+        }
+        assert!(!eval_enabled(None));
     }
 }

@@ -99,9 +99,11 @@ impl BrowserHost {
         lock(&self.options).clone()
     }
 
-    /// Changes how the next browser is started; a running one is not touched.
-    pub fn set_options(&self, options: BrowserOptions) {
+    /// Changes how the next browser is started, and hands back the running one (the
+    /// caller closes it): the next command that needs a browser starts a new one.
+    pub fn reconfigure(&self, options: BrowserOptions) -> Option<Browser> {
         *lock(&self.options) = options;
+        lock(&self.running).take()
     }
 
     /// The browser, when one was started and not closed (it may have died since).

@@ -27,6 +27,8 @@ pub enum Code {
     ElementDisabled,
     ElementOccluded,
     EvalDisabled,
+    /// A wait whose condition did not hold in time; nothing was dispatched.
+    WaitTimeout,
     // Refusals of the daemon: the command never started.
     TaskNotFound,
     TaskAlreadyExists,
@@ -67,6 +69,7 @@ impl Code {
                 | Code::ElementDisabled
                 | Code::ElementOccluded
                 | Code::EvalDisabled
+                | Code::WaitTimeout
                 | Code::TaskNotFound
                 | Code::TaskAlreadyExists
                 | Code::TaskBusy

@@ -66,7 +66,7 @@ const SECRET_KEYS: &[&str] = &[
 /// A copy of a command's params fit for a record: secret-looking fields replaced, and
 /// the text an `act` types (`type`, `fill`) never kept, since the field may be a password
 /// input and nothing before the call can tell (SPEC §16).
-pub(crate) fn redact_command(method: &str, params: &Value) -> Value {
+pub fn redact_command(method: &str, params: &Value) -> Value {
     let mut redacted = redact(params);
     if method == "act"
         && let Value::Object(map) = &mut redacted

@@ -22,4 +22,5 @@ pub use envelope::{
     ActionStatus, Envelope, Events, Execution, Image, PageInfo, Status, Verification,
 };
 pub use error::{Code, ToolError};
+pub use journal::redact_command;
 pub use render::render_text;

@@ -186,7 +186,8 @@ pub(crate) async fn observe(
     };
     if extent == Extent::AroundViewport
         && children.is_empty()
-        && let Some(observation) = super::region::observe_around(page, viewport, &snapshot, deadline).await?
+        && let Some(observation) =
+            super::region::observe_around(page, viewport, &snapshot, deadline).await?
     {
         return Ok(observation);
     }
@@ -256,8 +257,14 @@ async fn capture_session(
     let snapshot_call = snapshot_call();
     let (tree, snapshot) = tokio::try_join!(
         async {
-            let tree = session.call(&accessibility::GetFullAxTree::default(), deadline).await?;
-            tracing::debug!(ms = started.elapsed().as_millis() as u64, nodes = tree.nodes.len(), "AX tree");
+            let tree = session
+                .call(&accessibility::GetFullAxTree::default(), deadline)
+                .await?;
+            tracing::debug!(
+                ms = started.elapsed().as_millis() as u64,
+                nodes = tree.nodes.len(),
+                "AX tree"
+            );
             Ok::<_, Error>(tree)
         },
         async {
@@ -509,13 +516,22 @@ fn add_tree(
 }
 
 /// One observation node from an AX node and what the DOM snapshot knows of its element.
-pub(super) fn node_from_ax(ax: &accessibility::AxNode, dom: &HashMap<i64, DomFacts>, session: usize) -> Node {
+pub(super) fn node_from_ax(
+    ax: &accessibility::AxNode,
+    dom: &HashMap<i64, DomFacts>,
+    session: usize,
+) -> Node {
     let facts = ax.backend_dom_node_id.and_then(|b| dom.get(&b));
     let mut states = Vec::new();
     let mut focusable = false;
     for property in &ax.properties {
         if property.name == "focusable" {
-            focusable = property.value.value.as_ref().and_then(serde_json::Value::as_bool).unwrap_or(false);
+            focusable = property
+                .value
+                .value
+                .as_ref()
+                .and_then(serde_json::Value::as_bool)
+                .unwrap_or(false);
         }
         if let Some(name) = STATE_PROPERTIES.iter().find(|p| **p == property.name)
             && let Some(value) = property.value.text()
@@ -524,16 +540,30 @@ pub(super) fn node_from_ax(ax: &accessibility::AxNode, dom: &HashMap<i64, DomFac
             states.push((*name, value));
         }
     }
-    let role = ax.role.as_ref().and_then(accessibility::AxValue::text).unwrap_or_default();
+    let role = ax
+        .role
+        .as_ref()
+        .and_then(accessibility::AxValue::text)
+        .unwrap_or_default();
     Node {
-        role: if ax.ignored { String::from("ignored") } else { role },
-        name: ax.name.as_ref().and_then(accessibility::AxValue::text).unwrap_or_default(),
+        role: if ax.ignored {
+            String::from("ignored")
+        } else {
+            role
+        },
+        name: ax
+            .name
+            .as_ref()
+            .and_then(accessibility::AxValue::text)
+            .unwrap_or_default(),
         value: ax.value.as_ref().and_then(accessibility::AxValue::text),
         states,
         backend_id: ax.backend_dom_node_id,
         session,
         bounds: facts.and_then(|f| f.bounds),
-        clickable: facts.is_some_and(|f| f.clickable || f.has_onclick || f.pointer && !parent_has_pointer(dom, f)),
+        clickable: facts.is_some_and(|f| {
+            f.clickable || f.has_onclick || f.pointer && !parent_has_pointer(dom, f)
+        }),
         clips: facts.is_some_and(|f| f.clips),
         focusable,
         href: facts.and_then(|f| f.href.clone()),

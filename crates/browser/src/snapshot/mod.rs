@@ -117,7 +117,11 @@ impl Tab {
         self.observe_extent(capture::Extent::Whole, deadline).await
     }
 
-    async fn observe_extent(&self, extent: capture::Extent, deadline: Deadline) -> Result<Observation, Error> {
+    async fn observe_extent(
+        &self,
+        extent: capture::Extent,
+        deadline: Deadline,
+    ) -> Result<Observation, Error> {
         self.check_usable()?;
         let children: Vec<(String, cdp::Session)> = self
             .state()

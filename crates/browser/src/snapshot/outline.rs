@@ -249,7 +249,7 @@ impl Builder<'_> {
         for child in children {
             child_blocks.extend(self.visit(child, child_depth, rect, inner_container));
         }
-        let child_blocks = merge_text(child_blocks);
+        let child_blocks = merge_text(self.nodes, child_blocks);
         if folded {
             return child_blocks;
         }
@@ -533,9 +533,13 @@ fn only_text(blocks: &[Block]) -> Option<String> {
     Some(normalise(&parts.join(" ")))
 }
 
-/// Adjacent text blocks at the same depth become one line.
-fn merge_text(blocks: Vec<Block>) -> Vec<Block> {
+/// Adjacent text blocks at the same depth become one line: with a space between two
+/// pieces, unless the page shows none there (see [`continues`]), so that
+/// `"<b>Vanda</b>"` reads `"Vanda"`, not `" Vanda "`.
+fn merge_text(nodes: &[Node], blocks: Vec<Block>) -> Vec<Block> {
     let mut out: Vec<Block> = Vec::with_capacity(blocks.len());
+    // Per block of `out`: the last text node merged into it.
+    let mut tails: Vec<Option<usize>> = Vec::with_capacity(blocks.len());
     for block in blocks {
         let is_text = block.lines.len() == 1
             && !block.lines[0].element
@@ -547,11 +551,20 @@ fn merge_text(blocks: Vec<Block>) -> Vec<Block> {
             && last.lines[0].hidden_elements == 0
             && last.lines[0].depth == block.lines[0].depth
         {
+            let next = block.lines[0].node;
+            let tail = tails.last_mut().expect("a tail per block");
+            let joined = tail
+                .zip(next)
+                .is_some_and(|(a, b)| continues(&nodes[a], &nodes[b]));
             let merged = &mut last.lines[0];
-            merged.text.push(' ');
+            if !joined {
+                merged.text.push(' ');
+            }
             merged.text.push_str(&block.lines[0].text);
+            *tail = next;
             continue;
         }
+        tails.push(if is_text { block.lines[0].node } else { None });
         out.push(block);
     }
     for block in &mut out {
@@ -562,6 +575,38 @@ fn merge_text(blocks: Vec<Block>) -> Vec<Block> {
         }
     }
     out
+}
+
+/// Whether text node `b` goes on where text node `a` ends, with nothing between them on
+/// the page: no whitespace at the seam, and `b`'s first line starts on `a`'s last line,
+/// right where `a` ends. (Chromium keeps a text node's rendered boundary spaces in its
+/// name; whitespace-only nodes are dropped, but leave a gap between their neighbours.)
+fn continues(a: &Node, b: &Node) -> bool {
+    const TOUCH: f64 = 1.5;
+    if a.role != "StaticText"
+        || b.role != "StaticText"
+        || a.name.ends_with(char::is_whitespace)
+        || b.name.starts_with(char::is_whitespace)
+    {
+        return false;
+    }
+    let (Some(p), Some(n)) = (a.bounds, b.bounds) else {
+        return false;
+    };
+    // The height of one line: the shorter box (a box of several lines is taller).
+    let line = p.height.min(n.height);
+    if line <= 0.0 || ((p.bottom() - line) - n.y).abs() > line / 2.0 {
+        return false;
+    }
+    let a_wraps = p.height > line * 1.5;
+    let b_wraps = n.height > line * 1.5;
+    match (a_wraps, b_wraps) {
+        (false, false) => (n.x - p.right()).abs() <= TOUCH,
+        // `b` starts where `a` ends and wraps back to the left.
+        (false, true) => n.x <= p.right() + TOUCH && n.right() >= p.right() - TOUCH,
+        // Where `a`'s last line ends is not known: `b` starts within `a`'s width.
+        (true, _) => n.x >= p.x - TOUCH && n.x <= p.right() + TOUCH,
+    }
 }
 
 /// Which nodes are shown at all: not zero-size (unless a child shows), not pushed off
@@ -1126,6 +1171,27 @@ mod tests {
             shape(&obs),
             "list\n  checkbox \"Alpha\" [ref]\n  Alpha\n  checkbox \"Beta\" [ref]\n  Beta\n  \
              clickable \"Weekly digest\" [ref]\n    Weekly digest\n    link \"Unsubscribe\" [ref]"
+        );
+    }
+
+    #[test]
+    fn text_pieces_join_as_the_page_shows_them() {
+        // `Enter "<b>Vanda</b>" into the field` with the last piece wrapping onto a
+        // second line; then a block below; then two pieces a gap apart on one line.
+        let pieces = vec![
+            at(text("Enter \""), rect(0.0, 0.0, 40.0, 10.0)),
+            at(text("Vanda"), rect(40.0, 0.0, 30.0, 10.0)),
+            at(text("\" into the field"), rect(0.0, 0.0, 150.0, 20.0)),
+            at(text("Below"), rect(0.0, 20.0, 30.0, 10.0)),
+            at(text("Left"), rect(0.0, 30.0, 20.0, 10.0)),
+            at(text("Right"), rect(24.0, 30.0, 20.0, 10.0)),
+            at(text("Spaced "), rect(48.0, 30.0, 20.0, 10.0)),
+            at(text("word"), rect(68.0, 30.0, 20.0, 10.0)),
+        ];
+        let page = el("RootWebArea", "", vec![el("generic", "", pieces)]);
+        assert_eq!(
+            shape(&observation(page)),
+            "Enter \"Vanda\" into the field Below Left Right Spaced word"
         );
     }
 

@@ -35,13 +35,21 @@ pub(crate) async fn observe_around(
     snapshot: &dom_snapshot::Snapshot,
     deadline: Deadline,
 ) -> Result<Option<Observation>, Error> {
-    let nodes: usize = snapshot.documents.iter().map(|d| d.nodes.backend_node_id.len()).sum();
+    let nodes: usize = snapshot
+        .documents
+        .iter()
+        .map(|d| d.nodes.backend_node_id.len())
+        .sum();
     if nodes < LARGE_PAGE_NODES {
         return Ok(None);
     }
     let started = std::time::Instant::now();
     let (facts, _documents) = capture::read_dom(snapshot, (0.0, 0.0));
-    tracing::debug!(ms = started.elapsed().as_millis() as u64, nodes = facts.len(), "DOM facts");
+    tracing::debug!(
+        ms = started.elapsed().as_millis() as u64,
+        nodes = facts.len(),
+        "DOM facts"
+    );
     let top = viewport.scroll_y - SCREENS_ABOVE * viewport.height;
     let bottom = viewport.scroll_y + (1.0 + SCREENS_BELOW) * viewport.height;
     let near = |rect: &Rect| rect.bottom() >= top && rect.y <= bottom;
@@ -65,7 +73,9 @@ pub(crate) async fn observe_around(
             if kind != ELEMENT {
                 continue;
             }
-            let Some(f) = facts.get(backend) else { continue };
+            let Some(f) = facts.get(backend) else {
+                continue;
+            };
             let Some(rect) = f.bounds else { continue };
             if near(&rect) {
                 let mut at = Some(i);
@@ -73,7 +83,10 @@ pub(crate) async fn observe_around(
                     if !keep.insert(n) {
                         break;
                     }
-                    at = nodes.parent_index.get(n).and_then(|p| usize::try_from(*p).ok());
+                    at = nodes
+                        .parent_index
+                        .get(n)
+                        .and_then(|p| usize::try_from(*p).ok());
                 }
             } else if f.clickable || f.href.is_some() || f.input_type.is_some() {
                 if rect.bottom() < top {
@@ -108,9 +121,15 @@ pub(crate) async fn observe_around(
         })
         .collect();
     let started = std::time::Instant::now();
-    let replies = futures::future::join_all(requests.iter().map(|(_, _, r)| page.call(r, deadline))).await;
-    tracing::debug!(calls = requests.len(), ms = started.elapsed().as_millis() as u64, "partial AX");
-    let mut ax: Vec<std::collections::HashMap<usize, Node>> = vec![Default::default(); snapshot.documents.len()];
+    let replies =
+        futures::future::join_all(requests.iter().map(|(_, _, r)| page.call(r, deadline))).await;
+    tracing::debug!(
+        calls = requests.len(),
+        ms = started.elapsed().as_millis() as u64,
+        "partial AX"
+    );
+    let mut ax: Vec<std::collections::HashMap<usize, Node>> =
+        vec![Default::default(); snapshot.documents.len()];
     for ((d, i, request), reply) in requests.iter().zip(replies) {
         let reply = reply?;
         let wanted = request.backend_node_id;
@@ -142,7 +161,12 @@ pub(crate) async fn observe_around(
         let backend = doc.nodes.backend_node_id.get(i).copied();
         let node = if kind == TEXT {
             let text = text_of(doc.nodes.node_value.get(i).copied().unwrap_or(-1));
-            let parent_chosen = doc.nodes.parent_index.get(i).and_then(|p| usize::try_from(*p).ok()).is_some_and(|p| chosen[d].contains(&p));
+            let parent_chosen = doc
+                .nodes
+                .parent_index
+                .get(i)
+                .and_then(|p| usize::try_from(*p).ok())
+                .is_some_and(|p| chosen[d].contains(&p));
             let bounds = backend.and_then(|b| facts.get(&b)).and_then(|f| f.bounds);
             if text.trim().is_empty() || !parent_chosen || bounds.is_some_and(|r| !near(&r)) {
                 continue;
@@ -174,15 +198,25 @@ pub(crate) async fn observe_around(
         }
         // Children go on the stack in reverse so they come off in document order; a
         // frame's document follows its iframe element's own children.
-        let mut next: Vec<(usize, usize, Option<usize>)> = children[d][i].iter().map(|c| (d, *c, Some(index))).collect();
-        if let Some(child_doc) = backend.and_then(|b| facts.get(&b)).and_then(|f| f.content_document)
+        let mut next: Vec<(usize, usize, Option<usize>)> = children[d][i]
+            .iter()
+            .map(|c| (d, *c, Some(index)))
+            .collect();
+        if let Some(child_doc) = backend
+            .and_then(|b| facts.get(&b))
+            .and_then(|f| f.content_document)
             && child_doc < snapshot.documents.len()
         {
             next.push((child_doc, 0, Some(index)));
         }
         stack.extend(next.into_iter().rev());
     }
-    let dom_parents = vec![facts.iter().filter_map(|(node, f)| Some((*node, f.parent_backend?))).collect()];
+    let dom_parents = vec![
+        facts
+            .iter()
+            .filter_map(|(node, f)| Some((*node, f.parent_backend?)))
+            .collect(),
+    ];
     Ok(Some(Observation {
         nodes,
         viewport,

@@ -44,8 +44,9 @@ pub(crate) struct Params {
     keys: Option<String>,
     /// select: option values or labels.
     values: Option<Vec<String>>,
-    /// scroll: pixels right/down (without an element).
+    /// scroll: pixels right (without an element).
     dx: Option<f64>,
+    /// scroll: pixels down (without an element).
     dy: Option<f64>,
     /// drag: the drop target (ref, or role+name, or selector).
     to: Option<Target>,
@@ -298,7 +299,7 @@ impl ToolSpec for Act {
             .map(|e| e.check(eval_enabled))
             .transpose()?;
         if params.readback.is_some() && !eval_enabled {
-            return Err(expect::eval_disabled("readback"));
+            return Err(super::eval::disabled("readback"));
         }
         let deadline = ctx.deadline;
         let task = ctx.task().await?;

@@ -118,7 +118,7 @@ impl Expect {
                 return Err(empty("js"));
             }
             if !eval_enabled {
-                return Err(eval_disabled("expect.js"));
+                return Err(super::eval::disabled("expect.js"));
             }
             if matchers.len() > 1 {
                 return Err(ToolError::invalid_params("expect.js takes one matcher"));
@@ -149,17 +149,6 @@ impl serde::Serialize for Expect {
         })
         .serialize(serializer)
     }
-}
-
-/// `EVAL_DISABLED` for a feature that runs caller JavaScript.
-pub(crate) fn eval_disabled(what: &str) -> ToolError {
-    ToolError::new(
-        Code::EvalDisabled,
-        format!(
-            "{what} runs caller JavaScript, which is off: set enableEval = true in the config file, or CANDOR_ENABLE_EVAL=true in the environment of candor mcp / candor serve"
-        ),
-        "use expect.text, expect.url or expect.urlMatches instead, or ask the operator to enable eval",
-    )
 }
 
 /// Runs the postcondition after the action and fills `verification`. A condition that

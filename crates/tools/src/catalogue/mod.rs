@@ -15,13 +15,16 @@ use crate::error::ToolError;
 
 mod act;
 mod diagnostics;
+mod eval;
 mod expect;
 mod find;
+mod form_state;
 mod navigate;
 mod screenshot;
 mod snapshot;
 mod tabs;
 mod viewport;
+mod wait;
 
 type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 type Handler = for<'a, 'b> fn(&'a mut Ctx<'b>, Value) -> BoxFuture<'a, Result<Value, ToolError>>;
@@ -91,8 +94,11 @@ pub fn catalogue() -> &'static [ToolDef] {
             define::<snapshot::Snapshot>(),
             define::<find::Find>(),
             define::<act::Act>(),
+            define::<wait::Wait>(),
             define::<screenshot::Screenshot>(),
             define::<viewport::Viewport>(),
+            define::<eval::Eval>(),
+            define::<form_state::FormState>(),
             define::<diagnostics::Diagnostics>(),
         ]
     })

@@ -9,3 +9,4 @@ mod acting;
 mod harness;
 mod navigation;
 mod snapshot;
+mod waits;

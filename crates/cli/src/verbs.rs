@@ -1,0 +1,741 @@
+//! The CLI verbs: `candor [--id TASK] VERB …`. Each sugar verb is one catalogue tool with
+//! its params spelled as arguments (SPEC §20); `run TOOL --params …` is any tool; the
+//! daemon-level verbs (`start`, `tasks`, `stop`, `cancel`, `batch`, `job`, `jobs`,
+//! `cancel-job`) talk to the registry. Every verb goes through the daemon, which the
+//! client starts when none answers.
+
+use std::io::Read;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Subcommand};
+use serde_json::{Map, Value, json};
+
+use crate::BrowserArgs;
+use crate::client::{Session, Started};
+use crate::output::{self, OutputArgs};
+use crate::records::{self, Record};
+
+/// Flags every verb takes.
+#[derive(Debug, Args)]
+pub struct CallArgs {
+    /// The task to work in (default: $CANDOR_TASK, else "default"); started on first use.
+    #[arg(long = "id", global = true, value_name = "TASK")]
+    pub task: Option<String>,
+    #[command(flatten)]
+    pub output: OutputArgs,
+    /// Records and the daemon's journal keep only the step, method, ok, code and stage.
+    #[arg(long, global = true)]
+    pub sensitive: bool,
+    /// Write no CLI record of this call.
+    #[arg(long, global = true)]
+    pub no_record: bool,
+}
+
+/// What acting verbs share: the postcondition and where to act.
+#[derive(Debug, Args)]
+pub struct ActArgs {
+    /// Verify that the page's visible text contains this after the action (exit 2 if not).
+    #[arg(long, value_name = "TEXT")]
+    expect_text: Option<String>,
+    /// Verify that the URL equals this after the action (exit 2 if not).
+    #[arg(long, value_name = "URL")]
+    expect_url: Option<String>,
+    /// How long the expectation may take to hold, in ms (default 5000).
+    #[arg(long, value_name = "MS")]
+    expect_timeout_ms: Option<u64>,
+    /// Refuse if the element changed since this snapshot.
+    #[arg(long, value_name = "ID")]
+    snapshot_id: Option<String>,
+    /// The tab (default: current).
+    #[arg(long, value_name = "TAB")]
+    tab: Option<String>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Verb {
+    /// Open URL in the current tab (navigate).
+    Open {
+        url: String,
+        /// Open it in a new tab, which becomes current.
+        #[arg(long)]
+        new_tab: bool,
+        #[arg(long, value_name = "TAB")]
+        tab: Option<String>,
+    },
+    /// Go back one history entry (navigate).
+    Back {
+        #[arg(long, value_name = "TAB")]
+        tab: Option<String>,
+    },
+    /// Go forward one history entry (navigate).
+    Forward {
+        #[arg(long, value_name = "TAB")]
+        tab: Option<String>,
+    },
+    /// Reload the page (navigate).
+    Reload {
+        #[arg(long)]
+        ignore_cache: bool,
+        #[arg(long, value_name = "TAB")]
+        tab: Option<String>,
+    },
+    /// List the tabs, or open, select or close one (tabs).
+    Tabs {
+        #[command(subcommand)]
+        action: Option<TabsAction>,
+    },
+    /// Read the page: elements with refs (default), text, markdown or html (snapshot).
+    Snapshot {
+        #[arg(long, value_parser = ["elements", "text", "markdown", "html"])]
+        mode: Option<String>,
+        #[arg(long)]
+        max_tokens: Option<u64>,
+        #[arg(long)]
+        max_chars: Option<u64>,
+        /// Only what changed since this tab's previous snapshot.
+        #[arg(long)]
+        diff: bool,
+        #[arg(long, value_name = "TAB")]
+        tab: Option<String>,
+    },
+    /// Search the whole page for text, a role, or role and name (find).
+    Find {
+        text: Option<String>,
+        #[arg(long)]
+        role: Option<String>,
+        #[arg(long)]
+        name: Option<String>,
+        #[arg(long)]
+        limit: Option<u64>,
+        #[arg(long, value_name = "TAB")]
+        tab: Option<String>,
+    },
+    /// Click an element by ref (act).
+    Click {
+        #[arg(value_name = "REF")]
+        target: String,
+        #[command(flatten)]
+        act: ActArgs,
+    },
+    /// Replace a field's value (act fill).
+    Fill {
+        #[arg(value_name = "REF")]
+        target: String,
+        text: String,
+        /// Press Enter once the value is read back.
+        #[arg(long)]
+        submit: bool,
+        #[command(flatten)]
+        act: ActArgs,
+    },
+    /// Type text at the end of a field (act type).
+    Type {
+        #[arg(value_name = "REF")]
+        target: String,
+        text: String,
+        #[arg(long)]
+        submit: bool,
+        #[command(flatten)]
+        act: ActArgs,
+    },
+    /// Press a key or chord, e.g. Enter or Control+A (act press).
+    Press {
+        keys: String,
+        /// The element to focus first (default: whatever has focus).
+        #[arg(long = "ref", value_name = "REF")]
+        target: Option<String>,
+        #[command(flatten)]
+        act: ActArgs,
+    },
+    /// Choose options by value or label (act select).
+    Select {
+        #[arg(value_name = "REF")]
+        target: String,
+        #[arg(required = true)]
+        values: Vec<String>,
+        #[command(flatten)]
+        act: ActArgs,
+    },
+    /// Check a checkbox or radio button (act check).
+    Check {
+        #[arg(value_name = "REF")]
+        target: String,
+        #[command(flatten)]
+        act: ActArgs,
+    },
+    /// Uncheck a checkbox (act uncheck).
+    Uncheck {
+        #[arg(value_name = "REF")]
+        target: String,
+        #[command(flatten)]
+        act: ActArgs,
+    },
+    /// Move the pointer over an element (act hover).
+    Hover {
+        #[arg(value_name = "REF")]
+        target: String,
+        #[command(flatten)]
+        act: ActArgs,
+    },
+    /// Scroll an element into view, or the page by --dx/--dy pixels (act scroll).
+    Scroll {
+        #[arg(value_name = "REF")]
+        target: Option<String>,
+        #[arg(long, allow_negative_numbers = true)]
+        dx: Option<f64>,
+        #[arg(long, allow_negative_numbers = true)]
+        dy: Option<f64>,
+        #[command(flatten)]
+        act: ActArgs,
+    },
+    /// Upload files (names in the upload folder) through a file input (act upload).
+    Upload {
+        #[arg(value_name = "REF")]
+        target: String,
+        #[arg(required = true)]
+        files: Vec<String>,
+        #[command(flatten)]
+        act: ActArgs,
+    },
+    /// Wait for a selector, text, URL or JS condition (wait).
+    Wait {
+        #[arg(long)]
+        selector: Option<String>,
+        /// visible (default), attached or hidden.
+        #[arg(long)]
+        state: Option<String>,
+        #[arg(long)]
+        text: Option<String>,
+        #[arg(long)]
+        url: Option<String>,
+        #[arg(long)]
+        js: Option<String>,
+        #[arg(long, value_name = "MS")]
+        timeout_ms: Option<u64>,
+        #[arg(long, value_name = "TAB")]
+        tab: Option<String>,
+    },
+    /// Capture the viewport or one element (screenshot).
+    Screenshot {
+        /// Set this viewport preset first: auto, phone, tablet, desktop.
+        #[arg(long)]
+        preset: Option<String>,
+        #[arg(long)]
+        selector: Option<String>,
+        /// png (default), jpeg or webp.
+        #[arg(long)]
+        format: Option<String>,
+        #[arg(long)]
+        max_width: Option<u64>,
+        /// Write the image to FILE.
+        #[arg(short = 'o', long = "output", value_name = "FILE")]
+        output: Option<PathBuf>,
+        #[arg(long, value_name = "TAB")]
+        tab: Option<String>,
+    },
+    /// Size the tab: auto, phone, tablet, desktop or custom (viewport).
+    Viewport {
+        preset: String,
+        #[arg(long)]
+        width: Option<u64>,
+        #[arg(long)]
+        height: Option<u64>,
+        #[arg(long, value_name = "TAB")]
+        tab: Option<String>,
+    },
+    /// The running command and the last ones of the task, from memory (diagnostics).
+    Diagnose {
+        #[arg(long)]
+        limit: Option<usize>,
+    },
+    /// Any tool: `run TOOL --params JSON|@file|-`.
+    Run {
+        tool: String,
+        /// The params: JSON text, @FILE, or - for stdin (UTF-8; a leading BOM is allowed).
+        #[arg(long, value_name = "JSON|@FILE|-")]
+        params: Option<String>,
+    },
+    /// Start a task (each task has its own browser context).
+    Start,
+    /// List the daemon's tasks.
+    Tasks,
+    /// Stop a task (default: --id) and close its browser context.
+    Stop {
+        #[arg(value_name = "TASK")]
+        task: Option<String>,
+    },
+    /// Cancel the running command with this id.
+    Cancel {
+        #[arg(value_name = "COMMAND_ID")]
+        command: String,
+    },
+    /// Run steps in the background: `batch @steps.json` (or a file, or - for stdin).
+    Batch {
+        /// `[{"method":…,"params":…}, …]` or `{"steps":[…]}`.
+        #[arg(value_name = "@FILE|FILE|-")]
+        steps: String,
+    },
+    /// A job's progress, step by step.
+    Job {
+        #[arg(value_name = "JOB_ID")]
+        job: String,
+    },
+    /// List the jobs.
+    Jobs,
+    /// Stop a job before its next step.
+    CancelJob {
+        #[arg(value_name = "JOB_ID")]
+        job: String,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum TabsAction {
+    /// List the tabs.
+    List,
+    /// Open a tab (optionally at URL); it becomes current.
+    New { url: Option<String> },
+    /// Make a tab current.
+    Select { tab: String },
+    /// Close tabs (default: the current one).
+    Close { tabs: Vec<String> },
+}
+
+/// What a verb asks of the daemon.
+enum Request {
+    /// A catalogue tool on the task.
+    Tool {
+        method: String,
+        params: Value,
+    },
+    Start,
+    Tasks,
+    Stop(String),
+    Cancel(String),
+    Diagnose(Option<usize>),
+    Batch(Value),
+    Job(String),
+    Jobs,
+    CancelJob(String),
+}
+
+impl Request {
+    fn method(&self) -> &str {
+        match self {
+            Request::Tool { method, .. } => method,
+            Request::Start => "start",
+            Request::Tasks => "tasks",
+            Request::Stop(_) => "stop",
+            Request::Cancel(_) => "cancel",
+            Request::Diagnose(_) => "diagnostics",
+            Request::Batch(_) => "batch",
+            Request::Job(_) => "job",
+            Request::Jobs => "jobs",
+            Request::CancelJob(_) => "cancel-job",
+        }
+    }
+
+    /// What the record keeps of the request (redacted later).
+    fn params(&self) -> Value {
+        match self {
+            Request::Tool { params, .. } => params.clone(),
+            Request::Stop(id) => json!({ "task": id }),
+            Request::Cancel(id) => json!({ "commandId": id }),
+            Request::Diagnose(limit) => json!({ "limit": limit }),
+            Request::Batch(body) => body.clone(),
+            Request::Job(id) | Request::CancelJob(id) => json!({ "jobId": id }),
+            Request::Start | Request::Tasks | Request::Jobs => json!({}),
+        }
+    }
+}
+
+/// Exit codes (SPEC §20).
+pub const EXIT_EXPECTATION_FAILED: u8 = 2;
+pub const EXIT_USAGE: u8 = 64;
+
+/// Runs one verb and returns the process's exit code.
+pub fn run(verb: Verb, call: &CallArgs, browser: &BrowserArgs) -> ExitCode {
+    let task = call
+        .task
+        .clone()
+        .or_else(|| std::env::var("CANDOR_TASK").ok().filter(|t| !t.is_empty()))
+        .unwrap_or_else(|| "default".into());
+    let (request, image_to) = match request(verb, &task) {
+        Ok(request) => request,
+        Err(usage) => {
+            eprintln!("candor: {usage}");
+            return ExitCode::from(EXIT_USAGE);
+        }
+    };
+    let started = std::time::Instant::now();
+    let method = request.method().to_string();
+    let params = request.params();
+    let answered = Session::open(browser, &task).and_then(|session| {
+        let envelope = send(&session, &task, &request, call, browser)?;
+        Ok((session, envelope))
+    });
+    let (session, envelope) = match answered {
+        Ok(answered) => answered,
+        Err(err) => {
+            eprintln!("candor: {err:#}");
+            if !call.no_record {
+                records::append(
+                    &crate::client::state_dir(),
+                    &Record::failed(&task, &method, &params, &err, started.elapsed()),
+                    call.sensitive,
+                );
+            }
+            return ExitCode::FAILURE;
+        }
+    };
+    if !call.no_record {
+        records::append(
+            session.state_dir(),
+            &Record::answered(&task, &method, &params, &envelope, started.elapsed()),
+            call.sensitive,
+        );
+    }
+    if let (Some(path), Some(image)) = (&image_to, envelope.get("image"))
+        && let Err(err) = output::write_image(path, image)
+    {
+        eprintln!("candor: {err:#}");
+        return ExitCode::FAILURE;
+    }
+    if let Err(err) = output::print(&method, &envelope, &call.output) {
+        eprintln!("candor: {err:#}");
+        return ExitCode::FAILURE;
+    }
+    exit_code(&envelope)
+}
+
+/// 0 ok, 2 `EXPECTATION_FAILED`, 1 any other error.
+pub fn exit_code(envelope: &Value) -> ExitCode {
+    if envelope["ok"] == true {
+        ExitCode::SUCCESS
+    } else if envelope["code"] == "EXPECTATION_FAILED" {
+        ExitCode::from(EXIT_EXPECTATION_FAILED)
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
+fn send(
+    session: &Session,
+    task: &str,
+    request: &Request,
+    call: &CallArgs,
+    browser: &BrowserArgs,
+) -> anyhow::Result<Value> {
+    let client = session.client();
+    let answer = match request {
+        Request::Tool { method, params } => {
+            let timeout = browser.command_timeout_ms;
+            let first = client.command(task, method, params, timeout, call.sensitive)?;
+            if first.body["code"] != "TASK_NOT_FOUND" {
+                first
+            } else {
+                match session.start_task(task, browser)? {
+                    Started::Running => {
+                        client.command(task, method, params, timeout, call.sensitive)?
+                    }
+                    Started::Refused(envelope) => return Ok(envelope),
+                }
+            }
+        }
+        Request::Start => client.start_task(&session.start_body(task, browser))?,
+        Request::Tasks => client.tasks()?,
+        Request::Stop(id) => client.stop_task(id)?,
+        Request::Cancel(id) => client.cancel(id)?,
+        Request::Diagnose(limit) => client.diagnostics(task, *limit)?,
+        Request::Batch(body) => {
+            let first = client.batch(task, body)?;
+            if first.body["code"] != "TASK_NOT_FOUND" {
+                first
+            } else {
+                match session.start_task(task, browser)? {
+                    Started::Running => client.batch(task, body)?,
+                    Started::Refused(envelope) => return Ok(envelope),
+                }
+            }
+        }
+        Request::Job(id) => client.job(id)?,
+        Request::Jobs => client.jobs()?,
+        Request::CancelJob(id) => client.cancel_job(id)?,
+    };
+    Ok(answer.body)
+}
+
+/// The request a verb makes, and where a screenshot's image goes.
+fn request(verb: Verb, task: &str) -> Result<(Request, Option<PathBuf>), String> {
+    let tool = |method: &str, params: Value| Request::Tool {
+        method: method.into(),
+        params: strip_nulls(params),
+    };
+    let request = match verb {
+        Verb::Open { url, new_tab, tab } => tool(
+            "navigate",
+            json!({ "url": url, "newTab": new_tab.then_some(true), "tabId": tab }),
+        ),
+        Verb::Back { tab } => tool("navigate", json!({ "back": true, "tabId": tab })),
+        Verb::Forward { tab } => tool("navigate", json!({ "forward": true, "tabId": tab })),
+        Verb::Reload { ignore_cache, tab } => tool(
+            "navigate",
+            json!({ "reload": true, "ignoreCache": ignore_cache.then_some(true), "tabId": tab }),
+        ),
+        Verb::Tabs { action } => tool(
+            "tabs",
+            match action.unwrap_or(TabsAction::List) {
+                TabsAction::List => json!({ "action": "list" }),
+                TabsAction::New { url } => json!({ "action": "new", "url": url }),
+                TabsAction::Select { tab } => json!({ "action": "select", "tabId": tab }),
+                TabsAction::Close { tabs } => match tabs.len() {
+                    0 => json!({ "action": "close" }),
+                    1 => json!({ "action": "close", "tabId": tabs[0] }),
+                    _ => json!({ "action": "close", "tabIds": tabs }),
+                },
+            },
+        ),
+        Verb::Snapshot {
+            mode,
+            max_tokens,
+            max_chars,
+            diff,
+            tab,
+        } => tool(
+            "snapshot",
+            json!({
+                "mode": mode,
+                "maxTokens": max_tokens,
+                "maxChars": max_chars,
+                "diff": diff.then_some(true),
+                "tabId": tab,
+            }),
+        ),
+        Verb::Find {
+            text,
+            role,
+            name,
+            limit,
+            tab,
+        } => tool(
+            "find",
+            json!({ "text": text, "role": role, "name": name, "limit": limit, "tabId": tab }),
+        ),
+        Verb::Click { target, act } => tool("act", act.params("click", Some(target), json!({}))),
+        Verb::Fill {
+            target,
+            text,
+            submit,
+            act,
+        } => tool(
+            "act",
+            act.params(
+                "fill",
+                Some(target),
+                json!({ "text": text, "submit": submit.then_some(true) }),
+            ),
+        ),
+        Verb::Type {
+            target,
+            text,
+            submit,
+            act,
+        } => tool(
+            "act",
+            act.params(
+                "type",
+                Some(target),
+                json!({ "text": text, "submit": submit.then_some(true) }),
+            ),
+        ),
+        Verb::Press { keys, target, act } => {
+            tool("act", act.params("press", target, json!({ "keys": keys })))
+        }
+        Verb::Select {
+            target,
+            values,
+            act,
+        } => tool(
+            "act",
+            act.params("select", Some(target), json!({ "values": values })),
+        ),
+        Verb::Check { target, act } => tool("act", act.params("check", Some(target), json!({}))),
+        Verb::Uncheck { target, act } => {
+            tool("act", act.params("uncheck", Some(target), json!({})))
+        }
+        Verb::Hover { target, act } => tool("act", act.params("hover", Some(target), json!({}))),
+        Verb::Scroll {
+            target,
+            dx,
+            dy,
+            act,
+        } => tool(
+            "act",
+            act.params("scroll", target, json!({ "dx": dx, "dy": dy })),
+        ),
+        Verb::Upload { target, files, act } => tool(
+            "act",
+            act.params("upload", Some(target), json!({ "files": files })),
+        ),
+        Verb::Wait {
+            selector,
+            state,
+            text,
+            url,
+            js,
+            timeout_ms,
+            tab,
+        } => tool(
+            "wait",
+            json!({
+                "selector": selector,
+                "state": state,
+                "text": text,
+                "url": url,
+                "js": js,
+                "timeoutMs": timeout_ms,
+                "tabId": tab,
+            }),
+        ),
+        Verb::Screenshot {
+            preset,
+            selector,
+            format,
+            max_width,
+            output,
+            tab,
+        } => {
+            let params = json!({
+                "preset": preset,
+                "selector": selector,
+                "format": format,
+                "maxWidth": max_width,
+                "tabId": tab,
+            });
+            return Ok((tool("screenshot", params), output));
+        }
+        Verb::Viewport {
+            preset,
+            width,
+            height,
+            tab,
+        } => tool(
+            "viewport",
+            json!({ "preset": preset, "width": width, "height": height, "tabId": tab }),
+        ),
+        Verb::Diagnose { limit } => Request::Diagnose(limit),
+        Verb::Run { tool: name, params } => Request::Tool {
+            method: name,
+            params: match params {
+                Some(source) => read_json(&source)?,
+                None => json!({}),
+            },
+        },
+        Verb::Start => Request::Start,
+        Verb::Tasks => Request::Tasks,
+        Verb::Stop { task: id } => Request::Stop(id.unwrap_or_else(|| task.to_string())),
+        Verb::Cancel { command } => Request::Cancel(command),
+        Verb::Batch { steps } => {
+            let source = if steps.starts_with('@') || steps == "-" {
+                steps
+            } else {
+                format!("@{steps}")
+            };
+            let steps = read_json(&source)?;
+            Request::Batch(match steps {
+                Value::Array(_) => json!({ "steps": steps }),
+                other => other,
+            })
+        }
+        Verb::Job { job } => Request::Job(job),
+        Verb::Jobs => Request::Jobs,
+        Verb::CancelJob { job } => Request::CancelJob(job),
+    };
+    Ok((request, None))
+}
+
+impl ActArgs {
+    /// The `act` params: the action, the ref, what the verb adds, and the expectation.
+    fn params(&self, action: &str, target: Option<String>, extra: Value) -> Value {
+        let mut params = json!({
+            "action": action,
+            "ref": target,
+            "snapshotId": self.snapshot_id,
+            "tabId": self.tab,
+        });
+        if let (Value::Object(params), Value::Object(extra)) = (&mut params, extra) {
+            params.extend(extra);
+        }
+        if self.expect_text.is_some() || self.expect_url.is_some() {
+            params["expect"] = json!({
+                "text": self.expect_text,
+                "url": self.expect_url,
+                "timeoutMs": self.expect_timeout_ms,
+            });
+        }
+        strip_nulls(params)
+    }
+}
+
+/// Drops absent fields, so the daemon sees only what was given.
+fn strip_nulls(value: Value) -> Value {
+    match value {
+        Value::Object(map) => Value::Object(
+            map.into_iter()
+                .filter(|(_, v)| !v.is_null())
+                .map(|(k, v)| (k, strip_nulls(v)))
+                .collect::<Map<String, Value>>(),
+        ),
+        other => other,
+    }
+}
+
+/// JSON from text, `@FILE`, or `-` (stdin): UTF-8, a leading BOM tolerated.
+fn read_json(source: &str) -> Result<Value, String> {
+    let text = if source == "-" {
+        let mut bytes = Vec::new();
+        std::io::stdin()
+            .read_to_end(&mut bytes)
+            .map_err(|e| format!("cannot read the params from stdin: {e}"))?;
+        String::from_utf8(bytes).map_err(|_| "stdin is not UTF-8".to_string())?
+    } else if let Some(path) = source.strip_prefix('@') {
+        let bytes = std::fs::read(path).map_err(|e| format!("cannot read {path}: {e}"))?;
+        String::from_utf8(bytes).map_err(|_| format!("{path} is not UTF-8"))?
+    } else {
+        source.to_string()
+    };
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+    serde_json::from_str(text).map_err(|e| format!("the params are not valid JSON: {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn params_text_may_start_with_a_bom() {
+        assert_eq!(
+            read_json("\u{feff}{\"mode\":\"text\"}").expect("valid"),
+            json!({ "mode": "text" })
+        );
+        assert!(read_json("{mode}").is_err());
+        assert!(read_json("@/no/such/file.json").is_err());
+    }
+
+    #[test]
+    fn act_verbs_carry_the_expectation_and_only_what_was_given() {
+        let act = ActArgs {
+            expect_text: Some("Saved".into()),
+            expect_url: None,
+            expect_timeout_ms: None,
+            snapshot_id: None,
+            tab: None,
+        };
+        let params = act.params("click", Some("e4k2".into()), json!({}));
+        assert_eq!(
+            params,
+            json!({ "action": "click", "ref": "e4k2", "expect": { "text": "Saved" } })
+        );
+    }
+}

@@ -1,0 +1,409 @@
+//! The CLI as a shell agent uses it: `candor` processes, each one call, against a daemon
+//! the first call starts (on port 0, in a state directory of the test's own), driving a
+//! real headless Chromium on fixture pages.
+
+// Helpers outside #[test] functions: a failed unwrap is a failed test.
+#![allow(clippy::unwrap_used)]
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use test_support::FixtureServer;
+
+/// One state directory (so one daemon) and a fixture server.
+struct Shell {
+    state: tempfile::TempDir,
+    server: FixtureServer,
+}
+
+impl Shell {
+    fn new() -> Shell {
+        Shell {
+            state: tempfile::tempdir().unwrap(),
+            server: FixtureServer::start(),
+        }
+    }
+
+    fn url(&self, path: &str) -> String {
+        self.server.url(path)
+    }
+
+    fn command(&self, args: &[&str]) -> Command {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_candor"));
+        command
+            .args(args)
+            .env("CANDOR_STATE_DIR", self.state.path())
+            .env("CANDOR_PORT", "0")
+            .env("CANDOR_CHROMIUM", test_support::chromium())
+            .env_remove("CANDOR_TASK")
+            .stdin(Stdio::null());
+        command
+    }
+
+    /// Runs `candor ARGS` to its end.
+    fn run(&self, args: &[&str]) -> Run {
+        Run::from(self.command(args).output().unwrap())
+    }
+
+    /// Runs `candor ARGS` with `input` on stdin.
+    fn run_with_stdin(&self, args: &[&str], input: &str) -> Run {
+        let mut child = self
+            .command(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(input.as_bytes())
+            .unwrap();
+        Run::from(child.wait_with_output().unwrap())
+    }
+
+    /// `candor --json ARGS`, which must succeed; its envelope.
+    fn json(&self, args: &[&str]) -> Value {
+        let mut all = vec!["--json"];
+        all.extend_from_slice(args);
+        let run = self.run(&all);
+        assert_eq!(run.code, 0, "{args:?}: {run:?}");
+        serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{e}: {run:?}"))
+    }
+
+    /// The ref of the only match of `candor find ARGS`.
+    fn ref_of(&self, args: &[&str]) -> String {
+        let mut all = vec!["--id", "t", "find"];
+        all.extend_from_slice(args);
+        let found = self.json(&all);
+        found["data"]["matches"][0]["ref"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no match for {args:?}: {found:#}"))
+            .to_string()
+    }
+
+    /// Every file under the state directory, with its bytes.
+    fn state_files(&self) -> Vec<(PathBuf, Vec<u8>)> {
+        fn walk(dir: &Path, found: &mut Vec<(PathBuf, Vec<u8>)>) {
+            for entry in std::fs::read_dir(dir).unwrap().map(Result::unwrap) {
+                let path = entry.path();
+                if path.is_dir() {
+                    walk(&path, found);
+                } else {
+                    found.push((path.clone(), std::fs::read(&path).unwrap()));
+                }
+            }
+        }
+        let mut found = Vec::new();
+        walk(self.state.path(), &mut found);
+        found
+    }
+
+    fn records(&self) -> Vec<Value> {
+        std::fs::read_to_string(self.state.path().join("records.jsonl"))
+            .unwrap_or_default()
+            .lines()
+            .map(|line| serde_json::from_str(line).unwrap())
+            .collect()
+    }
+}
+
+impl Drop for Shell {
+    /// Stops the daemon the CLI started, and waits until it is gone.
+    fn drop(&mut self) {
+        let info = std::fs::read_to_string(self.state.path().join("daemon.json"));
+        let Some(pid) = info
+            .ok()
+            .and_then(|text| serde_json::from_str::<Value>(&text).ok())
+            .and_then(|info| info["pid"].as_u64())
+        else {
+            return;
+        };
+        // SAFETY: kill sends SIGTERM to the daemon this test's CLI started.
+        unsafe {
+            libc::kill(pid as libc::pid_t, libc::SIGTERM);
+        }
+        let started = Instant::now();
+        while Path::new(&format!("/proc/{pid}")).exists()
+            && started.elapsed() < Duration::from_secs(10)
+        {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+/// What one `candor` process did.
+#[derive(Debug)]
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+impl From<Output> for Run {
+    fn from(output: Output) -> Run {
+        Run {
+            code: output.status.code().unwrap_or(-1),
+            stdout: String::from_utf8(output.stdout).unwrap(),
+            stderr: String::from_utf8(output.stderr).unwrap(),
+        }
+    }
+}
+
+#[test]
+fn the_first_call_starts_the_daemon_and_says_so_and_state_lives_between_calls() {
+    let shell = Shell::new();
+    let opened = shell.run(&["--id", "t", "open", &shell.url("second.html")]);
+    assert_eq!(opened.code, 0, "{opened:?}");
+    assert!(
+        opened.stderr.contains("no daemon answered; started one"),
+        "{opened:?}"
+    );
+    assert!(opened.stderr.contains("started task t"), "{opened:?}");
+    assert!(opened.stdout.starts_with("ok navigate"), "{opened:?}");
+    assert!(opened.stdout.contains("\"Second page\""), "{opened:?}");
+
+    // The same daemon, the same task, the same tab: nothing is started again.
+    let read = shell.run(&["--id", "t", "snapshot", "--mode", "text"]);
+    assert_eq!(read.code, 0, "{read:?}");
+    assert_eq!(read.stderr, "", "{read:?}");
+    assert!(
+        read.stdout
+            .contains("<untrusted-page-content>\nThis is the second page."),
+        "{read:?}"
+    );
+
+    let envelope = shell.json(&["--id", "t", "snapshot", "--mode", "text"]);
+    assert_eq!(envelope["ok"], true);
+    assert_eq!(envelope["task"], "not_evaluated");
+    assert_eq!(envelope["page"]["title"], "Second page");
+    assert!(
+        envelope["execution"]["commandId"]
+            .as_str()
+            .is_some_and(|id| id.starts_with("c-"))
+    );
+
+    // --compact cuts long fields and says so; --out keeps everything.
+    shell.run(&["--id", "t", "open", &shell.url("article.html")]);
+    let full = shell.state.path().join("full.json");
+    let compact = shell.run(&[
+        "--id",
+        "t",
+        "--compact",
+        "--out",
+        full.to_str().unwrap(),
+        "snapshot",
+        "--mode",
+        "text",
+    ]);
+    assert_eq!(compact.code, 0, "{compact:?}");
+    assert!(
+        compact
+            .stdout
+            .contains("(--compact: 1 field(s) cut at 600 characters"),
+        "{compact:?}"
+    );
+    assert!(compact.stdout.lines().all(|l| l.chars().count() <= 700));
+    let written: Value = serde_json::from_str(&std::fs::read_to_string(&full).unwrap()).unwrap();
+    assert_eq!(
+        written["data"]["text"].as_str().unwrap().chars().count(),
+        20_000
+    );
+
+    let tasks = shell.json(&["tasks"]);
+    assert_eq!(tasks["data"]["tasks"][0]["id"], "t");
+    let diagnosed = shell.json(&["--id", "t", "diagnose", "--limit", "2"]);
+    assert_eq!(diagnosed["data"]["last"].as_array().unwrap().len(), 2);
+    let stopped = shell.run(&["stop", "t"]);
+    assert_eq!(stopped.code, 0, "{stopped:?}");
+    let gone = shell.run(&["--id", "t", "tabs"]);
+    assert_eq!(gone.code, 0, "a stopped task starts again on use: {gone:?}");
+    assert!(gone.stderr.contains("started task t"), "{gone:?}");
+}
+
+#[test]
+fn run_takes_params_as_json_a_file_or_stdin_and_exit_codes_follow_the_outcome() {
+    let shell = Shell::new();
+    let opened = shell.run(&["--id", "t", "open", &shell.url("second.html")]);
+    assert_eq!(opened.code, 0, "{opened:?}");
+
+    let inline = shell.json(&[
+        "--id",
+        "t",
+        "run",
+        "snapshot",
+        "--params",
+        r#"{"mode":"text"}"#,
+    ]);
+    assert!(
+        inline["data"]["text"]
+            .as_str()
+            .unwrap()
+            .contains("second page")
+    );
+
+    let file = shell.state.path().join("params.json");
+    std::fs::write(&file, "\u{feff}{\"mode\": \"html\", \"maxChars\": 15}").unwrap();
+    let at = format!("@{}", file.display());
+    let from_file = shell.json(&["--id", "t", "run", "snapshot", "--params", &at]);
+    assert_eq!(from_file["data"]["mode"], "html");
+    assert_eq!(
+        from_file["data"]["text"].as_str().unwrap().chars().count(),
+        15
+    );
+
+    let from_stdin = shell.run_with_stdin(
+        &["--json", "--id", "t", "run", "find", "--params", "-"],
+        "\u{feff}{\"text\": \"Back home\"}",
+    );
+    assert_eq!(from_stdin.code, 0, "{from_stdin:?}");
+    let found: Value = serde_json::from_str(&from_stdin.stdout).unwrap();
+    assert_eq!(
+        found["data"]["matches"][0]["name"], "Back home",
+        "{found:#}"
+    );
+
+    // Exit 1: the daemon refused or the command failed, with the code on stdout.
+    let unknown = shell.run(&["--id", "t", "run", "fly"]);
+    assert_eq!(unknown.code, 1, "{unknown:?}");
+    assert!(
+        unknown.stdout.starts_with("INVALID_PARAMS fly"),
+        "{unknown:?}"
+    );
+    let blocked = shell.run(&["--id", "t", "open", "file:///etc/passwd"]);
+    assert_eq!(blocked.code, 1, "{blocked:?}");
+    assert!(
+        blocked.stdout.starts_with("URL_BLOCKED navigate"),
+        "{blocked:?}"
+    );
+
+    // Exit 64: the command line itself is wrong; nothing reaches the daemon.
+    let before = shell.records().len();
+    for usage in [
+        vec!["--id", "t", "run", "snapshot", "--params", "{bad"],
+        vec!["--id", "t", "click"],
+        vec!["frobnicate"],
+        vec!["--id", "t", "snapshot", "--mode", "pictures"],
+    ] {
+        let run = shell.run(&usage);
+        assert_eq!(run.code, 64, "{usage:?}: {run:?}");
+        assert!(!run.stderr.is_empty(), "{usage:?}");
+    }
+    assert_eq!(shell.records().len(), before, "usage errors are not calls");
+}
+
+#[test]
+fn typing_a_password_leaves_no_trace_in_any_record_file() {
+    let shell = Shell::new();
+    let opened = shell.run(&["--id", "t", "open", &shell.url("login.html")]);
+    assert_eq!(opened.code, 0, "{opened:?}");
+    let user = shell.ref_of(&["--role", "textbox", "--name", "User"]);
+    let password = shell.ref_of(&["--role", "textbox", "--name", "Password"]);
+    let secrets = ["hunter2-fill", "hunter2-type", "hunter2-sensitive"];
+
+    let filled = shell.run(&["--id", "t", "fill", &user, "ada"]);
+    assert_eq!(filled.code, 0, "{filled:?}");
+    let filled = shell.run(&["--id", "t", "fill", &password, secrets[0]]);
+    assert_eq!(filled.code, 0, "{filled:?}");
+    assert!(!filled.stdout.contains(secrets[0]), "{filled:?}");
+    let typed = shell.run_with_stdin(
+        &["--id", "t", "run", "act", "--params", "-"],
+        &format!(
+            r#"{{"action":"type","ref":"{password}","text":"{}"}}"#,
+            secrets[1]
+        ),
+    );
+    assert_eq!(typed.code, 0, "{typed:?}");
+    let sensitive = shell.run(&["--id", "t", "--sensitive", "fill", &password, secrets[2]]);
+    assert_eq!(sensitive.code, 0, "{sensitive:?}");
+    let before = shell.records().len();
+    let unrecorded = shell.run(&["--id", "t", "--no-record", "snapshot", "--mode", "text"]);
+    assert_eq!(unrecorded.code, 0, "{unrecorded:?}");
+    assert_eq!(shell.records().len(), before, "--no-record writes nothing");
+
+    // The daemon's journal (what diagnose shows) keeps no typed text either.
+    let diagnosed = shell.run(&["--json", "--id", "t", "diagnose"]);
+    assert_eq!(diagnosed.code, 0, "{diagnosed:?}");
+    for secret in secrets {
+        assert!(!diagnosed.stdout.contains(secret), "{secret} in diagnose");
+        for (path, bytes) in shell.state_files() {
+            let text = String::from_utf8_lossy(&bytes);
+            assert!(!text.contains(secret), "{secret} in {}", path.display());
+        }
+    }
+
+    let records = shell.records();
+    let fill = records
+        .iter()
+        .find(|r| r["method"] == "act" && r["params"]["ref"] == password.as_str())
+        .unwrap();
+    assert_eq!(fill["params"]["text"], "[typed text]", "{fill:#}");
+    assert_eq!(fill["task"], "t");
+    assert!(fill["durationMs"].is_u64() && fill["time"].is_u64());
+    let kept: Vec<&str> = records
+        .last()
+        .unwrap()
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(kept.len(), 9, "a normal record: {kept:?}");
+    let sensitive = records
+        .iter()
+        .find(|r| r.get("time").is_none())
+        .expect("the --sensitive record");
+    let mut keys: Vec<&str> = sensitive
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    keys.sort_unstable();
+    assert_eq!(keys, ["code", "method", "ok", "stage", "step"]);
+}
+
+#[test]
+fn click_with_an_expected_text_that_never_appears_exits_2() {
+    let shell = Shell::new();
+    let opened = shell.run(&["--id", "t", "open", &shell.url("login.html")]);
+    assert_eq!(opened.code, 0, "{opened:?}");
+    let user = shell.ref_of(&["--role", "textbox", "--name", "User"]);
+    let sign_in = shell.ref_of(&["--role", "button", "--name", "Sign in"]);
+    assert_eq!(shell.run(&["--id", "t", "fill", &user, "ada"]).code, 0);
+
+    let missed = shell.run(&[
+        "--id",
+        "t",
+        "click",
+        &sign_in,
+        "--expect-text",
+        "Welcome back",
+        "--expect-timeout-ms",
+        "500",
+    ]);
+    assert_eq!(missed.code, 2, "{missed:?}");
+    assert!(
+        missed.stdout.starts_with("EXPECTATION_FAILED act"),
+        "{missed:?}"
+    );
+    assert!(
+        missed.stdout.contains("actionStatus=completed"),
+        "{missed:?}"
+    );
+
+    let held = shell.run(&[
+        "--id",
+        "t",
+        "click",
+        &sign_in,
+        "--expect-text",
+        "Signed in as ada",
+    ]);
+    assert_eq!(held.code, 0, "{held:?}");
+    assert!(held.stdout.contains("verified=true"), "{held:?}");
+}

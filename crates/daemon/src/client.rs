@@ -1,0 +1,205 @@
+//! The typed client of the daemon's HTTP API, for the CLI: blocking (one call per
+//! process needs no runtime), found through the state directory (`daemon.json` names the
+//! port, `token` the credential). Every answer that is not a transport failure or a 401
+//! is the daemon's envelope, whatever its HTTP status.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::Error;
+use crate::state::StateDir;
+
+/// The most a daemon's answer may weigh (a screenshot rides inside as base64).
+const MAX_ANSWER: u64 = 256 * 1024 * 1024;
+
+/// An answer: the HTTP status and the JSON body (an envelope on every route but health).
+#[derive(Debug, Clone)]
+pub struct Answer {
+    pub status: u16,
+    pub body: Value,
+}
+
+/// A connection to one daemon.
+#[derive(Debug, Clone)]
+pub struct Client {
+    base: String,
+    token: String,
+    token_path: PathBuf,
+    agent: ureq::Agent,
+}
+
+impl Client {
+    /// The daemon that `state` names, without asking it anything yet.
+    pub fn from_state(state: &StateDir) -> Result<Client, Error> {
+        let info = state.read_info()?;
+        let token = state.read_token()?;
+        Ok(Self::new(info.port, token, state.token_path()))
+    }
+
+    /// The daemon on `127.0.0.1:port` that accepts `token`.
+    pub fn new(port: u16, token: String, token_path: PathBuf) -> Client {
+        let agent = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .timeout_connect(Some(Duration::from_secs(2)))
+            // A command may run up to 900 s; the daemon bounds it, not the client.
+            .timeout_global(None)
+            .build()
+            .new_agent();
+        Client {
+            base: format!("http://127.0.0.1:{port}"),
+            token,
+            token_path,
+            agent,
+        }
+    }
+
+    /// `GET /v1/health`: whether this daemon answers and accepts the token.
+    pub fn health(&self) -> Result<Answer, Error> {
+        self.get("/v1/health")
+    }
+
+    /// `POST /v1/tasks`: `{id?, browser?, timeoutMs?}`.
+    pub fn start_task(&self, body: &Value) -> Result<Answer, Error> {
+        self.post("/v1/tasks", body)
+    }
+
+    /// `GET /v1/tasks`.
+    pub fn tasks(&self) -> Result<Answer, Error> {
+        self.get("/v1/tasks")
+    }
+
+    /// `DELETE /v1/tasks/{task}`.
+    pub fn stop_task(&self, task: &str) -> Result<Answer, Error> {
+        let path = format!("/v1/tasks/{}", segment(task));
+        let request = self.agent.delete(format!("{}{path}", self.base));
+        self.answer(&path, request.header("Authorization", self.bearer()).call())
+    }
+
+    /// `POST /v1/tasks/{task}/commands`.
+    pub fn command(
+        &self,
+        task: &str,
+        method: &str,
+        params: &Value,
+        command_timeout_ms: Option<u64>,
+        sensitive: bool,
+    ) -> Result<Answer, Error> {
+        let mut body = json!({ "method": method, "params": params });
+        if let Some(ms) = command_timeout_ms {
+            body["commandTimeoutMs"] = ms.into();
+        }
+        if sensitive {
+            body["sensitive"] = true.into();
+        }
+        self.post(&format!("/v1/tasks/{}/commands", segment(task)), &body)
+    }
+
+    /// `GET /v1/tasks/{task}/diagnostics`.
+    pub fn diagnostics(&self, task: &str, limit: Option<usize>) -> Result<Answer, Error> {
+        let query = limit.map_or_else(String::new, |n| format!("?limit={n}"));
+        self.get(&format!("/v1/tasks/{}/diagnostics{query}", segment(task)))
+    }
+
+    /// `POST /v1/commands/{id}/cancel`.
+    pub fn cancel(&self, command_id: &str) -> Result<Answer, Error> {
+        self.post(
+            &format!("/v1/commands/{}/cancel", segment(command_id)),
+            &json!({}),
+        )
+    }
+
+    /// `POST /v1/tasks/{task}/jobs`: `{steps, continueOnError?}`.
+    pub fn batch(&self, task: &str, body: &Value) -> Result<Answer, Error> {
+        self.post(&format!("/v1/tasks/{}/jobs", segment(task)), body)
+    }
+
+    /// `GET /v1/jobs`.
+    pub fn jobs(&self) -> Result<Answer, Error> {
+        self.get("/v1/jobs")
+    }
+
+    /// `GET /v1/jobs/{job}`.
+    pub fn job(&self, job: &str) -> Result<Answer, Error> {
+        self.get(&format!("/v1/jobs/{}", segment(job)))
+    }
+
+    /// `POST /v1/jobs/{job}/cancel`.
+    pub fn cancel_job(&self, job: &str) -> Result<Answer, Error> {
+        self.post(&format!("/v1/jobs/{}/cancel", segment(job)), &json!({}))
+    }
+
+    fn bearer(&self) -> String {
+        format!("Bearer {}", self.token)
+    }
+
+    fn get(&self, path: &str) -> Result<Answer, Error> {
+        let request = self.agent.get(format!("{}{path}", self.base));
+        self.answer(path, request.header("Authorization", self.bearer()).call())
+    }
+
+    fn post(&self, path: &str, body: &Value) -> Result<Answer, Error> {
+        let request = self.agent.post(format!("{}{path}", self.base));
+        let sent = request
+            .header("Authorization", self.bearer())
+            .header("Content-Type", "application/json")
+            .send(body.to_string());
+        self.answer(path, sent)
+    }
+
+    fn answer(
+        &self,
+        path: &str,
+        sent: Result<ureq::http::Response<ureq::Body>, ureq::Error>,
+    ) -> Result<Answer, Error> {
+        let mut response = sent.map_err(|e| Error::Unreachable {
+            url: format!("{}{path}", self.base),
+            reason: e.to_string(),
+        })?;
+        let status = response.status().as_u16();
+        if status == 401 {
+            return Err(Error::Unauthorized {
+                token_path: self.token_path.clone(),
+            });
+        }
+        let text = response
+            .body_mut()
+            .with_config()
+            .limit(MAX_ANSWER)
+            .read_to_string()
+            .map_err(|e| Error::Unreachable {
+                url: format!("{}{path}", self.base),
+                reason: e.to_string(),
+            })?;
+        let body = serde_json::from_str(&text).map_err(|e| Error::BadAnswer {
+            what: path.to_string(),
+            reason: e.to_string(),
+        })?;
+        Ok(Answer { status, body })
+    }
+}
+
+/// A path segment, percent-encoded where it is not a plain id.
+fn segment(raw: &str) -> String {
+    raw.bytes()
+        .map(|b| {
+            if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.') {
+                (b as char).to_string()
+            } else {
+                format!("%{b:02X}")
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn path_segments_are_encoded() {
+        assert_eq!(segment("t-1.a_b"), "t-1.a_b");
+        assert_eq!(segment("a/b c"), "a%2Fb%20c");
+    }
+}

@@ -1,0 +1,561 @@
+//! The task registry and the command runner: tasks (each an [`Engine`] with its own
+//! browser context in the one shared browser), one command at a time per task (a second
+//! is refused with `TASK_BUSY` at once), each command run by its own worker so it ends on
+//! its own deadline whatever the client does, cancel by command id, and diagnostics kept
+//! for the last 100 tasks.
+
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant, SystemTime};
+
+use browser::{BrowserOptions, Endpoint, LaunchOptions};
+use serde::Deserialize;
+use serde_json::{Value, json};
+use tokio::sync::OwnedMutexGuard;
+use tools::{BrowserHost, CallOptions, Code, Engine, EngineOptions, Envelope, ToolError};
+
+use crate::DaemonConfig;
+use crate::reply::{Effect, reply, task_not_found};
+
+/// How many tasks' diagnostics are kept, stopped ones included (SPEC §7).
+pub(crate) const RECENT_TASKS: usize = 100;
+
+/// One live task.
+pub(crate) struct TaskEntry {
+    pub(crate) engine: Arc<Engine>,
+    /// Held by the running command or job: one at a time per task.
+    pub(crate) lease: Arc<tokio::sync::Mutex<()>>,
+    pub(crate) created_at: SystemTime,
+    /// The job holding the task, if one does.
+    pub(crate) job: Mutex<Option<String>>,
+}
+
+/// What `start` may ask of the browser; absent fields take the running configuration.
+#[derive(Debug, Default, Clone, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct BrowserRequest {
+    pub headless: Option<bool>,
+    pub executable: Option<std::path::PathBuf>,
+    pub args: Option<Vec<String>>,
+}
+
+/// The body of `POST /v1/tasks`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub(crate) struct StartRequest {
+    pub id: Option<String>,
+    pub browser: Option<BrowserRequest>,
+    /// How long starting the browser and the task's context may take.
+    pub timeout_ms: Option<u64>,
+}
+
+/// The body of `POST /v1/tasks/{id}/commands`.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub(crate) struct CommandRequest {
+    pub method: String,
+    #[serde(default)]
+    pub params: Value,
+    pub command_timeout_ms: Option<u64>,
+    #[serde(default)]
+    pub sensitive: bool,
+}
+
+/// Counts what keeps the daemon from being idle: requests being answered and workers
+/// still running.
+#[derive(Default)]
+pub(crate) struct Activity {
+    busy: AtomicUsize,
+    /// Milliseconds since the daemon started, when the last busy spell ended.
+    last_ms: AtomicU64,
+    epoch: Option<Instant>,
+}
+
+impl Activity {
+    pub(crate) fn new() -> Self {
+        Self {
+            epoch: Some(Instant::now()),
+            ..Self::default()
+        }
+    }
+
+    pub(crate) fn begin(self: &Arc<Self>) -> Busy {
+        self.busy.fetch_add(1, Ordering::SeqCst);
+        Busy {
+            activity: self.clone(),
+        }
+    }
+
+    /// How long nothing has been going on; zero while something is.
+    pub(crate) fn idle_for(&self) -> Duration {
+        if self.busy.load(Ordering::SeqCst) > 0 {
+            return Duration::ZERO;
+        }
+        let now = self.epoch.map_or(0, |e| e.elapsed().as_millis() as u64);
+        Duration::from_millis(now.saturating_sub(self.last_ms.load(Ordering::SeqCst)))
+    }
+}
+
+/// Something going on; dropping it ends it.
+pub(crate) struct Busy {
+    activity: Arc<Activity>,
+}
+
+impl Drop for Busy {
+    fn drop(&mut self) {
+        let now = self
+            .activity
+            .epoch
+            .map_or(0, |e| e.elapsed().as_millis() as u64);
+        self.activity.last_ms.fetch_max(now, Ordering::SeqCst);
+        self.activity.busy.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+pub(crate) struct Registry {
+    pub(crate) host: Arc<BrowserHost>,
+    pub(crate) config: DaemonConfig,
+    pub(crate) activity: Arc<Activity>,
+    live: Mutex<BTreeMap<String, Arc<TaskEntry>>>,
+    /// Ids being started (their context is being created), so a second start of the same
+    /// id is refused while the first is under way.
+    starting: Mutex<BTreeSet<String>>,
+    /// The last tasks' engines, newest last, for diagnostics after a task stopped.
+    recent: Mutex<VecDeque<(String, Arc<Engine>)>>,
+    next_task: AtomicU64,
+}
+
+impl Registry {
+    pub(crate) fn new(config: DaemonConfig) -> Self {
+        Self {
+            host: Arc::new(BrowserHost::new(config.browser.clone())),
+            config,
+            activity: Arc::new(Activity::new()),
+            live: Mutex::new(BTreeMap::new()),
+            starting: Mutex::new(BTreeSet::new()),
+            recent: Mutex::new(VecDeque::new()),
+            next_task: AtomicU64::new(1),
+        }
+    }
+
+    pub(crate) fn get(&self, task: &str) -> Option<Arc<TaskEntry>> {
+        lock(&self.live).get(task).cloned()
+    }
+
+    pub(crate) fn live_count(&self) -> usize {
+        lock(&self.live).len()
+    }
+
+    /// `start`: a new task with its own browser context, created now so that a browser
+    /// that cannot start is reported here and not on the task's first command.
+    pub(crate) async fn start(&self, request: StartRequest) -> Envelope {
+        let started = Instant::now();
+        let result = self.start_task(request).await;
+        reply(&self.host, result, Effect::Changes, started)
+    }
+
+    async fn start_task(&self, request: StartRequest) -> Result<Value, ToolError> {
+        let id = match request.id {
+            Some(id) => {
+                check_task_id(&id)?;
+                id
+            }
+            None => loop {
+                let id = format!("task-{}", self.next_task.fetch_add(1, Ordering::Relaxed));
+                if self.get(&id).is_none() {
+                    break id;
+                }
+            },
+        };
+        let timeout = match request.timeout_ms {
+            Some(ms) => command_timeout(ms)?,
+            None => self.config.command_timeout,
+        };
+        {
+            let live = lock(&self.live);
+            let mut starting = lock(&self.starting);
+            if live.contains_key(&id) || starting.contains(&id) {
+                return Err(ToolError::new(
+                    Code::TaskAlreadyExists,
+                    format!("task {id:?} is already running"),
+                    "use it as it is, stop it first, or start another id",
+                ));
+            }
+            self.configure_browser(request.browser.as_ref(), live.len() + starting.len())?;
+            starting.insert(id.clone());
+        }
+        let options = EngineOptions {
+            browser: self.host.options(),
+            task_id: id.clone(),
+            command_timeout: self.config.command_timeout,
+            url_policy: self.config.url_policy.clone(),
+            enable_eval: self.config.enable_eval,
+            upload_dir: self.config.upload_dir.clone(),
+        };
+        let engine = Arc::new(Engine::with_host(options, self.host.clone()));
+        let opened = engine.open(timeout).await;
+        lock(&self.starting).remove(&id);
+        opened?;
+        let entry = Arc::new(TaskEntry {
+            engine: engine.clone(),
+            lease: Arc::new(tokio::sync::Mutex::new(())),
+            created_at: SystemTime::now(),
+            job: Mutex::new(None),
+        });
+        lock(&self.live).insert(id.clone(), entry);
+        let mut recent = lock(&self.recent);
+        recent.retain(|(task, _)| *task != id);
+        recent.push_back((id.clone(), engine));
+        while recent.len() > RECENT_TASKS {
+            recent.pop_front();
+        }
+        Ok(json!({ "task": id, "browser": self.host.browser().map(|b| b.product().to_string()) }))
+    }
+
+    /// Checks what a new task asks of the browser against the one browser every task
+    /// shares. With no other task live, a different configuration replaces the browser;
+    /// otherwise it is `BROWSER_CONFIG_CONFLICT`.
+    fn configure_browser(
+        &self,
+        request: Option<&BrowserRequest>,
+        live_tasks: usize,
+    ) -> Result<(), ToolError> {
+        let current = self.host.options();
+        let Some(request) = request else {
+            return Ok(());
+        };
+        let wanted = match &current.endpoint {
+            Endpoint::Launch(launch) => LaunchOptions {
+                executable: request.executable.clone().or(launch.executable.clone()),
+                headless: request.headless.unwrap_or(launch.headless),
+                args: request.args.clone().unwrap_or(launch.args.clone()),
+            },
+            Endpoint::Attach(url) => {
+                if request.headless.is_some()
+                    || request.executable.is_some()
+                    || request.args.is_some()
+                {
+                    return Err(conflict(format!(
+                        "this daemon drives the browser at {url}; it cannot launch one configured as asked"
+                    )));
+                }
+                return Ok(());
+            }
+        };
+        if !wanted.headless && !self.config.display_available {
+            return Err(ToolError::new(
+                Code::DisplayUnavailable,
+                "a headed browser needs a display, and the daemon has none (DISPLAY is not set)",
+                "start the task headless, or run the daemon where DISPLAY is set",
+            ));
+        }
+        let Endpoint::Launch(running) = &current.endpoint else {
+            return Ok(());
+        };
+        if same_launch(running, &wanted) {
+            return Ok(());
+        }
+        if live_tasks > 0 {
+            return Err(conflict(format!(
+                "the running browser is {}, and {live_tasks} task(s) use it; this task asks for {}",
+                describe(running),
+                describe(&wanted)
+            )));
+        }
+        // No task uses the browser: the next one starts as asked.
+        let old = self.host.reconfigure(BrowserOptions {
+            endpoint: Endpoint::Launch(wanted),
+            record_cdp: current.record_cdp,
+        });
+        if let Some(old) = old {
+            tokio::spawn(async move {
+                old.close(browser::Deadline::after(Duration::from_secs(5)))
+                    .await;
+            });
+        }
+        Ok(())
+    }
+
+    /// `tasks`: the live tasks and what each is running.
+    pub(crate) fn list(&self) -> Envelope {
+        let started = Instant::now();
+        let tasks: Vec<Value> = lock(&self.live)
+            .iter()
+            .map(|(id, entry)| {
+                let active = entry.engine.active();
+                json!({
+                    "id": id,
+                    "createdAt": epoch_ms(entry.created_at),
+                    "activeCommand": active.as_ref().map(|a| a.command_id.clone()),
+                    "activeMethod": active.as_ref().map(|a| a.method.clone()),
+                    "job": lock(&entry.job).clone(),
+                })
+            })
+            .collect();
+        let browser = self.host.browser().filter(|b| b.is_connected());
+        let data = json!({
+            "tasks": tasks,
+            "browser": browser.as_ref().map(|b| json!({ "product": b.product(), "pid": b.pid() })),
+        });
+        reply(&self.host, Ok(data), Effect::Reads, started)
+    }
+
+    /// `stop`: cancels what the task runs, closes its browser context, and keeps its
+    /// diagnostics among the recent tasks.
+    pub(crate) async fn stop(&self, task: &str, jobs: &crate::jobs::Jobs) -> Envelope {
+        let started = Instant::now();
+        let Some(entry) = lock(&self.live).remove(task) else {
+            return reply(
+                &self.host,
+                Err(task_not_found(task)),
+                Effect::Reads,
+                started,
+            );
+        };
+        let job = lock(&entry.job).clone();
+        if let Some(job) = &job {
+            jobs.cancel(job);
+        }
+        let cancelled = entry
+            .engine
+            .active()
+            .filter(|active| entry.engine.cancel(&active.command_id))
+            .map(|active| active.command_id);
+        entry.engine.shutdown().await;
+        let data = json!({ "task": task, "stopped": true, "cancelledCommand": cancelled, "cancelledJob": job });
+        reply(&self.host, Ok(data), Effect::Changes, started)
+    }
+
+    /// Runs one command on `task`: refused at once with `TASK_BUSY` when another holds
+    /// the task, otherwise run by a worker of its own under the command's one deadline.
+    pub(crate) async fn command(&self, task: &str, request: CommandRequest) -> Envelope {
+        let started = Instant::now();
+        let Some(entry) = self.get(task) else {
+            return reply(
+                &self.host,
+                Err(task_not_found(task)),
+                Effect::Reads,
+                started,
+            );
+        };
+        let timeout = match request.command_timeout_ms.map(command_timeout).transpose() {
+            Ok(timeout) => timeout,
+            Err(error) => return reply(&self.host, Err(error), Effect::Reads, started),
+        };
+        let lease = if Engine::uses_task(&request.method) {
+            match entry.lease.clone().try_lock_owned() {
+                Ok(lease) => Some(lease),
+                Err(_) => {
+                    return entry.engine.refuse_busy(
+                        &request.method,
+                        &request.params,
+                        request.sensitive,
+                    );
+                }
+            }
+        } else {
+            None
+        };
+        let options = CallOptions {
+            timeout,
+            sensitive: request.sensitive,
+        };
+        self.run_worker(
+            entry.engine.clone(),
+            lease,
+            request.method,
+            request.params,
+            options,
+        )
+        .await
+    }
+
+    /// Runs one command on a worker of its own: it goes on to its own end (deadline,
+    /// cancel or completion) even if the client that asked goes away.
+    pub(crate) async fn run_worker(
+        &self,
+        engine: Arc<Engine>,
+        lease: Option<OwnedMutexGuard<()>>,
+        method: String,
+        params: Value,
+        options: CallOptions,
+    ) -> Envelope {
+        let busy = self.activity.begin();
+        let worker = tokio::spawn(async move {
+            let envelope = engine.call_with(&method, params, options).await;
+            drop(lease);
+            drop(busy);
+            envelope
+        });
+        match worker.await {
+            Ok(envelope) => envelope,
+            Err(err) => {
+                tracing::error!(%err, "a command's worker failed");
+                let error = ToolError::new(
+                    Code::BrowserDisconnected,
+                    format!("the command's worker failed: {err}"),
+                    "call diagnostics; if this repeats, restart the daemon",
+                );
+                reply(&self.host, Err(error), Effect::Changes, Instant::now())
+            }
+        }
+    }
+
+    /// `cancel`: `accepted:true` only when `command_id` is the command running now.
+    pub(crate) fn cancel(&self, command_id: &str) -> Envelope {
+        let started = Instant::now();
+        let accepted_by = lock(&self.live)
+            .iter()
+            .find(|(_, entry)| entry.engine.cancel(command_id))
+            .map(|(task, _)| task.clone());
+        let data = json!({
+            "commandId": command_id,
+            "accepted": accepted_by.is_some(),
+            "task": accepted_by,
+            "reason": if accepted_by.is_some() {
+                "the command stops before its next step; it ends COMMAND_CANCELLED once its worker has exited"
+            } else {
+                "no running command has this id (it finished, never existed, or was already cancelled and ended)"
+            },
+        });
+        reply(&self.host, Ok(data), Effect::Changes, started)
+    }
+
+    /// `diagnostics` of a live or recently stopped task, answered from memory.
+    pub(crate) async fn diagnostics(&self, task: &str, limit: Option<usize>) -> Envelope {
+        let engine = self.get(task).map(|e| e.engine.clone()).or_else(|| {
+            lock(&self.recent)
+                .iter()
+                .rev()
+                .find(|(id, _)| id == task)
+                .map(|(_, engine)| engine.clone())
+        });
+        let Some(engine) = engine else {
+            return reply(
+                &self.host,
+                Err(task_not_found(task)),
+                Effect::Reads,
+                Instant::now(),
+            );
+        };
+        let params = match limit {
+            Some(limit) => json!({ "limit": limit }),
+            None => json!({}),
+        };
+        engine.call("diagnostics", params, None).await
+    }
+
+    /// Closes every task and the browser: the daemon is going away.
+    pub(crate) async fn shutdown(&self) {
+        let entries: Vec<Arc<TaskEntry>> = std::mem::take(&mut *lock(&self.live))
+            .into_values()
+            .collect();
+        for entry in &entries {
+            if let Some(active) = entry.engine.active() {
+                entry.engine.cancel(&active.command_id);
+            }
+        }
+        for entry in entries {
+            entry.engine.shutdown().await;
+        }
+        self.host
+            .close(browser::Deadline::after(Duration::from_secs(5)))
+            .await;
+    }
+}
+
+/// A task id: 1–64 characters of letters, digits, `.`, `_` and `-`.
+fn check_task_id(id: &str) -> Result<(), ToolError> {
+    let ok = !id.is_empty()
+        && id.len() <= 64
+        && id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'));
+    if ok {
+        Ok(())
+    } else {
+        Err(ToolError::invalid_params(format!(
+            "task id {id:?} is not valid: use 1–64 letters, digits, '.', '_' or '-'"
+        )))
+    }
+}
+
+/// `commandTimeoutMs`, which must be within 1–900000 (SPEC §7).
+pub(crate) fn command_timeout(ms: u64) -> Result<Duration, ToolError> {
+    let max = tools::MAX_COMMAND_TIMEOUT.as_millis() as u64;
+    if (1..=max).contains(&ms) {
+        Ok(Duration::from_millis(ms))
+    } else {
+        Err(ToolError::invalid_params(format!(
+            "commandTimeoutMs must be between 1 and {max}, not {ms}"
+        )))
+    }
+}
+
+fn conflict(message: String) -> ToolError {
+    ToolError::new(
+        Code::BrowserConfigConflict,
+        message,
+        "start the task without browser options to share the running browser, or stop the other tasks first",
+    )
+}
+
+fn same_launch(a: &LaunchOptions, b: &LaunchOptions) -> bool {
+    a.headless == b.headless && a.executable == b.executable && a.args == b.args
+}
+
+fn describe(launch: &LaunchOptions) -> String {
+    format!(
+        "{} {}{}",
+        if launch.headless {
+            "headless"
+        } else {
+            "headed"
+        },
+        launch.executable.as_ref().map_or_else(
+            || "default Chromium".to_string(),
+            |p| p.display().to_string()
+        ),
+        if launch.args.is_empty() {
+            String::new()
+        } else {
+            format!(" with {}", launch.args.join(" "))
+        }
+    )
+}
+
+pub(crate) fn epoch_ms(time: SystemTime) -> u64 {
+    time.duration_since(SystemTime::UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or_default()
+}
+
+pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn task_ids_are_short_and_plain() {
+        for good in ["t", "1001", "agent-7.run_2"] {
+            assert!(check_task_id(good).is_ok(), "{good}");
+        }
+        for bad in ["", "a b", "../x", "ü", &"x".repeat(65)] {
+            assert!(check_task_id(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn command_timeouts_are_bounded() {
+        assert!(command_timeout(0).is_err());
+        assert!(command_timeout(900_001).is_err());
+        assert_eq!(
+            command_timeout(1500).expect("in range"),
+            Duration::from_millis(1500)
+        );
+    }
+}

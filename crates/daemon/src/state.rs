@@ -1,0 +1,206 @@
+//! The daemon's state directory: the token (0600), `daemon.json` (pid and port, so
+//! clients find a daemon on any port), the lock that lets one daemon serve a directory,
+//! and the log of a daemon that a client started.
+
+use std::fs::{File, OpenOptions};
+use std::io::{Read, Write};
+use std::os::fd::AsRawFd;
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::Error;
+
+/// Where a daemon keeps its state: `$CANDOR_STATE_DIR`, else `$XDG_STATE_HOME/candor`,
+/// else `~/.local/state/candor`, else `/tmp/candor-UID`.
+pub fn default_state_dir() -> PathBuf {
+    if let Some(dir) = std::env::var_os("CANDOR_STATE_DIR").filter(|d| !d.is_empty()) {
+        return PathBuf::from(dir);
+    }
+    if let Some(dir) = std::env::var_os("XDG_STATE_HOME").filter(|d| !d.is_empty()) {
+        return PathBuf::from(dir).join("candor");
+    }
+    if let Some(home) = std::env::var_os("HOME").filter(|d| !d.is_empty()) {
+        return PathBuf::from(home).join(".local/state/candor");
+    }
+    // SAFETY: getuid has no preconditions.
+    let uid = unsafe { libc::getuid() };
+    PathBuf::from(format!("/tmp/candor-{uid}"))
+}
+
+/// What a running daemon publishes about itself in `daemon.json`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct DaemonInfo {
+    pub pid: u32,
+    pub port: u16,
+    pub version: String,
+}
+
+/// The files of one state directory.
+#[derive(Debug, Clone)]
+pub struct StateDir {
+    root: PathBuf,
+}
+
+impl StateDir {
+    pub fn new(root: impl Into<PathBuf>) -> Self {
+        Self { root: root.into() }
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    pub fn token_path(&self) -> PathBuf {
+        self.root.join("token")
+    }
+
+    pub fn info_path(&self) -> PathBuf {
+        self.root.join("daemon.json")
+    }
+
+    pub fn lock_path(&self) -> PathBuf {
+        self.root.join("daemon.lock")
+    }
+
+    /// Where a daemon started by a client writes its log.
+    pub fn log_path(&self) -> PathBuf {
+        self.root.join("daemon.log")
+    }
+
+    /// Creates the directory (0700) if it is missing.
+    pub fn create(&self) -> Result<(), Error> {
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(&self.root)
+            .map_err(|e| Error::io(&self.root, e))
+    }
+
+    /// Takes the directory's lock for as long as the returned file is open: one daemon
+    /// per state directory.
+    pub(crate) fn lock(&self) -> Result<File, Error> {
+        let path = self.lock_path();
+        let file = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .mode(0o600)
+            .open(&path)
+            .map_err(|e| Error::io(&path, e))?;
+        // SAFETY: flock on a descriptor we own; no memory is involved.
+        let locked = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+        if locked != 0 {
+            return Err(Error::AlreadyServing {
+                state_dir: self.root.clone(),
+            });
+        }
+        Ok(file)
+    }
+
+    /// Writes a fresh random token to `token`, readable by the owner only.
+    pub(crate) fn write_token(&self) -> Result<String, Error> {
+        let token = random_token()?;
+        let path = self.token_path();
+        let _ = std::fs::remove_file(&path);
+        let mut file = OpenOptions::new()
+            .create_new(true)
+            .write(true)
+            .mode(0o600)
+            .open(&path)
+            .map_err(|e| Error::io(&path, e))?;
+        file.write_all(token.as_bytes())
+            .map_err(|e| Error::io(&path, e))?;
+        Ok(token)
+    }
+
+    pub fn read_token(&self) -> Result<String, Error> {
+        let path = self.token_path();
+        std::fs::read_to_string(&path)
+            .map(|t| t.trim().to_string())
+            .map_err(|e| Error::io(&path, e))
+    }
+
+    pub(crate) fn write_info(&self, info: &DaemonInfo) -> Result<(), Error> {
+        let path = self.info_path();
+        let temp = self.root.join("daemon.json.tmp");
+        let text = serde_json::to_string(info).map_err(|e| Error::io(&path, e.into()))?;
+        let mut file = OpenOptions::new()
+            .create(true)
+            .truncate(true)
+            .write(true)
+            .mode(0o600)
+            .open(&temp)
+            .map_err(|e| Error::io(&temp, e))?;
+        file.write_all(text.as_bytes())
+            .map_err(|e| Error::io(&temp, e))?;
+        std::fs::rename(&temp, &path).map_err(|e| Error::io(&path, e))
+    }
+
+    pub fn read_info(&self) -> Result<DaemonInfo, Error> {
+        let path = self.info_path();
+        let text = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, e))?;
+        serde_json::from_str(&text).map_err(|e| Error::io(&path, e.into()))
+    }
+
+    /// Removes `daemon.json` and the token, if they are still this process's.
+    pub(crate) fn remove_own(&self) {
+        let ours = self
+            .read_info()
+            .is_ok_and(|info| info.pid == std::process::id());
+        if ours {
+            let _ = std::fs::remove_file(self.info_path());
+            let _ = std::fs::remove_file(self.token_path());
+        }
+    }
+}
+
+/// 32 random bytes from the kernel, hex-encoded.
+fn random_token() -> Result<String, Error> {
+    let path = Path::new("/dev/urandom");
+    let mut bytes = [0u8; 32];
+    File::open(path)
+        .and_then(|mut f| f.read_exact(&mut bytes))
+        .map_err(|e| Error::io(path, e))?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::os::unix::fs::PermissionsExt;
+
+    use super::*;
+
+    #[test]
+    fn the_token_is_random_and_readable_by_the_owner_only() {
+        let dir = tempfile::tempdir().expect("a temp dir");
+        let state = StateDir::new(dir.path().join("state"));
+        state.create().expect("created");
+        let first = state.write_token().expect("written");
+        let mode = std::fs::metadata(state.token_path())
+            .expect("the token file")
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o600);
+        assert_eq!(first.len(), 64);
+        assert_eq!(state.read_token().expect("read"), first);
+        let second = state.write_token().expect("written again");
+        assert_ne!(first, second);
+        let dir_mode = std::fs::metadata(state.root())
+            .expect("the dir")
+            .permissions()
+            .mode();
+        assert_eq!(dir_mode & 0o777, 0o700);
+    }
+
+    #[test]
+    fn one_daemon_per_state_directory() {
+        let dir = tempfile::tempdir().expect("a temp dir");
+        let state = StateDir::new(dir.path());
+        let held = state.lock().expect("the first lock");
+        assert!(matches!(state.lock(), Err(Error::AlreadyServing { .. })));
+        drop(held);
+        state.lock().expect("free again once the first is closed");
+    }
+}

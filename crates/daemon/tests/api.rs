@@ -1,0 +1,756 @@
+//! The daemon end to end: a real server on 127.0.0.1:0 in this process, the typed client
+//! over a real socket, real headless Chromium, fixture pages served on 127.0.0.1. One
+//! test per acceptance item of the daemon (tasks, busy, deadlines, diagnostics, cancel,
+//! a page that spins forever, batches, browser configuration, token, idle shutdown).
+
+// Helpers outside #[test] functions: a failed unwrap is a failed test.
+#![allow(clippy::unwrap_used)]
+
+use std::future::Future;
+use std::os::unix::fs::PermissionsExt;
+use std::time::{Duration, Instant};
+
+use browser::{BrowserOptions, Endpoint, LaunchOptions};
+use daemon::{AppState, Client, DaemonConfig, Server, StateDir};
+use serde_json::{Value, json};
+use test_support::FixtureServer;
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+
+/// The bound on any one step; a hung daemon fails the test instead of hanging it.
+const STEP: Duration = Duration::from_secs(60);
+
+struct Daemon {
+    client: Client,
+    state: AppState,
+    state_dir: StateDir,
+    port: u16,
+    stop: Option<oneshot::Sender<()>>,
+    served: Option<JoinHandle<Result<(), daemon::Error>>>,
+    _dir: tempfile::TempDir,
+}
+
+fn config(dir: &std::path::Path) -> DaemonConfig {
+    DaemonConfig {
+        state_dir: dir.join("state"),
+        port: 0,
+        browser: BrowserOptions {
+            endpoint: Endpoint::Launch(LaunchOptions {
+                executable: Some(test_support::chromium()),
+                ..LaunchOptions::default()
+            }),
+            record_cdp: None,
+        },
+        command_timeout: Duration::from_secs(30),
+        idle_timeout: None,
+        display_available: false,
+        ..DaemonConfig::default()
+    }
+}
+
+impl Daemon {
+    async fn start() -> Daemon {
+        Self::start_with(|_| {}).await
+    }
+
+    async fn start_with(change: impl FnOnce(&mut DaemonConfig)) -> Daemon {
+        let dir = tempfile::tempdir().unwrap();
+        let mut config = config(dir.path());
+        change(&mut config);
+        let state_dir = StateDir::new(config.state_dir.clone());
+        let server = Server::bind(config).await.unwrap();
+        let port = server.port();
+        let state = server.state();
+        let (stop, stopped) = oneshot::channel::<()>();
+        let served = tokio::spawn(server.run(async {
+            let _ = stopped.await;
+        }));
+        let client = Client::from_state(&state_dir).unwrap();
+        Daemon {
+            client,
+            state,
+            state_dir,
+            port,
+            stop: Some(stop),
+            served: Some(served),
+            _dir: dir,
+        }
+    }
+
+    /// Runs a blocking client call off the runtime.
+    async fn ask<T: Send + 'static>(
+        &self,
+        call: impl FnOnce(&Client) -> Result<daemon::Answer, daemon::Error> + Send + 'static,
+        then: impl FnOnce(daemon::Answer) -> T + Send + 'static,
+    ) -> T {
+        let client = self.client.clone();
+        within(
+            "a daemon call",
+            tokio::task::spawn_blocking(move || then(call(&client).unwrap())),
+        )
+        .await
+        .unwrap()
+    }
+
+    async fn start_task(&self, id: &str) -> Value {
+        let body = json!({ "id": id });
+        self.ask(move |c| c.start_task(&body), |a| a.body).await
+    }
+
+    async fn call(
+        &self,
+        task: &str,
+        method: &str,
+        params: Value,
+        timeout_ms: Option<u64>,
+    ) -> Value {
+        let (task, method) = (task.to_string(), method.to_string());
+        self.ask(
+            move |c| c.command(&task, &method, &params, timeout_ms, false),
+            |a| a.body,
+        )
+        .await
+    }
+
+    async fn ok(&self, task: &str, method: &str, params: Value) -> Value {
+        let envelope = self.call(task, method, params.clone(), None).await;
+        assert_eq!(envelope["ok"], true, "{method} {params}: {envelope:#}");
+        envelope
+    }
+
+    async fn diagnostics(&self, task: &str) -> Value {
+        let task = task.to_string();
+        self.ask(move |c| c.diagnostics(&task, None), |a| a.body)
+            .await
+    }
+
+    async fn cancel(&self, command_id: &str) -> Value {
+        let id = command_id.to_string();
+        self.ask(move |c| c.cancel(&id), |a| a.body).await
+    }
+
+    /// Polls diagnostics until `task` shows a running command; returns it.
+    async fn active(&self, task: &str) -> Value {
+        let started = Instant::now();
+        loop {
+            let diagnostics = self.diagnostics(task).await;
+            let active = &diagnostics["data"]["active"];
+            if active.is_object() {
+                return active.clone();
+            }
+            assert!(
+                started.elapsed() < STEP,
+                "no command became active: {diagnostics:#}"
+            );
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+
+    async fn shutdown(mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(served) = self.served.take() {
+            within("the daemon to stop", served).await.unwrap().unwrap();
+        }
+    }
+}
+
+async fn within<T>(what: &str, work: impl Future<Output = T>) -> T {
+    tokio::time::timeout(STEP, work)
+        .await
+        .unwrap_or_else(|_| panic!("timed out waiting for {what}"))
+}
+
+fn text_of(envelope: &Value) -> String {
+    envelope["data"]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// The ref of the first element `find` matches with `text`.
+async fn ref_of(daemon: &Daemon, task: &str, text: &str) -> String {
+    let found = daemon.ok(task, "find", json!({ "text": text })).await;
+    found["data"]["matches"][0]["ref"]
+        .as_str()
+        .unwrap_or_else(|| panic!("nothing matches {text:?}: {found:#}"))
+        .to_string()
+}
+
+fn alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|stat| {
+            let rest = &stat[stat.rfind(')')? + 2..];
+            rest.chars().next()
+        })
+        .is_some_and(|state| state != 'Z' && state != 'X')
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn requests_without_the_token_are_refused_and_the_token_file_is_private() {
+    use tower::ServiceExt;
+    // Without a socket: the router itself refuses.
+    let dir = tempfile::tempdir().unwrap();
+    let router = daemon::app(AppState::new(config(dir.path()), "sesame"));
+    for header in [
+        None,
+        Some("Bearer wrong"),
+        Some("sesame"),
+        Some("Bearer sesame "),
+    ] {
+        let mut request = axum::http::Request::get("/v1/health");
+        if let Some(value) = header {
+            request = request.header("authorization", value);
+        }
+        let response = router
+            .clone()
+            .oneshot(request.body(axum::body::Body::empty()).unwrap())
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 401, "{header:?}");
+    }
+    let response = router
+        .clone()
+        .oneshot(
+            axum::http::Request::post("/v1/tasks/t/commands")
+                .body(axum::body::Body::from(r#"{"method":"diagnostics"}"#))
+                .unwrap(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 401, "every route needs the token");
+    let response = router
+        .oneshot(
+            axum::http::Request::get("/v1/health")
+                .header("authorization", "Bearer sesame")
+                .body(axum::body::Body::empty())
+                .unwrap(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+
+    // Over a real socket: the token file is 0600, and a request without it is a 401.
+    let daemon = Daemon::start().await;
+    let mode = std::fs::metadata(daemon.state_dir.token_path())
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o600, "token file mode {mode:o}");
+    let info = daemon.state_dir.read_info().unwrap();
+    assert_eq!(info.port, daemon.port);
+    assert_eq!(info.pid, std::process::id());
+    let port = daemon.port;
+    let anonymous = tokio::task::spawn_blocking(move || {
+        let agent = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .build()
+            .new_agent();
+        agent
+            .get(format!("http://127.0.0.1:{port}/v1/tasks"))
+            .call()
+            .unwrap()
+            .status()
+            .as_u16()
+    })
+    .await
+    .unwrap();
+    assert_eq!(anonymous, 401);
+    let health = daemon.ask(|c| c.health(), |a| a).await;
+    assert_eq!(health.status, 200);
+    assert_eq!(health.body["ok"], true);
+
+    // A client holding another token is told so, not handed an envelope.
+    let stranger = Client::new(port, "not-the-token".into(), "elsewhere".into());
+    let refused = tokio::task::spawn_blocking(move || stranger.tasks())
+        .await
+        .unwrap();
+    assert!(
+        matches!(refused, Err(daemon::Error::Unauthorized { .. })),
+        "{refused:?}"
+    );
+    let state_dir = daemon.state_dir.clone();
+    daemon.shutdown().await;
+    assert!(
+        !state_dir.token_path().exists(),
+        "the token goes with the daemon"
+    );
+    assert!(!state_dir.info_path().exists());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn tasks_start_list_and_stop_each_in_its_own_browser_context() {
+    let server = FixtureServer::start();
+    let daemon = Daemon::start().await;
+
+    let started = daemon.start_task("alpha").await;
+    assert_eq!(started["ok"], true, "{started:#}");
+    assert_eq!(started["data"]["task"], "alpha");
+    let again = daemon
+        .ask(|c| c.start_task(&json!({ "id": "alpha" })), |a| a)
+        .await;
+    assert_eq!(again.status, 409);
+    assert_eq!(
+        again.body["code"], "TASK_ALREADY_EXISTS",
+        "{:#}",
+        again.body
+    );
+    assert_eq!(again.body["execution"]["retrySafe"], true);
+    assert_eq!(daemon.start_task("beta").await["ok"], true);
+
+    // Storage set in one task is not seen by the other: two browser contexts.
+    let set = daemon
+        .ok(
+            "alpha",
+            "navigate",
+            json!({ "url": server.url("storage.html?set=alpha") }),
+        )
+        .await;
+    assert_eq!(set["page"]["title"], "Storage");
+    let alpha = daemon
+        .ok("alpha", "snapshot", json!({ "mode": "text" }))
+        .await;
+    assert!(text_of(&alpha).contains("mark: alpha"), "{alpha:#}");
+    daemon
+        .ok(
+            "beta",
+            "navigate",
+            json!({ "url": server.url("storage.html") }),
+        )
+        .await;
+    let beta = daemon
+        .ok("beta", "snapshot", json!({ "mode": "text" }))
+        .await;
+    assert!(text_of(&beta).contains("mark: none"), "{beta:#}");
+
+    // Both tasks in one browser, command ids unique across them.
+    let listed = daemon.ask(|c| c.tasks(), |a| a.body).await;
+    let ids: Vec<&str> = listed["data"]["tasks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["alpha", "beta"]);
+    assert!(listed["data"]["browser"]["pid"].is_u64(), "{listed:#}");
+    assert_ne!(
+        alpha["execution"]["commandId"],
+        beta["execution"]["commandId"]
+    );
+
+    let unknown = daemon
+        .ask(
+            |c| c.command("gamma", "snapshot", &json!({}), None, false),
+            |a| a,
+        )
+        .await;
+    assert_eq!(unknown.status, 404);
+    assert_eq!(unknown.body["code"], "TASK_NOT_FOUND");
+    assert!(unknown.body["message"].as_str().unwrap().contains("gamma"));
+
+    let stopped = daemon.ask(|c| c.stop_task("alpha"), |a| a.body).await;
+    assert_eq!(stopped["ok"], true, "{stopped:#}");
+    let gone = daemon.call("alpha", "snapshot", json!({}), None).await;
+    assert_eq!(gone["code"], "TASK_NOT_FOUND");
+    // Its diagnostics outlive it.
+    let kept = daemon.diagnostics("alpha").await;
+    assert_eq!(kept["ok"], true, "{kept:#}");
+    let methods: Vec<&str> = kept["data"]["last"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["method"].as_str().unwrap())
+        .collect();
+    assert_eq!(methods, ["navigate", "snapshot"]);
+    // The other task goes on in the same browser.
+    daemon
+        .ok("beta", "snapshot", json!({ "mode": "text" }))
+        .await;
+    daemon.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_second_command_on_a_busy_task_is_task_busy_at_once_and_never_started() {
+    let server = FixtureServer::start();
+    let daemon = Daemon::start().await;
+    daemon.start_task("t").await;
+    let slow = server.url("slow?ms=3000");
+    let client = daemon.client.clone();
+    let first = tokio::task::spawn_blocking(move || {
+        client
+            .command("t", "navigate", &json!({ "url": slow }), None, false)
+            .unwrap()
+            .body
+    });
+    let running = daemon.active("t").await;
+    assert_eq!(running["method"], "navigate");
+
+    let asked = Instant::now();
+    let second = daemon
+        .ask(
+            |c| c.command("t", "snapshot", &json!({ "mode": "text" }), None, false),
+            |a| a,
+        )
+        .await;
+    let took = asked.elapsed();
+    assert!(took < Duration::from_millis(100), "TASK_BUSY took {took:?}");
+    assert_eq!(second.status, 409);
+    let busy = second.body;
+    assert_eq!(busy["code"], "TASK_BUSY", "{busy:#}");
+    assert_eq!(busy["execution"]["started"], false);
+    assert_eq!(busy["execution"]["actionStatus"], "not-started");
+    assert_eq!(busy["execution"]["retrySafe"], true);
+    assert_eq!(busy["data"]["activeCommandId"], running["commandId"]);
+    assert!(busy["message"].as_str().unwrap().contains("navigate"));
+
+    let first = within("the first command", first).await.unwrap();
+    assert_eq!(first["ok"], true, "{first:#}");
+    assert_eq!(first["execution"]["commandId"], running["commandId"]);
+    // Free again once it ended.
+    daemon.ok("t", "snapshot", json!({ "mode": "text" })).await;
+    daemon.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_command_past_its_deadline_is_command_timeout_and_shows_active_meanwhile() {
+    let server = FixtureServer::start();
+    let daemon = Daemon::start().await;
+    daemon.start_task("t").await;
+    daemon
+        .ok("t", "navigate", json!({ "url": server.url("index.html") }))
+        .await;
+    // A page that answers after 10 s, under a 1.5 s deadline.
+    let slow = server.url("slow?ms=10000");
+    let client = daemon.client.clone();
+    let asked = Instant::now();
+    let command = tokio::task::spawn_blocking(move || {
+        let answer = client
+            .command("t", "navigate", &json!({ "url": slow }), Some(1500), false)
+            .unwrap();
+        (answer.body, asked.elapsed())
+    });
+    let active = daemon.active("t").await;
+    assert_eq!(active["method"], "navigate");
+    assert_eq!(active["workerRunning"], true);
+    assert_eq!(active["cancelRequested"], false);
+    assert!(active["elapsedMs"].as_u64().unwrap() < 1500, "{active:#}");
+    for key in ["stage", "dispatchStarted", "actionStatus"] {
+        assert!(!active[key].is_null(), "{key} in {active:#}");
+    }
+
+    let (envelope, took) = within("the command", command).await.unwrap();
+    assert_eq!(envelope["code"], "COMMAND_TIMEOUT", "{envelope:#}");
+    assert!(
+        took >= Duration::from_millis(1500) && took <= Duration::from_millis(2500),
+        "COMMAND_TIMEOUT after {took:?}"
+    );
+    let message = envelope["message"].as_str().unwrap();
+    // Whichever bound fired (the engine's, or the CDP call's under it), it is named in ms.
+    assert!(message.contains(" ms"), "{message}");
+    assert!(message.contains("may still complete"), "{message}");
+    assert_eq!(envelope["execution"]["commandId"], active["commandId"]);
+    assert_eq!(envelope["execution"]["actionStatus"], "unknown");
+
+    // Finished: no longer active, and last in the journal.
+    let after = daemon.diagnostics("t").await;
+    assert!(after["data"]["active"].is_null(), "{after:#}");
+    let last = after["data"]["last"].as_array().unwrap();
+    assert_eq!(last.last().unwrap()["code"], "COMMAND_TIMEOUT");
+    // A deadline out of range is refused before anything runs.
+    let refused = daemon.call("t", "snapshot", json!({}), Some(900_001)).await;
+    assert_eq!(refused["code"], "INVALID_PARAMS", "{refused:#}");
+    daemon.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn cancel_stops_only_the_running_command_which_ends_cancelled() {
+    let server = FixtureServer::start();
+    let daemon = Daemon::start().await;
+    daemon.start_task("t").await;
+    daemon
+        .ok("t", "navigate", json!({ "url": server.url("index.html") }))
+        .await;
+    // A wait for a selector that never appears.
+    let never = json!({ "selector": "#never-there", "timeoutMs": 60_000 });
+    let client = daemon.client.clone();
+    let asked = Instant::now();
+    let command = tokio::task::spawn_blocking(move || {
+        let answer = client
+            .command("t", "wait", &never, Some(30_000), false)
+            .unwrap();
+        (answer.body, asked.elapsed())
+    });
+    let active = daemon.active("t").await;
+    assert_eq!(active["method"], "wait", "{active:#}");
+    assert_eq!(active["dispatchStarted"], false, "{active:#}");
+    assert_eq!(active["actionStatus"], "not-started", "{active:#}");
+    let id = active["commandId"].as_str().unwrap().to_string();
+
+    let stale = daemon.cancel("c-999999").await;
+    assert_eq!(stale["data"]["accepted"], false, "{stale:#}");
+    let accepted = daemon.cancel(&id).await;
+    assert_eq!(accepted["data"]["accepted"], true, "{accepted:#}");
+    assert_eq!(accepted["data"]["task"], "t");
+
+    let (envelope, took) = within("the cancelled command", command).await.unwrap();
+    assert_eq!(envelope["code"], "COMMAND_CANCELLED", "{envelope:#}");
+    assert_eq!(envelope["execution"]["cancelled"], true);
+    assert_eq!(envelope["execution"]["commandId"], id.as_str());
+    assert!(took < Duration::from_secs(10), "cancel took {took:?}");
+    assert!(
+        envelope["message"]
+            .as_str()
+            .unwrap()
+            .contains("worker has exited")
+    );
+    // Nothing of a wait reaches the page, and that is what the envelope says.
+    assert_eq!(envelope["execution"]["actionStatus"], "not-started");
+    let after = daemon.diagnostics("t").await;
+    assert!(after["data"]["active"].is_null(), "{after:#}");
+    let last = after["data"]["last"].as_array().unwrap();
+    assert_eq!(last.last().unwrap()["code"], "COMMAND_CANCELLED");
+
+    // The finished command's id cancels nothing, not even the command running now.
+    let next_url = server.url("slow?ms=1500");
+    let client = daemon.client.clone();
+    let next = tokio::task::spawn_blocking(move || {
+        client
+            .command("t", "navigate", &json!({ "url": next_url }), None, false)
+            .unwrap()
+            .body
+    });
+    let running = daemon.active("t").await;
+    assert_ne!(running["commandId"], id.as_str());
+    let late = daemon.cancel(&id).await;
+    assert_eq!(late["data"]["accepted"], false, "{late:#}");
+    let next = within("the next command", next).await.unwrap();
+    assert_eq!(next["ok"], true, "{next:#}");
+    assert!(next["execution"].get("cancelled").is_none(), "{next:#}");
+    daemon.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_page_that_spins_forever_costs_its_task_a_deadline_and_other_tasks_nothing() {
+    let server = FixtureServer::start();
+    let daemon = Daemon::start().await;
+    daemon.start_task("stuck").await;
+    daemon.start_task("fine").await;
+    daemon
+        .ok(
+            "stuck",
+            "navigate",
+            json!({ "url": server.url("busy.html") }),
+        )
+        .await;
+    let spin = ref_of(&daemon, "stuck", "Spin forever").await;
+
+    let clicked = daemon
+        .call(
+            "stuck",
+            "act",
+            json!({ "action": "click", "ref": spin }),
+            Some(3000),
+        )
+        .await;
+    assert!(
+        clicked["execution"]["durationMs"].as_u64().unwrap() <= 3500,
+        "{clicked:#}"
+    );
+
+    // The next command on that task ends within its deadline with a named error.
+    let asked = Instant::now();
+    let next = daemon
+        .call("stuck", "snapshot", json!({ "mode": "text" }), Some(2000))
+        .await;
+    let took = asked.elapsed();
+    assert_eq!(next["ok"], false, "{next:#}");
+    let code = next["code"].as_str().unwrap();
+    assert!(
+        ["PAGE_UNVERIFIED", "COMMAND_TIMEOUT"].contains(&code),
+        "{next:#}"
+    );
+    assert!(took < Duration::from_millis(3000), "took {took:?}");
+
+    // The other task is served meanwhile, in the same browser.
+    daemon
+        .ok(
+            "fine",
+            "navigate",
+            json!({ "url": server.url("second.html") }),
+        )
+        .await;
+    let read = daemon
+        .ok("fine", "snapshot", json!({ "mode": "text" }))
+        .await;
+    assert!(
+        text_of(&read).contains("This is the second page."),
+        "{read:#}"
+    );
+    let listed = daemon.ask(|c| c.tasks(), |a| a.body).await;
+    assert_eq!(listed["data"]["tasks"].as_array().unwrap().len(), 2);
+    daemon.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_batch_runs_in_the_background_holds_the_task_and_stops_between_steps() {
+    let server = FixtureServer::start();
+    let daemon = Daemon::start().await;
+    daemon.start_task("t").await;
+
+    let steps = json!({ "steps": [
+        { "method": "navigate", "params": { "url": server.url("page-a.html") } },
+        { "method": "navigate", "params": { "url": server.url("slow?ms=1500") } },
+        { "method": "snapshot", "params": { "mode": "text" } },
+        { "method": "navigate", "params": { "url": server.url("page-b.html") } },
+    ]});
+    let queued = daemon.ask(move |c| c.batch("t", &steps), |a| a.body).await;
+    assert_eq!(queued["ok"], true, "{queued:#}");
+    let job = queued["data"]["jobId"].as_str().unwrap().to_string();
+
+    // The job holds the task.
+    let busy = daemon.call("t", "snapshot", json!({}), None).await;
+    assert_eq!(busy["code"], "TASK_BUSY", "{busy:#}");
+    assert_eq!(busy["execution"]["started"], false);
+
+    // Cancel while the slow step runs: it finishes, the rest never start.
+    let started = Instant::now();
+    loop {
+        let id = job.clone();
+        let view = daemon.ask(move |c| c.job(&id), |a| a.body).await;
+        if view["data"]["steps"][1]["status"] == "running" {
+            break;
+        }
+        assert!(started.elapsed() < STEP, "{view:#}");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let id = job.clone();
+    let cancelled = daemon.ask(move |c| c.cancel_job(&id), |a| a.body).await;
+    assert_eq!(cancelled["data"]["accepted"], true, "{cancelled:#}");
+    let view = loop {
+        let id = job.clone();
+        let view = daemon.ask(move |c| c.job(&id), |a| a.body).await;
+        if view["data"]["state"] != "running" {
+            break view;
+        }
+        assert!(started.elapsed() < STEP, "{view:#}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    let statuses: Vec<&str> = view["data"]["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(view["data"]["state"], "cancelled", "{view:#}");
+    assert_eq!(statuses, ["ok", "ok", "cancelled", "cancelled"]);
+    assert_eq!(view["data"]["steps"][1]["result"]["page"]["title"], "Slow");
+    let id = job.clone();
+    let again = daemon.ask(move |c| c.cancel_job(&id), |a| a.body).await;
+    assert_eq!(again["data"]["accepted"], false);
+
+    // The task is free again; a batch that runs to its end shows every result.
+    let steps = json!({ "steps": [
+        { "method": "navigate", "params": { "url": server.url("second.html") } },
+        { "method": "snapshot", "params": { "mode": "text" } },
+    ]});
+    let queued = daemon.ask(move |c| c.batch("t", &steps), |a| a.body).await;
+    let job = queued["data"]["jobId"].as_str().unwrap().to_string();
+    let view = loop {
+        let id = job.clone();
+        let view = daemon.ask(move |c| c.job(&id), |a| a.body).await;
+        if view["data"]["state"] != "running" {
+            break view;
+        }
+        assert!(started.elapsed() < STEP, "{view:#}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    assert_eq!(view["data"]["state"], "done", "{view:#}");
+    assert_eq!(view["data"]["stepsDone"], 2);
+    let text = view["data"]["steps"][1]["result"]["data"]["text"]
+        .as_str()
+        .unwrap();
+    assert!(text.contains("This is the second page."), "{text}");
+    let listed = daemon.ask(|c| c.jobs(), |a| a.body).await;
+    assert_eq!(listed["data"]["jobs"].as_array().unwrap().len(), 2);
+
+    // A batch naming a tool that does not exist is refused whole.
+    let bad = json!({ "steps": [ { "method": "snapshot" }, { "method": "fly" } ] });
+    let refused = daemon.ask(move |c| c.batch("t", &bad), |a| a).await;
+    assert_eq!(refused.status, 400);
+    assert!(
+        refused.body["message"].as_str().unwrap().contains("step 1"),
+        "{:#}",
+        refused.body
+    );
+    daemon.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_task_asking_for_another_browser_is_refused_while_others_share_it() {
+    let daemon = Daemon::start().await;
+    assert_eq!(daemon.start_task("first").await["ok"], true);
+
+    let body = json!({ "id": "second", "browser": { "args": ["--lang=fr"] } });
+    let conflict = daemon.ask(move |c| c.start_task(&body), |a| a).await;
+    assert_eq!(conflict.status, 409);
+    assert_eq!(
+        conflict.body["code"], "BROWSER_CONFIG_CONFLICT",
+        "{:#}",
+        conflict.body
+    );
+    assert!(
+        conflict.body["message"]
+            .as_str()
+            .unwrap()
+            .contains("--lang=fr")
+    );
+
+    // Headed without a display is refused as such, whatever runs.
+    let body = json!({ "id": "third", "browser": { "headless": false } });
+    let headed = daemon.ask(move |c| c.start_task(&body), |a| a.body).await;
+    assert_eq!(headed["code"], "DISPLAY_UNAVAILABLE", "{headed:#}");
+
+    // Asking for what runs is no conflict.
+    let body = json!({ "id": "fourth", "browser": { "headless": true } });
+    let same = daemon.ask(move |c| c.start_task(&body), |a| a.body).await;
+    assert_eq!(same["ok"], true, "{same:#}");
+
+    // With no task left, a task may bring its own configuration.
+    for task in ["first", "fourth"] {
+        let stopped = daemon.ask(move |c| c.stop_task(task), |a| a.body).await;
+        assert_eq!(stopped["ok"], true);
+    }
+    let old = daemon.state.browser_pid().unwrap();
+    let body = json!({ "id": "second", "browser": { "args": ["--lang=fr"] } });
+    let own = daemon.ask(move |c| c.start_task(&body), |a| a.body).await;
+    assert_eq!(own["ok"], true, "{own:#}");
+    assert_ne!(daemon.state.browser_pid(), Some(old));
+    daemon.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_idle_daemon_shuts_down_and_takes_its_browser_with_it() {
+    let daemon = Daemon::start_with(|config| {
+        config.idle_timeout = Some(Duration::from_millis(1500));
+    })
+    .await;
+    assert_eq!(daemon.start_task("t").await["ok"], true);
+    let pid = daemon.state.browser_pid().unwrap();
+    assert!(alive(pid));
+    let mut daemon = daemon;
+    let served = daemon.served.take().unwrap();
+    let ended = Instant::now();
+    within("idle shutdown", served).await.unwrap().unwrap();
+    assert!(ended.elapsed() >= Duration::from_millis(1000));
+    let started = Instant::now();
+    while alive(pid) {
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "chromium {pid} outlived the daemon"
+        );
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    assert!(!daemon.state_dir.token_path().exists());
+}
