@@ -11,6 +11,7 @@ import json
 import os
 import subprocess
 import threading
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -128,8 +129,6 @@ class McpClient:
         return result
 
     def call(self, name: str, arguments: dict[str, Any], meter: Meter | None = None) -> ToolResult:
-        import time
-
         started = time.perf_counter()
         result = self.request("tools/call", {"name": name, "arguments": arguments})
         ms = (time.perf_counter() - started) * 1000

@@ -1,9 +1,9 @@
 """MiniWoB++ conformance: seeded episodes of each task, solved through candor's MCP face.
 
 The harness serves the `miniwob` package's html/ folder on 127.0.0.1, starts
-`candor mcp` (with CANDOR_ENABLE_EVAL=true, for the plumbing only), and for each task
-opens the task page once, then per episode:
+`candor mcp` (with CANDOR_ENABLE_EVAL=true, for the plumbing only), and per episode:
 
+  0. plumbing (browser_navigate): a fresh load of the task page;
   1. plumbing (browser_eval): `Math.seedrandom(seed); core.startEpisodeReal()` and the
      instruction (`core.getUtterance()`);
   2. the task's solver (solvers.py), which acts only through snapshot/find/act/wait;

@@ -235,7 +235,9 @@ def navigate_tree(agent: Agent, utterance: str) -> None:
         for item in tree_items(page):
             label = item_label(item)
             if label == target:
-                agent.click(item if item.ref else pick(named(item, ("clickable",), label), label))
+                # A folder's name is its own clickable; a file is its whole item.
+                own = [c for c in item.children if c.ref and c.name == label]
+                agent.click(own[0] if own else item)
                 return
         # Open every folder not opened yet (a folder's name is a clickable toggle).
         folders = [

@@ -67,6 +67,12 @@ pub enum Error {
     ReadbackFailed { what: String, reason: String },
     #[error("{locator} is not visible: {reason}")]
     ElementNotVisible { locator: String, reason: String },
+    #[error("a {kind} dialog is open on {tab} ({message:?}); the page waits for its answer")]
+    DialogOpen {
+        tab: String,
+        kind: String,
+        message: String,
+    },
     #[error("stale ref {ref}: {reason}")]
     StaleRef { r#ref: String, reason: String },
     #[error("stale snapshot {snapshot}: {reason}")]

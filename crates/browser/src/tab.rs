@@ -45,6 +45,8 @@ pub struct PageState {
     /// JavaScript dialogs handled on this tab, oldest first (the last 20), and how many
     /// there have been in all.
     pub dialogs: Vec<DialogRecord>,
+    /// A dialog waiting for an answer (policy `ask`); the page is blocked meanwhile.
+    pub open_dialog: Option<DialogRecord>,
     pub dialogs_seen: u64,
     /// File choosers intercepted so far, and the input of the last one.
     pub(crate) file_choosers: u64,
@@ -64,7 +66,7 @@ pub struct DialogRecord {
     /// alert, confirm, prompt or beforeunload.
     pub kind: String,
     pub message: String,
-    /// accepted or dismissed.
+    /// accepted, dismissed, or pending (policy `ask`, not answered yet).
     pub answer: &'static str,
 }
 
@@ -86,6 +88,8 @@ pub(crate) struct TabShared {
     snapshots: std::sync::Mutex<crate::snapshot::SnapshotMemory>,
     /// The viewport preset; it persists until changed (`viewport.rs`).
     viewport: std::sync::Mutex<crate::viewport::Preset>,
+    /// Dialogs wait for `answer_dialog` instead of being answered at once.
+    ask_dialogs: std::sync::atomic::AtomicBool,
 }
 
 /// A tab of a task. Cheap to clone.
@@ -134,6 +138,7 @@ impl Tab {
             session: session.clone(),
             state,
             snapshots: std::sync::Mutex::default(),
+            ask_dialogs: std::sync::atomic::AtomicBool::new(false),
             viewport: std::sync::Mutex::default(),
         });
         let followed = Arc::downgrade(&shared);
@@ -213,7 +218,56 @@ impl Tab {
         if self.shared.session.connection().is_closed() {
             return Err(Error::Disconnected);
         }
+        if let Some(dialog) = &state.open_dialog {
+            return Err(Error::DialogOpen {
+                tab: self.shared.label.clone(),
+                kind: dialog.kind.clone(),
+                message: dialog.message.clone(),
+            });
+        }
         Ok(())
+    }
+
+    /// Whether JavaScript dialogs on this tab wait for [`Tab::answer_dialog`] (policy
+    /// `ask`) rather than being answered at once (policy `auto`).
+    pub fn set_ask_dialogs(&self, ask: bool) {
+        self.shared
+            .ask_dialogs
+            .store(ask, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// Answers the dialog open on this tab (policy `ask`).
+    pub async fn answer_dialog(
+        &self,
+        accept: bool,
+        prompt_text: Option<String>,
+        deadline: Deadline,
+    ) -> Result<DialogRecord, Error> {
+        let Some(mut dialog) = self.state().open_dialog else {
+            return Err(Error::InvalidParams {
+                what: "dialog".into(),
+                reason: format!("no dialog is open on {}", self.label()),
+            });
+        };
+        self.shared
+            .session
+            .call(
+                &page::HandleJavaScriptDialog {
+                    accept,
+                    prompt_text,
+                },
+                deadline,
+            )
+            .await?;
+        dialog.answer = if accept { "accepted" } else { "dismissed" };
+        let answered = dialog.clone();
+        self.update(move |s| {
+            s.open_dialog = None;
+            if let Some(last) = s.dialogs.last_mut() {
+                *last = dialog;
+            }
+        });
+        Ok(answered)
     }
 
     /// Navigates to `url` (already checked against the task's policy) and waits for its
@@ -622,6 +676,10 @@ fn apply(state: &mut PageState, event: &RawEvent) -> bool {
         state.navigations += 1;
         return true;
     }
+    if event.parse::<page::JavascriptDialogClosed>().is_some() && state.open_dialog.is_some() {
+        state.open_dialog = None;
+        return true;
+    }
     if let Some(e) = event.parse::<page::FileChooserOpened>() {
         state.file_choosers += 1;
         state.file_chooser_input = e.backend_node_id;
@@ -725,18 +783,30 @@ fn without_fragment(url: &str) -> &str {
 /// cancelled. The answer is recorded in the tab's state.
 fn answer_dialog(tab: &TabShared, dialog: page::JavascriptDialogOpening) {
     let accept = matches!(dialog.r#type.as_str(), "alert" | "beforeunload");
+    let ask = tab.ask_dialogs.load(std::sync::atomic::Ordering::Relaxed);
     let session = tab.session.clone();
     tab.state.send_modify(|state| {
-        state.dialogs.push(DialogRecord {
+        let record = DialogRecord {
             kind: dialog.r#type.clone(),
             message: crate::snapshot::clip_text(&dialog.message, 200),
-            answer: if accept { "accepted" } else { "dismissed" },
-        });
+            answer: match (ask, accept) {
+                (true, _) => "pending",
+                (false, true) => "accepted",
+                (false, false) => "dismissed",
+            },
+        };
+        if ask {
+            state.open_dialog = Some(record.clone());
+        }
+        state.dialogs.push(record);
         if state.dialogs.len() > 20 {
             state.dialogs.remove(0);
         }
         state.dialogs_seen += 1;
     });
+    if ask {
+        return;
+    }
     // This runs on the connection's reader, which must not wait for a reply.
     tokio::spawn(async move {
         let answer = page::HandleJavaScriptDialog {

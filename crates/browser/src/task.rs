@@ -77,6 +77,7 @@ pub struct Task {
     tabs: BTreeMap<TabId, Tab>,
     current: Option<TabId>,
     next_tab: u32,
+    ask_dialogs: bool,
     downloads: Downloads,
     permissions: Permissions,
 }
@@ -121,6 +122,7 @@ impl Task {
             tabs: BTreeMap::new(),
             current: None,
             next_tab: 0,
+            ask_dialogs: false,
             downloads,
             permissions,
         })
@@ -132,6 +134,15 @@ impl Task {
 
     pub fn browser(&self) -> &Browser {
         &self.browser
+    }
+
+    /// Dialog policy `ask` (true): dialogs wait for an answer instead of being answered
+    /// at once. Applies to the task's tabs now and later.
+    pub fn set_ask_dialogs(&mut self, ask: bool) {
+        self.ask_dialogs = ask;
+        for tab in self.tabs.values() {
+            tab.set_ask_dialogs(ask);
+        }
     }
 
     pub fn set_url_policy(&mut self, policy: UrlPolicy) {
@@ -205,6 +216,7 @@ impl Task {
         let id = TabId(self.next_tab);
         self.next_tab += 1;
         let tab = Tab::attach(&self.browser, id.to_string(), created.target_id, deadline).await?;
+        tab.set_ask_dialogs(self.ask_dialogs);
         self.permissions.watch(&tab, deadline).await?;
         self.tabs.insert(id, tab.clone());
         self.current = Some(id);
@@ -229,6 +241,7 @@ impl Task {
             let id = TabId(self.next_tab);
             self.next_tab += 1;
             let tab = Tab::attach(&self.browser, id.to_string(), target_id, deadline).await?;
+            tab.set_ask_dialogs(self.ask_dialogs);
             tab.sync_attached(deadline).await;
             self.permissions.watch(&tab, deadline).await?;
             self.tabs.insert(id, tab.clone());

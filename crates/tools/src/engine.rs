@@ -36,6 +36,9 @@ pub struct EngineOptions {
     pub url_policy: browser::UrlPolicy,
     /// Run caller JavaScript (`eval`, `expect.js`, `readback`): off unless configured.
     pub enable_eval: bool,
+    /// Dialog policy `ask`: JavaScript dialogs stay open for the `dialog` tool instead
+    /// of being answered at once (policy `auto`, the default).
+    pub ask_dialogs: bool,
     /// The folder uploads are taken from; files named for an upload must be inside it.
     pub upload_dir: Option<std::path::PathBuf>,
 }
@@ -48,6 +51,7 @@ impl Default for EngineOptions {
             command_timeout: Duration::from_secs(30),
             url_policy: browser::UrlPolicy::default(),
             enable_eval: false,
+            ask_dialogs: false,
             upload_dir: None,
         }
     }
@@ -562,6 +566,7 @@ impl Engine {
             let browser = self.host.connected(deadline).await?;
             let mut task = Task::create(&browser, self.options.task_id.clone(), deadline).await?;
             task.set_url_policy(self.options.url_policy.clone());
+            task.set_ask_dialogs(self.options.ask_dialogs);
             slot.task = Some(task);
         }
         slot.task

@@ -27,6 +27,7 @@ pub enum Code {
     ElementDisabled,
     ElementOccluded,
     EvalDisabled,
+    DialogOpen,
     /// A wait whose condition did not hold in time; nothing was dispatched.
     WaitTimeout,
     // Refusals of the daemon: the command never started.
@@ -69,6 +70,7 @@ impl Code {
                 | Code::ElementDisabled
                 | Code::ElementOccluded
                 | Code::EvalDisabled
+                | Code::DialogOpen
                 | Code::WaitTimeout
                 | Code::TaskNotFound
                 | Code::TaskAlreadyExists
@@ -242,6 +244,12 @@ impl From<browser::Error> for ToolError {
                 message,
                 "scroll it into view (or wait until it shows) and call again",
             ),
+            E::DialogOpen { kind, message: text, .. } => ToolError::new(
+                Code::DialogOpen,
+                message,
+                "answer it first: browser_dialog {accept:true|false}",
+            )
+            .with_data(serde_json::json!({ "dialog": { "type": kind, "message": text } })),
             E::StaleRef { .. } => ToolError::new(
                 Code::StaleRef,
                 message,

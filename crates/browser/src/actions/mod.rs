@@ -111,6 +111,8 @@ pub struct ActOutcome {
     pub navigated: bool,
     /// No navigation was still under way when the action returned.
     pub settled: bool,
+    /// The action opened a dialog that waits for an answer (policy `ask`).
+    pub dialog_open: bool,
 }
 
 /// A failed action, and whether any input had reached the page.
@@ -154,8 +156,25 @@ impl Tab {
             dispatched: false,
         };
         let before = self.state();
-        let result = run.act(locator, action, options).await;
+        let ended = {
+            let acting = run.act(locator, action, options);
+            // Under the `ask` policy a dialog the input opens blocks the page, and the
+            // input's own dispatch with it: the action ends there, the dialog open.
+            let dialog = self.wait_state("a dialog", deadline, Instant::now(), |s| {
+                s.open_dialog.is_some()
+            });
+            tokio::select! {
+                result = acting => Some(result),
+                Ok(_) = dialog => None,
+            }
+        };
         let dispatched = run.dispatched;
+        let Some(result) = ended else {
+            return Ok(ActOutcome {
+                dialog_open: true,
+                ..ActOutcome::default()
+            });
+        };
         match result {
             Ok(mut outcome) => {
                 outcome.settled = self.settle(&before, deadline).await;

@@ -189,6 +189,27 @@ impl Run<'_> {
     /// Move, then `clicks` presses (0: hover only), at viewport point (x, y).
     pub(super) async fn mouse(&mut self, x: f64, y: f64, clicks: i64) -> Result<(), Error> {
         let session = self.tab.session();
+        // A touch preset taps: the page sees touch events (and the clicks they make).
+        if clicks > 0 && self.tab.touch() {
+            self.dispatched = true;
+            for _ in 0..clicks {
+                for (kind, points) in [
+                    ("touchStart", vec![input::TouchPoint { x, y }]),
+                    ("touchEnd", Vec::new()),
+                ] {
+                    session
+                        .call(
+                            &input::DispatchTouchEvent {
+                                r#type: kind.into(),
+                                touch_points: points,
+                            },
+                            self.deadline,
+                        )
+                        .await?;
+                }
+            }
+            return Ok(());
+        }
         let event = |kind: &str, buttons: i64, click_count: i64| input::DispatchMouseEvent {
             r#type: kind.to_string(),
             x,

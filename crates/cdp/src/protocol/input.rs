@@ -52,8 +52,23 @@ pub struct InsertText {
     pub text: String,
 }
 
+/// `type` is touchStart, touchMove, touchEnd or touchCancel.
+#[derive(Debug, Clone, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DispatchTouchEvent {
+    pub r#type: String,
+    pub touch_points: Vec<TouchPoint>,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct TouchPoint {
+    pub x: f64,
+    pub y: f64,
+}
+
 command! {
     DispatchMouseEvent => "Input.dispatchMouseEvent", Empty;
+    DispatchTouchEvent => "Input.dispatchTouchEvent", Empty;
     DispatchKeyEvent => "Input.dispatchKeyEvent", Empty;
     InsertText => "Input.insertText", Empty;
 }

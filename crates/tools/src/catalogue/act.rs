@@ -121,6 +121,9 @@ pub(crate) struct Output {
     settled: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     readback: Option<Value>,
+    /// A dialog opened and waits for browser_dialog (policy ask).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    dialog_open: bool,
 }
 
 pub(crate) struct Act;
@@ -327,6 +330,25 @@ impl ToolSpec for Act {
             }
         };
         ctx.events.navigated = outcome.navigated;
+        if outcome.dialog_open {
+            // The page waits on a dialog (policy ask): nothing more can be read now.
+            report(ctx, tab_id, &tab, dialogs_before).await;
+            return Ok(Output {
+                action: params.action,
+                r#ref: None,
+                role: String::new(),
+                name: String::new(),
+                relocated: false,
+                input_value_verified: None,
+                changed: None,
+                selected: None,
+                scroll: None,
+                upload: None,
+                settled: false,
+                readback: None,
+                dialog_open: true,
+            });
+        }
         // A tab the action opened: adopted, reported, and current if it was expected.
         let popup = adopt_new_tabs(ctx, params.expect_popup).await?;
         let tab = match popup {
@@ -368,6 +390,7 @@ impl ToolSpec for Act {
             upload: outcome.upload,
             settled: outcome.settled,
             readback,
+            dialog_open: false,
         })
     }
 }

@@ -15,6 +15,7 @@ use crate::error::ToolError;
 
 mod act;
 mod diagnostics;
+mod dialog;
 mod eval;
 mod expect;
 mod find;
@@ -99,6 +100,7 @@ pub fn catalogue() -> &'static [ToolDef] {
             define::<viewport::Viewport>(),
             define::<eval::Eval>(),
             define::<form_state::FormState>(),
+            define::<dialog::Dialog>(),
             define::<diagnostics::Diagnostics>(),
         ]
     })

@@ -10,7 +10,7 @@ use crate::error::ToolError;
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub(crate) struct Params {
-    /// list (default), new, select or close.
+    /// list (default), new, select, close, or wait_new (for a late popup).
     #[serde(default)]
     action: Action,
     /// select/close: the tab (tab1, tab:tab1 or [tab:tab1]); close defaults to current.
@@ -19,6 +19,11 @@ pub(crate) struct Params {
     tab_ids: Option<Vec<String>>,
     /// new: URL to open in the new tab.
     url: Option<String>,
+    /// wait_new: the tab count before the popup was expected.
+    baseline: Option<usize>,
+    /// wait_new: how long to wait (default 5000).
+    #[schemars(range(min = 1, max = 120000))]
+    timeout_ms: Option<u64>,
 }
 
 #[derive(Debug, Default, Clone, Copy, Deserialize, JsonSchema)]
@@ -29,6 +34,8 @@ enum Action {
     New,
     Select,
     Close,
+    #[serde(rename = "wait_new")]
+    WaitNew,
 }
 
 #[derive(Debug, Serialize)]
@@ -96,6 +103,38 @@ impl ToolSpec for Tabs {
                     .ok_or_else(|| ToolError::invalid_params("select needs tabId"))?;
                 let (id, tab) = task.select(id)?;
                 output.tab_id = Some(id.to_string());
+                report = Some((id, tab.state()));
+            }
+            Action::WaitNew => {
+                let baseline = params.baseline.ok_or_else(|| {
+                    ToolError::invalid_params("wait_new needs baseline: the tab count before")
+                })?;
+                let timeout = std::time::Duration::from_millis(
+                    params.timeout_ms.unwrap_or(5000).clamp(1, 120_000),
+                );
+                let limit = deadline.within(timeout);
+                // Pages opened meanwhile become tabs; wait until there are more than
+                // `baseline`, or the time is up.
+                while task.list().len() <= baseline {
+                    let adopted = task.adopt_new_tabs(true, limit).await?;
+                    if adopted.is_empty() && limit.expired() {
+                        break;
+                    }
+                }
+                let count = task.list().len();
+                if count <= baseline {
+                    return Err(ToolError::new(
+                        crate::error::Code::PopupNotOpened,
+                        format!(
+                            "no new tab opened within {} ms (still {count} tabs)",
+                            timeout.as_millis()
+                        ),
+                        "check browser_tabs; the action that should open it may need doing again only if it never ran",
+                    ));
+                }
+                let (id, tab) = task.tab(None).map(|(id, tab)| (id, tab.clone()))?;
+                let newest = task.list().last().map(|t| t.id).unwrap_or(id);
+                output.tab_id = Some(newest.to_string());
                 report = Some((id, tab.state()));
             }
             Action::Close => {

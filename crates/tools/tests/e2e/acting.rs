@@ -467,3 +467,91 @@ async fn readback_returns_a_value_after_the_action() {
     assert_eq!(filled["data"]["readback"], 3);
     h.shutdown().await;
 }
+
+#[tokio::test]
+async fn a_touch_preset_taps_instead_of_clicking() {
+    let h = Harness::new();
+    h.ok("navigate", json!({ "url": h.url("touch.html") }))
+        .await;
+    h.ok(
+        "act",
+        json!({ "action": "click", "role": "button", "name": "Tap me" }),
+    )
+    .await;
+    let text = page_text(&h).await;
+    assert!(
+        text.contains("mousedown click") && !text.contains("touchstart"),
+        "{text}"
+    );
+    h.ok("navigate", json!({ "url": h.url("touch.html") }))
+        .await;
+    h.ok("viewport", json!({ "preset": "phone" })).await;
+    h.ok(
+        "act",
+        json!({ "action": "click", "role": "button", "name": "Tap me" }),
+    )
+    .await;
+    let text = page_text(&h).await;
+    assert!(
+        text.starts_with("Tap me") && text.contains("touchstart"),
+        "{text}"
+    );
+    assert!(text.contains("click"), "a tap still clicks: {text}");
+    h.shutdown().await;
+}
+
+#[tokio::test]
+async fn under_the_ask_policy_a_dialog_waits_for_the_dialog_tool() {
+    let h = Harness::with(|options| options.ask_dialogs = true);
+    h.ok("navigate", json!({ "url": h.url("dialogs.html") }))
+        .await;
+    let clicked = h
+        .ok(
+            "act",
+            json!({ "action": "click", "role": "button", "name": "Delete" }),
+        )
+        .await;
+    assert_eq!(clicked["data"]["dialogOpen"], true);
+    assert_eq!(clicked["events"]["dialog"]["answer"], "pending");
+    assert_eq!(clicked["events"]["dialog"]["message"], "Really delete?");
+    // The page waits: other commands on the tab say why instead of hanging.
+    let blocked = h
+        .fails("snapshot", json!({ "mode": "text" }), "DIALOG_OPEN")
+        .await;
+    assert_not_started(&blocked);
+    let answered = h.ok("dialog", json!({ "accept": true })).await;
+    assert_eq!(answered["data"]["answer"], "accepted");
+    assert!(page_text(&h).await.contains("Deleted"));
+    h.fails("dialog", json!({ "accept": true }), "INVALID_PARAMS")
+        .await;
+    h.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_late_popup_is_waited_for_against_a_baseline() {
+    let h = Harness::new();
+    h.ok("navigate", json!({ "url": h.url("popup.html") }))
+        .await;
+    let clicked = h
+        .ok(
+            "act",
+            json!({ "action": "click", "role": "button", "name": "Open later" }),
+        )
+        .await;
+    assert_eq!(clicked["events"]["newTab"], Value::Null, "not open yet");
+    let waited = h
+        .ok(
+            "tabs",
+            json!({ "action": "wait_new", "baseline": 1, "timeoutMs": 5000 }),
+        )
+        .await;
+    assert_eq!(waited["data"]["tabId"], "tab1");
+    assert_eq!(waited["data"]["tabs"].as_array().unwrap().len(), 2);
+    h.fails(
+        "tabs",
+        json!({ "action": "wait_new", "baseline": 2, "timeoutMs": 300 }),
+        "POPUP_NOT_OPENED",
+    )
+    .await;
+    h.shutdown().await;
+}

@@ -1,0 +1,61 @@
+//! `dialog`: answer the JavaScript dialog a page is waiting on, under the `ask` dialog
+//! policy (SPEC §9.2). Under the default policy dialogs are answered as they open and
+//! recorded in `events.dialog`.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::ToolSpec;
+use crate::engine::Ctx;
+use crate::error::ToolError;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub(crate) struct Params {
+    /// true: OK / accept; false: Cancel / dismiss.
+    accept: bool,
+    /// For a prompt: the text to answer with.
+    prompt_text: Option<String>,
+    /// Tab (default: current).
+    tab_id: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Output {
+    r#type: String,
+    message: String,
+    answer: &'static str,
+}
+
+pub(crate) struct Dialog;
+
+impl ToolSpec for Dialog {
+    const NAME: &'static str = "dialog";
+    const DESCRIPTION: &'static str =
+        "Accept or dismiss the JavaScript dialog a page waits on (dialog policy ask).";
+    type Params = Params;
+    type Output = Output;
+
+    async fn run(ctx: &mut Ctx<'_>, params: Params) -> Result<Output, ToolError> {
+        let deadline = ctx.deadline;
+        let task = ctx.task().await?;
+        let (tab_id, tab) = task
+            .tab(params.tab_id.as_deref())
+            .map(|(id, tab)| (id, tab.clone()))?;
+        ctx.stage("dispatch");
+        let answered = tab
+            .answer_dialog(params.accept, params.prompt_text, deadline)
+            .await;
+        if answered.is_ok() {
+            ctx.dispatched();
+        }
+        ctx.report_page(tab_id, &tab.state());
+        let answered = answered?;
+        Ok(Output {
+            r#type: answered.kind,
+            message: answered.message,
+            answer: answered.answer,
+        })
+    }
+}
