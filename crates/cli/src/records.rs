@@ -50,13 +50,7 @@ impl Record {
     }
 
     /// A call that never got an answer (no daemon, a transport failure).
-    pub fn failed(
-        task: &str,
-        method: &str,
-        params: &Value,
-        _error: &anyhow::Error,
-        elapsed: Duration,
-    ) -> Record {
+    pub fn failed(task: &str, method: &str, params: &Value, elapsed: Duration) -> Record {
         Record {
             time_ms: now_ms(),
             task: task.to_string(),

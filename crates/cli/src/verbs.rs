@@ -382,7 +382,7 @@ pub fn run(verb: Verb, call: &CallArgs, browser: &BrowserArgs) -> ExitCode {
             if !call.no_record {
                 records::append(
                     &crate::client::state_dir(),
-                    &Record::failed(&task, &method, &params, &err, started.elapsed()),
+                    &Record::failed(&task, &method, &params, started.elapsed()),
                     call.sensitive,
                 );
             }

@@ -11,6 +11,27 @@ use crate::script;
 use crate::snapshot::{Located, Locator};
 use crate::{Error, Tab};
 
+/// Where in an element's box to try, as fractions of its width and height: the centre
+/// first, then a grid inward of the edges.
+const SAMPLES: [(f64, f64); 9] = [
+    (0.5, 0.5),
+    (0.2, 0.5),
+    (0.8, 0.5),
+    (0.5, 0.2),
+    (0.5, 0.8),
+    (0.2, 0.2),
+    (0.8, 0.2),
+    (0.2, 0.8),
+    (0.8, 0.8),
+];
+
+/// What a hit test found.
+enum Hit {
+    Target,
+    Other(i64),
+    Nothing,
+}
+
 impl Run<'_> {
     /// Shown, enabled, scrolled into view, and hit at its centre: the point to act at,
     /// in the page's viewport.
@@ -34,16 +55,86 @@ impl Run<'_> {
                 self.deadline,
             )
             .await;
-        let (x, y) = self.frame_point(target, locator).await?;
-        self.hit_test(target, locator, x, y).await?;
-        let (dx, dy) = self
-            .tab
-            .frame_origin(&target.session, self.deadline)
+        let (left, top, right, bottom) = self.frame_box(target, locator).await?;
+        // The hit test takes document coordinates: the viewport point plus the scroll.
+        let metrics = target
+            .session
+            .call(&page::GetLayoutMetrics {}, self.deadline)
             .await?;
-        Ok((x + dx, y + dy))
+        let scroll = (
+            metrics.css_visual_viewport.page_x,
+            metrics.css_visual_viewport.page_y,
+        );
+        // The visible centre: the box's centre if it is uncovered, else the first
+        // uncovered point of a grid over the box (an element partly under another).
+        let mut first_cover = None;
+        for (fx, fy) in SAMPLES {
+            let (x, y) = (left + (right - left) * fx, top + (bottom - top) * fy);
+            match self.hit_at(target, x, y, scroll).await? {
+                Hit::Target => {
+                    let (dx, dy) = self
+                        .tab
+                        .frame_origin(&target.session, self.deadline)
+                        .await?;
+                    return Ok((x + dx, y + dy));
+                }
+                Hit::Other(cover) => {
+                    first_cover.get_or_insert(cover);
+                }
+                Hit::Nothing => {}
+            }
+        }
+        match first_cover {
+            Some(cover) => Err(Error::ElementOccluded {
+                locator: locator.to_string(),
+                covering: self.describe(&target.session, cover).await,
+            }),
+            None => Err(Error::ElementNotVisible {
+                locator: locator.to_string(),
+                reason: "no point of it is inside the viewport".into(),
+            }),
+        }
     }
 
-    /// The element's visible centre in its own frame's viewport.
+    /// The axis-aligned box of the element's first visible quad, in its frame's viewport.
+    async fn frame_box(
+        &self,
+        target: &Located,
+        locator: &Locator,
+    ) -> Result<(f64, f64, f64, f64), Error> {
+        let quads = target
+            .session
+            .call(
+                &dom::GetContentQuads {
+                    backend_node_id: target.backend_id,
+                },
+                self.deadline,
+            )
+            .await
+            .map_err(|e| Error::ElementNotVisible {
+                locator: locator.to_string(),
+                reason: format!("it has no box on screen ({e})"),
+            })?;
+        quads
+            .quads
+            .iter()
+            .find(|q| q.len() == 8 && area(q) >= 1.0)
+            .map(|q| {
+                let xs = [q[0], q[2], q[4], q[6]];
+                let ys = [q[1], q[3], q[5], q[7]];
+                (
+                    xs.iter().copied().fold(f64::MAX, f64::min),
+                    ys.iter().copied().fold(f64::MAX, f64::min),
+                    xs.iter().copied().fold(f64::MIN, f64::max),
+                    ys.iter().copied().fold(f64::MIN, f64::max),
+                )
+            })
+            .ok_or_else(|| Error::ElementNotVisible {
+                locator: locator.to_string(),
+                reason: "it has no visible area".into(),
+            })
+    }
+
     pub(super) async fn frame_point(
         &self,
         target: &Located,
@@ -107,28 +198,22 @@ impl Run<'_> {
 
     /// The element at the point must be the target or inside it (a `::before` or
     /// `::after` counts as its host; a label that wraps the target forwards to it).
-    pub(super) async fn hit_test(
+    /// What is hit at viewport point (`x`, `y`): the target (or inside it: a `::before`
+    /// or `::after` counts as its host; a label around the target forwards to it),
+    /// something else, or nothing.
+    async fn hit_at(
         &self,
         target: &Located,
-        locator: &Locator,
         x: f64,
         y: f64,
-    ) -> Result<(), Error> {
-        // The hit test takes document coordinates: the viewport point plus the scroll.
-        let metrics = target
-            .session
-            .call(&page::GetLayoutMetrics {}, self.deadline)
-            .await?;
-        let (scroll_x, scroll_y) = (
-            metrics.css_visual_viewport.page_x,
-            metrics.css_visual_viewport.page_y,
-        );
+        scroll: (f64, f64),
+    ) -> Result<Hit, Error> {
         let hit = target
             .session
             .call(
                 &dom::GetNodeForLocation {
-                    x: (x + scroll_x).round() as i64,
-                    y: (y + scroll_y).round() as i64,
+                    x: (x + scroll.0).round() as i64,
+                    y: (y + scroll.1).round() as i64,
                     include_user_agent_shadow_dom: false,
                     ignore_pointer_events_none: false,
                 },
@@ -136,18 +221,13 @@ impl Run<'_> {
             )
             .await;
         let Ok(hit) = hit else {
-            // Nothing hit at all: the point is outside the viewport after scrolling.
-            return Err(Error::ElementNotVisible {
-                locator: locator.to_string(),
-                reason: "its centre is not inside the viewport".into(),
-            });
+            return Ok(Hit::Nothing);
         };
         let observation = &target.observation;
         let session = target.node().session;
         if observation.dom_contains(session, target.backend_id, hit.backend_node_id) {
-            return Ok(());
+            return Ok(Hit::Target);
         }
-        // A label (or other ancestor that forwards clicks) around the target.
         if observation.dom_contains(session, hit.backend_node_id, target.backend_id) {
             let described = target
                 .session
@@ -159,13 +239,10 @@ impl Run<'_> {
                 )
                 .await;
             if described.is_ok_and(|d| d.node.node_name.eq_ignore_ascii_case("label")) {
-                return Ok(());
+                return Ok(Hit::Target);
             }
         }
-        Err(Error::ElementOccluded {
-            locator: locator.to_string(),
-            covering: self.describe(&target.session, hit.backend_node_id).await,
-        })
+        Ok(Hit::Other(hit.backend_node_id))
     }
 
     /// `tag#id.class` (and its text) of a DOM node, for messages.

@@ -49,6 +49,14 @@ async fn a_button_under_an_overlay_is_occluded_and_a_pseudo_element_icon_is_clic
         .await;
     assert_eq!(clicked["execution"]["actionStatus"], "completed");
     assert!(page_text(&h).await.contains("Settings opened"));
+
+    // Half under another button: clicked on the part that shows, not refused.
+    h.ok(
+        "act",
+        json!({ "action": "click", "role": "button", "name": "Partly covered" }),
+    )
+    .await;
+    assert!(page_text(&h).await.contains("Partly covered clicked"));
     h.shutdown().await;
 }
 
