@@ -465,6 +465,47 @@ async fn a_command_past_its_deadline_is_command_timeout_and_shows_active_meanwhi
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn a_wait_for_a_selector_that_never_appears_is_command_timeout_at_its_deadline() {
+    let server = FixtureServer::start();
+    let daemon = Daemon::start().await;
+    daemon.start_task("t").await;
+    daemon
+        .ok("t", "navigate", json!({ "url": server.url("index.html") }))
+        .await;
+    let client = daemon.client.clone();
+    let asked = Instant::now();
+    let command = tokio::task::spawn_blocking(move || {
+        let answer = client
+            .command(
+                "t",
+                "wait",
+                &json!({ "selector": "#never-there", "timeoutMs": 60000 }),
+                Some(1500),
+                false,
+            )
+            .unwrap();
+        (answer.body, asked.elapsed())
+    });
+    let active = daemon.active("t").await;
+    assert_eq!(active["method"], "wait");
+    let (envelope, took) = within("the wait", command).await.unwrap();
+    assert_eq!(envelope["code"], "COMMAND_TIMEOUT", "{envelope:#}");
+    assert!(
+        took >= Duration::from_millis(1500) && took <= Duration::from_millis(2500),
+        "COMMAND_TIMEOUT after {took:?}"
+    );
+    assert!(
+        envelope["message"]
+            .as_str()
+            .unwrap()
+            .contains("#never-there"),
+        "{envelope:#}"
+    );
+    assert_eq!(envelope["execution"]["commandId"], active["commandId"]);
+    daemon.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn cancel_stops_only_the_running_command_which_ends_cancelled() {
     let server = FixtureServer::start();
     let daemon = Daemon::start().await;

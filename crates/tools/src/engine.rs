@@ -69,6 +69,9 @@ pub struct CallOptions {
 /// The most a command may ask for (SPEC §7).
 pub const MAX_COMMAND_TIMEOUT: Duration = Duration::from_millis(900_000);
 
+/// How long past its deadline a command may take to report a timeout it saw itself.
+const REPORT_GRACE: Duration = Duration::from_millis(50);
+
 /// What the tasks of one process share: one browser, started on the first command that
 /// needs it and replaced when it dies, and the counter that numbers commands.
 pub struct BrowserHost {
@@ -376,8 +379,11 @@ impl Engine {
             }
             (run.tool.call)(ctx, params).await
         };
+        // Tools that watch the deadline themselves report it with what they were doing;
+        // this outer bound, a moment later, catches any that did not.
+        let outer = deadline.at() + REPORT_GRACE;
         let outcome = tokio::select! {
-            result = tokio::time::timeout_at(deadline.at().into(), work) => match result {
+            result = tokio::time::timeout_at(outer.into(), work) => match result {
                 Ok(result) => result,
                 Err(_) => Err(ToolError::new(
                     Code::CommandTimeout,

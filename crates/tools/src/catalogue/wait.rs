@@ -114,6 +114,7 @@ impl ToolSpec for Wait {
         }
         ctx.stage("wait");
         let navigations = tab.navigations();
+        let started = std::time::Instant::now();
         let outcome = tab.wait_for(&condition, timeout, deadline).await;
         // Not asked for, so reported: the page moved on while we watched it.
         ctx.events.navigated = tab.navigations() > navigations;
@@ -143,9 +144,35 @@ impl ToolSpec for Wait {
         if let Some(error_text) = &state.failed {
             return Err(failed_page(tab_id, &state.url, error_text));
         }
+        let mut outcome = outcome;
+        let cut_short = !outcome.met && outcome.waited + Duration::from_millis(1) < timeout;
+        if cut_short {
+            // The command's deadline, not the wait's timeout, is what ends this wait: the
+            // poll stopped early to leave room to report, so look once more at the last
+            // moment, then report the deadline for what it is (SPEC §7).
+            tokio::time::sleep_until((deadline.at() - Duration::from_millis(40)).into()).await;
+            if let Ok(last) = tab.wait_for(&condition, Duration::ZERO, deadline).await
+                && last.met
+            {
+                outcome = last;
+            } else {
+                // A timeout is reported when the deadline has passed, not before it.
+                tokio::time::sleep_until(deadline.at().into()).await;
+                let mut error = ToolError::new(
+                    Code::CommandTimeout,
+                    format!(
+                        "the command's deadline passed after {} ms while waiting for {condition} in {tab_id}; the wait dispatched nothing",
+                        started.elapsed().as_millis()
+                    ),
+                    "give the command a longer deadline (commandTimeoutMs), or wait for something that comes sooner",
+                )
+                .with_data(json!({ "condition": condition.to_string(), "actual": outcome.actual }));
+                error.action_status = Some(ActionStatus::NotStarted);
+                return Err(error);
+            }
+        }
         let waited_ms = outcome.waited.as_millis() as u64;
         if !outcome.met {
-            let cut_short = outcome.waited + Duration::from_millis(1) < timeout;
             let mut message = format!(
                 "waited {waited_ms} ms (timeout {} ms) for {condition} in {tab_id}; it did not happen",
                 timeout.as_millis(),
