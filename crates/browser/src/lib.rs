@@ -6,6 +6,7 @@
 
 mod actions;
 mod browser;
+mod dialogs;
 mod download;
 mod error;
 mod eval;
@@ -36,6 +37,7 @@ pub use snapshot::{
     ViewportInfo, estimate_tokens,
 };
 
+pub use dialogs::DialogRecord;
 pub use download::{Download, DownloadState, TaskEvents};
 pub use launch::{LaunchOptions, find_chromium};
 pub use page_read::{PageHtml, PageText};
@@ -43,7 +45,7 @@ pub use permission::PermissionDenial;
 pub use screenshot::{
     CaptureTarget, CssRect, DEFAULT_MAX_SIDE, ImageFormat, Screenshot, ScreenshotOptions,
 };
-pub use tab::{DialogRecord, LoadOutcome, PageState, Tab};
+pub use tab::{LoadOutcome, PageState, Tab};
 pub use task::{HistoryMove, TabId, TabSummary, Task};
 pub use url_policy::{UrlPolicy, check_url};
 pub use viewport::{CUSTOM_HEIGHTS, CUSTOM_WIDTHS, Preset, ViewportReport};

@@ -15,6 +15,7 @@ use tokio::sync::watch;
 use url::Url;
 
 use crate::Error;
+use crate::dialogs::DialogRecord;
 use crate::script::Script;
 
 /// How long a page-side read may take before the page counts as unverified. A read also
@@ -60,16 +61,6 @@ pub struct PageState {
     document_error: Option<String>,
 }
 
-/// A JavaScript dialog and what candor answered (SPEC §9.2).
-#[derive(Debug, Clone, PartialEq)]
-pub struct DialogRecord {
-    /// alert, confirm, prompt or beforeunload.
-    pub kind: String,
-    pub message: String,
-    /// accepted, dismissed, or pending (policy `ask`, not answered yet).
-    pub answer: &'static str,
-}
-
 /// How a navigation ended.
 #[derive(Debug, Clone)]
 pub struct LoadOutcome {
@@ -81,21 +72,21 @@ pub struct LoadOutcome {
 }
 
 pub(crate) struct TabShared {
-    label: String,
+    pub(crate) label: String,
     target_id: String,
-    session: Session,
-    state: watch::Sender<PageState>,
+    pub(crate) session: Session,
+    pub(crate) state: watch::Sender<PageState>,
     snapshots: std::sync::Mutex<crate::snapshot::SnapshotMemory>,
     /// The viewport preset; it persists until changed (`viewport.rs`).
     viewport: std::sync::Mutex<crate::viewport::Preset>,
     /// Dialogs wait for `answer_dialog` instead of being answered at once.
-    ask_dialogs: std::sync::atomic::AtomicBool,
+    pub(crate) ask_dialogs: std::sync::atomic::AtomicBool,
 }
 
 /// A tab of a task. Cheap to clone.
 #[derive(Clone)]
 pub struct Tab {
-    shared: Arc<TabShared>,
+    pub(crate) shared: Arc<TabShared>,
 }
 
 impl std::fmt::Debug for Tab {
@@ -226,48 +217,6 @@ impl Tab {
             });
         }
         Ok(())
-    }
-
-    /// Whether JavaScript dialogs on this tab wait for [`Tab::answer_dialog`] (policy
-    /// `ask`) rather than being answered at once (policy `auto`).
-    pub fn set_ask_dialogs(&self, ask: bool) {
-        self.shared
-            .ask_dialogs
-            .store(ask, std::sync::atomic::Ordering::Relaxed);
-    }
-
-    /// Answers the dialog open on this tab (policy `ask`).
-    pub async fn answer_dialog(
-        &self,
-        accept: bool,
-        prompt_text: Option<String>,
-        deadline: Deadline,
-    ) -> Result<DialogRecord, Error> {
-        let Some(mut dialog) = self.state().open_dialog else {
-            return Err(Error::InvalidParams {
-                what: "dialog".into(),
-                reason: format!("no dialog is open on {}", self.label()),
-            });
-        };
-        self.shared
-            .session
-            .call(
-                &page::HandleJavaScriptDialog {
-                    accept,
-                    prompt_text,
-                },
-                deadline,
-            )
-            .await?;
-        dialog.answer = if accept { "accepted" } else { "dismissed" };
-        let answered = dialog.clone();
-        self.update(move |s| {
-            s.open_dialog = None;
-            if let Some(last) = s.dialogs.last_mut() {
-                *last = dialog;
-            }
-        });
-        Ok(answered)
     }
 
     /// Navigates to `url` (already checked against the task's policy) and waits for its
@@ -635,7 +584,7 @@ fn follow_event(tab: &std::sync::Weak<TabShared>, event: &RawEvent) -> bool {
         return false;
     };
     if let Some(dialog) = event.parse::<page::JavascriptDialogOpening>() {
-        answer_dialog(&tab, dialog);
+        crate::dialogs::on_opening(&tab, dialog);
     }
     tab.state.send_if_modified(|state| apply(state, event));
     event.method != <inspector::Detached as cdp::protocol::Event>::METHOD
@@ -776,48 +725,4 @@ fn apply(state: &mut PageState, event: &RawEvent) -> bool {
 /// The URL without its `#fragment`: moving within a page is not a new page.
 fn without_fragment(url: &str) -> &str {
     url.split_once('#').map_or(url, |(base, _)| base)
-}
-
-/// Answers a JavaScript dialog at once, so it never blocks a later command (SPEC §9.2,
-/// the agent-alone policy): alert and beforeunload accepted, confirm dismissed, prompt
-/// cancelled. The answer is recorded in the tab's state.
-fn answer_dialog(tab: &TabShared, dialog: page::JavascriptDialogOpening) {
-    let accept = matches!(dialog.r#type.as_str(), "alert" | "beforeunload");
-    let ask = tab.ask_dialogs.load(std::sync::atomic::Ordering::Relaxed);
-    let session = tab.session.clone();
-    tab.state.send_modify(|state| {
-        let record = DialogRecord {
-            kind: dialog.r#type.clone(),
-            message: crate::snapshot::clip_text(&dialog.message, 200),
-            answer: match (ask, accept) {
-                (true, _) => "pending",
-                (false, true) => "accepted",
-                (false, false) => "dismissed",
-            },
-        };
-        if ask {
-            state.open_dialog = Some(record.clone());
-        }
-        state.dialogs.push(record);
-        if state.dialogs.len() > 20 {
-            state.dialogs.remove(0);
-        }
-        state.dialogs_seen += 1;
-    });
-    if ask {
-        return;
-    }
-    // This runs on the connection's reader, which must not wait for a reply.
-    tokio::spawn(async move {
-        let answer = page::HandleJavaScriptDialog {
-            accept,
-            prompt_text: None,
-        };
-        if let Err(err) = session
-            .call(&answer, Deadline::after(Duration::from_secs(5)))
-            .await
-        {
-            tracing::warn!(%err, "could not answer a JavaScript dialog");
-        }
-    });
 }

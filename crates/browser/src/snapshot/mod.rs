@@ -5,6 +5,7 @@
 
 mod budget;
 mod capture;
+mod find;
 mod locate;
 mod markdown;
 mod outline;
@@ -282,7 +283,7 @@ impl Tab {
         let epoch = self.state().url_epoch;
         let mut memory = self.memory();
         let outlined = outline::outline(&observation, epoch, &mut memory.registry);
-        let matches = outline::find(&observation, &outlined, query);
+        let matches = find::find(&observation, &outlined, query);
         let total = matches.len();
         let mut found = Vec::new();
         for m in matches.into_iter().take(query.limit.max(1)) {

@@ -1,0 +1,399 @@
+//! Tests of the outline: pruning, folding, collapsing and ref rules on small synthetic pages: each test
+//! builds the nodes an observation would hold and checks the outline.
+
+use super::*;
+use proptest::prelude::*;
+
+/// A node tree written compactly: (role, name, bounds, children).
+struct Spec {
+    role: &'static str,
+    name: String,
+    bounds: Option<Rect>,
+    clips: bool,
+    children: Vec<Spec>,
+}
+
+fn el(role: &'static str, name: &str, children: Vec<Spec>) -> Spec {
+    Spec {
+        role,
+        name: name.to_string(),
+        bounds: Some(rect(0.0, 0.0, 100.0, 20.0)),
+        clips: false,
+        children,
+    }
+}
+
+fn text(words: &str) -> Spec {
+    el("StaticText", words, Vec::new())
+}
+
+fn at(mut spec: Spec, bounds: Rect) -> Spec {
+    spec.bounds = Some(bounds);
+    spec
+}
+
+fn rect(x: f64, y: f64, width: f64, height: f64) -> Rect {
+    Rect {
+        x,
+        y,
+        width,
+        height,
+    }
+}
+
+fn observation(root: Spec) -> Observation {
+    fn add(nodes: &mut Vec<Node>, spec: Spec, parent: Option<usize>) -> usize {
+        let index = nodes.len();
+        nodes.push(Node {
+            role: spec.role.to_string(),
+            name: spec.name,
+            bounds: spec.bounds,
+            clips: spec.clips,
+            backend_id: Some(index as i64 + 1),
+            parent,
+            ..Node::default()
+        });
+        for child in spec.children {
+            let child = add(nodes, child, Some(index));
+            nodes[index].children.push(child);
+        }
+        index
+    }
+    let mut nodes = Vec::new();
+    add(&mut nodes, root, None);
+    Observation {
+        nodes,
+        viewport: Viewport {
+            width: 1000.0,
+            height: 700.0,
+            scroll_x: 0.0,
+            scroll_y: 0.0,
+            content_width: 1000.0,
+            content_height: 700.0,
+        },
+        sessions: Vec::new(),
+        dom_parents: Vec::new(),
+        elements_beyond: (0, 0),
+    }
+}
+
+fn render(observation: &Observation) -> String {
+    let mut registry = RefRegistry::default();
+    let outline = outline(observation, 1, &mut registry);
+    outline
+        .lines
+        .iter()
+        .map(|l| format!("{}{}", "  ".repeat(l.depth), l.text))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The outline with refs replaced by `[ref]`, so expectations read plainly.
+fn shape(observation: &Observation) -> String {
+    let text = render(observation);
+    let mut out = String::new();
+    let mut rest = text.as_str();
+    while let Some(start) = rest.find(" [e") {
+        out.push_str(&rest[..start]);
+        let end = rest[start..]
+            .find(']')
+            .map_or(rest.len(), |e| start + e + 1);
+        out.push_str(" [ref]");
+        rest = &rest[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
+#[test]
+fn wrappers_fold_and_text_merges() {
+    let page = el(
+        "RootWebArea",
+        "Page",
+        vec![el(
+            "generic",
+            "",
+            vec![el(
+                "generic",
+                "",
+                vec![
+                    el("link", "Home", vec![text("Home")]),
+                    text("Hello"),
+                    text("world"),
+                ],
+            )],
+        )],
+    );
+    assert_eq!(
+        shape(&observation(page)),
+        "link \"Home\" [ref]\nHello world"
+    );
+}
+
+#[test]
+fn zero_size_offscreen_and_clipped_nodes_are_pruned() {
+    let zero = at(el("button", "Zero", vec![]), rect(10.0, 10.0, 0.0, 0.0));
+    let offscreen = at(
+        el("button", "Off", vec![]),
+        rect(-10_000.0, 10.0, 100.0, 20.0),
+    );
+    let mut clipper = at(
+        el("generic", "", vec![el("button", "Clipped", vec![])]),
+        rect(0.0, 0.0, 0.0, 0.0),
+    );
+    clipper.clips = true;
+    let tiny = at(
+        el("button", "Screen reader only", vec![]),
+        rect(0.0, 0.0, 1.0, 1.0),
+    );
+    let page = el(
+        "RootWebArea",
+        "",
+        vec![el("button", "Kept", vec![]), zero, offscreen, clipper, tiny],
+    );
+    assert_eq!(shape(&observation(page)), "button \"Kept\" [ref]");
+}
+
+#[test]
+fn a_zero_size_wrapper_with_visible_content_keeps_the_content() {
+    // Inline wrappers often report no box while their children show.
+    let wrapper = at(
+        el("link", "Card", vec![text("Card")]),
+        rect(0.0, 0.0, 0.0, 0.0),
+    );
+    let page = el(
+        "RootWebArea",
+        "",
+        vec![at(wrapper, rect(0.0, 0.0, 0.0, 0.0))],
+    );
+    let mut obs = observation(page);
+    obs.nodes[2].bounds = Some(rect(0.0, 0.0, 50.0, 20.0));
+    assert_eq!(shape(&obs), "link \"Card\" [ref]");
+}
+
+#[test]
+fn long_runs_of_same_shape_siblings_collapse_outside_the_viewport() {
+    let items: Vec<Spec> = (0..40)
+        .map(|i| {
+            at(
+                el(
+                    "listitem",
+                    "",
+                    vec![at(
+                        el("link", &format!("Item {i}"), vec![]),
+                        rect(0.0, 1000.0 + i as f64 * 30.0, 100.0, 20.0),
+                    )],
+                ),
+                rect(0.0, 1000.0 + i as f64 * 30.0, 100.0, 20.0),
+            )
+        })
+        .collect();
+    let page = el(
+        "RootWebArea",
+        "",
+        vec![at(el("list", "", items), rect(0.0, 1000.0, 100.0, 1200.0))],
+    );
+    let text = shape(&observation(page));
+    assert!(text.contains("link \"Item 0\""), "{text}");
+    assert!(text.contains("link \"Item 2\""), "{text}");
+    assert!(!text.contains("link \"Item 3\""), "{text}");
+    assert!(text.contains("… 37 more listitem"), "{text}");
+    // Collapsed items still have refs, so find and act can reach them.
+    let mut registry = RefRegistry::default();
+    let page = el(
+        "RootWebArea",
+        "",
+        vec![el(
+            "list",
+            "",
+            (0..15)
+                .map(|i| el("listitem", "", vec![el("link", &format!("L{i}"), vec![])]))
+                .collect(),
+        )],
+    );
+    let outlined = outline(&observation(page), 1, &mut registry);
+    assert_eq!(outlined.refs.len(), 15);
+}
+
+#[test]
+fn a_clickable_wrapper_is_named_by_its_text() {
+    let page = el(
+        "RootWebArea",
+        "",
+        vec![el("generic", "", vec![text("Tab one")])],
+    );
+    let mut obs = observation(page);
+    obs.nodes[1].clickable = true;
+    assert_eq!(shape(&obs), "clickable \"Tab one\" [ref]");
+}
+
+#[test]
+fn a_body_that_delegates_clicks_is_no_clickable_of_its_own() {
+    // A click listener on <body> (event delegation, a click tracker) does not make
+    // the whole page one clickable named by all its text.
+    let body = el(
+        "generic",
+        "",
+        vec![
+            text("Pick one"),
+            el("button", "OK", vec![text("OK")]),
+            text("Footer"),
+        ],
+    );
+    let page = el("RootWebArea", "", vec![el("ignored", "", vec![body])]);
+    let mut obs = observation(page);
+    obs.nodes[2].clickable = true;
+    assert_eq!(shape(&obs), "Pick one\nbutton \"OK\" [ref]\nFooter");
+    // Without anything to pass clicks to, the page-wide wrapper stays clickable.
+    let page = el(
+        "RootWebArea",
+        "",
+        vec![el("generic", "", vec![text("Tap to start")])],
+    );
+    let mut obs = observation(page);
+    obs.nodes[1].clickable = true;
+    assert_eq!(shape(&obs), "clickable \"Tap to start\" [ref]");
+}
+
+#[test]
+fn a_wrapper_around_one_control_it_names_folds_into_it() {
+    let label = |name: &str| {
+        el(
+            "LabelText",
+            "",
+            vec![el("checkbox", name, vec![]), text(name)],
+        )
+    };
+    let card = el(
+        "generic",
+        "",
+        vec![text("Weekly digest"), el("link", "Unsubscribe", vec![])],
+    );
+    let list = el("list", "", vec![label("Alpha"), label("Beta"), card]);
+    let page = el("RootWebArea", "", vec![list]);
+    let mut obs = observation(page);
+    for node in &mut obs.nodes {
+        if node.role == "LabelText" || node.role == "generic" {
+            node.clickable = true;
+        }
+    }
+    assert_eq!(
+        shape(&obs),
+        "list\n  checkbox \"Alpha\" [ref]\n  Alpha\n  checkbox \"Beta\" [ref]\n  Beta\n  \
+         clickable \"Weekly digest\" [ref]\n    Weekly digest\n    link \"Unsubscribe\" [ref]"
+    );
+}
+
+#[test]
+fn text_pieces_join_as_the_page_shows_them() {
+    // `Enter "<b>Vanda</b>" into the field` with the last piece wrapping onto a
+    // second line; then a block below; then two pieces a gap apart on one line.
+    let pieces = vec![
+        at(text("Enter \""), rect(0.0, 0.0, 40.0, 10.0)),
+        at(text("Vanda"), rect(40.0, 0.0, 30.0, 10.0)),
+        at(text("\" into the field"), rect(0.0, 0.0, 150.0, 20.0)),
+        at(text("Below"), rect(0.0, 20.0, 30.0, 10.0)),
+        at(text("Left"), rect(0.0, 30.0, 20.0, 10.0)),
+        at(text("Right"), rect(24.0, 30.0, 20.0, 10.0)),
+        at(text("Spaced "), rect(48.0, 30.0, 20.0, 10.0)),
+        at(text("word"), rect(68.0, 30.0, 20.0, 10.0)),
+    ];
+    let page = el("RootWebArea", "", vec![el("generic", "", pieces)]);
+    assert_eq!(
+        shape(&observation(page)),
+        "Enter \"Vanda\" into the field Below Left Right Spaced word"
+    );
+}
+
+#[test]
+fn a_text_field_shows_its_value_once() {
+    let page = el(
+        "RootWebArea",
+        "",
+        vec![el("textbox", "Tags", vec![text("Ma")])],
+    );
+    let mut obs = observation(page);
+    obs.nodes[1].value = Some("Ma".into());
+    assert_eq!(shape(&obs), "textbox \"Tags\" [ref] value=\"Ma\"");
+}
+
+#[test]
+fn values_and_states_follow_the_name_and_passwords_are_masked() {
+    let page = el(
+        "RootWebArea",
+        "",
+        vec![
+            el("textbox", "Email", vec![]),
+            el("textbox", "Password", vec![]),
+            el("checkbox", "Agree", vec![]),
+        ],
+    );
+    let mut obs = observation(page);
+    obs.nodes[1].value = Some("a@b.c".into());
+    obs.nodes[2].value = Some("hunter2".into());
+    obs.nodes[2].input_type = Some("password".into());
+    obs.nodes[3].states = vec![("checked", "true".into()), ("disabled", "true".into())];
+    let text = shape(&obs);
+    assert!(
+        text.contains("textbox \"Email\" [ref] value=\"a@b.c\""),
+        "{text}"
+    );
+    assert!(!text.contains("hunter2"), "{text}");
+    assert!(
+        text.contains("checkbox \"Agree\" [ref] checked disabled"),
+        "{text}"
+    );
+}
+
+fn people(order: &[usize]) -> Observation {
+    let names = [
+        "Alice", "Bob", "Carol", "Dave", "Erin", "Frank", "Grace", "Heidi",
+    ];
+    let items = order
+        .iter()
+        .map(|i| {
+            el(
+                "listitem",
+                "",
+                vec![
+                    text(names[*i]),
+                    el("button", &format!("Delete {}", names[*i]), vec![]),
+                ],
+            )
+        })
+        .collect();
+    observation(el(
+        "RootWebArea",
+        "",
+        vec![el("main", "", vec![el("list", "", items)])],
+    ))
+}
+
+fn refs_by_name(
+    observation: &Observation,
+    registry: &mut RefRegistry,
+) -> std::collections::HashMap<String, String> {
+    let outlined = outline(observation, 1, registry);
+    outlined
+        .refs
+        .iter()
+        .map(|(node, r)| (observation.nodes[*node].name.clone(), r.clone()))
+        .collect()
+}
+
+proptest! {
+    /// The same page observed twice gives the same refs; re-ordered siblings keep
+    /// each element's ref (identity, not position).
+    #[test]
+    fn refs_follow_identity_across_reorders(order in Just((0..8).collect::<Vec<usize>>()).prop_shuffle()) {
+        let mut registry = RefRegistry::default();
+        let first = refs_by_name(&people(&(0..8).collect::<Vec<_>>()), &mut registry);
+        let again = refs_by_name(&people(&(0..8).collect::<Vec<_>>()), &mut registry);
+        prop_assert_eq!(&first, &again);
+        let shuffled = refs_by_name(&people(&order), &mut registry);
+        prop_assert_eq!(&first, &shuffled);
+        // A fresh registry (another process) derives the same names too.
+        let mut fresh = RefRegistry::default();
+        prop_assert_eq!(&first, &refs_by_name(&people(&order), &mut fresh));
+    }
+}
