@@ -41,6 +41,30 @@ pub fn render_text(method: &str, envelope: &Envelope) -> String {
             execution.retry_safe
         ));
     }
+    // What was verified, said plainly: a tool never claims more than it saw.
+    let verification = &envelope.verification;
+    if verification.requested {
+        out.push_str(&format!(
+            "verification: verified={} expect={}\n",
+            verification
+                .verified
+                .map_or("unknown".into(), |v| v.to_string()),
+            verification.expect.clone().unwrap_or(Value::Null)
+        ));
+    } else if envelope.ok && envelope.execution.dispatch_started {
+        out.push_str("verification: dispatched, not verified (no expect given)\n");
+    }
+    let events = serde_json::to_value(&envelope.events).unwrap_or(Value::Null);
+    if let Value::Object(map) = &events {
+        let happened: serde_json::Map<String, Value> = map
+            .iter()
+            .filter(|(_, v)| !v.is_null() && **v != Value::Bool(false))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        if !happened.is_empty() {
+            out.push_str(&format!("events: {}\n", Value::Object(happened)));
+        }
+    }
     let mut data = envelope.data.clone();
     let mut fenced = Vec::new();
     if let Value::Object(map) = &mut data {
