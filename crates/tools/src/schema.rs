@@ -50,19 +50,30 @@ fn strip_titles(value: &mut Value) {
                 map.remove("default");
             }
             // A property that is itself called `title` is an object, not a string.
-
             if map.get("title").is_some_and(Value::is_string) {
                 map.remove("title");
             }
-            // `format: uint` and friends are noise to a model.
+            // `format: uint`, `double` and friends are noise to a model; so is a minimum
+            // of 0 on a count.
             if map
                 .get("format")
                 .and_then(Value::as_str)
-                .is_some_and(|f| f.starts_with("uint") || f.starts_with("int"))
+                .is_some_and(|f| f.starts_with("uint") || f.starts_with("int") || f == "double" || f == "float")
             {
                 map.remove("format");
             }
+            if map.get("minimum") == Some(&Value::from(0)) {
+                map.remove("minimum");
+            }
             map.values_mut().for_each(strip_titles);
+            // Nested objects: serde refuses unknown fields anyway; the root says so once.
+            if let Some(Value::Object(properties)) = map.get_mut("properties") {
+                for property in properties.values_mut() {
+                    if let Value::Object(inner) = property {
+                        inner.remove("additionalProperties");
+                    }
+                }
+            }
         }
         Value::Array(items) => items.iter_mut().for_each(strip_titles),
         _ => {}

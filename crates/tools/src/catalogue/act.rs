@@ -17,7 +17,7 @@ use crate::error::{Code, ToolError};
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub(crate) struct Params {
-    /// click, dblclick, hover, focus, type, fill, press, select, check, uncheck, scroll, drag, upload.
+    /// What to do.
     action: ActionName,
     /// Element by ref from snapshot/find (e.g. e4k2).
     r#ref: Option<String>,

@@ -23,40 +23,40 @@ const MAX_TIMEOUT_MS: u64 = 900_000;
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub(crate) struct Params {
-    /// CSS selector of the element to wait for (with state).
+    /// CSS selector to wait for (with state).
     selector: Option<String>,
-    /// With selector: visible (default), attached, or hidden (absent or not visible).
+    /// visible (default), attached, or hidden (absent or not visible).
     state: Option<State>,
-    /// Text the page's visible text must contain (whitespace runs count as one space).
+    /// Text the page must show.
     text: Option<String>,
-    /// The full URL to wait for.
+    /// URL to wait for.
     url: Option<String>,
-    /// URL glob to wait for: * any characters, ? one character.
+    /// URL glob (* and ?).
     url_matches: Option<String>,
-    /// A read-only JavaScript expression, polled (needs eval enabled); with one matcher, default truthy.
+    /// Read-only JS expression, polled (needs eval); one matcher, default truthy.
     js: Option<String>,
-    /// With js: its value equals this JSON.
+    /// js value equals this.
     #[serde(default, deserialize_with = "present")]
     #[schemars(transform = no_default)]
     equals: Option<Value>,
-    /// With js: its value does not equal this JSON.
+    /// js value differs from this.
     #[serde(default, deserialize_with = "present")]
     #[schemars(transform = no_default)]
     not_equals: Option<Value>,
-    /// With js: its string value contains this string, or its array value this item.
+    /// js string/array contains this.
     #[serde(default, deserialize_with = "present")]
     #[schemars(transform = no_default)]
     contains: Option<Value>,
-    /// With js: its value is a number at least this.
+    /// js number at least this.
     min: Option<f64>,
-    /// With js: its value is a number at most this.
+    /// js number at most this.
     max: Option<f64>,
-    /// With js: its value is truthy (the default matcher).
+    /// js value truthy.
     truthy: Option<bool>,
-    /// How long to wait, in ms (default 5000, at most 900000; bounded by the command's deadline).
+    /// Timeout in ms (default 5000).
     #[schemars(range(min = 1, max = 900000))]
     timeout_ms: Option<u64>,
-    /// The same in seconds; if both are given they must agree.
+    /// Timeout in seconds (must agree with timeoutMs).
     timeout_seconds: Option<f64>,
     /// Tab to watch (default: current).
     tab_id: Option<String>,
