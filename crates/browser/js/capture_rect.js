@@ -1,5 +1,5 @@
-// What a screenshot captures, in document CSS pixels: the visual viewport, or the one
-// element `selector` matches, clipped to the viewport (never scrolled: a screenshot does
+// What a screenshot captures, in document CSS pixels: the visual viewport, the one
+// element `selector` matches, or the element this is called on, clipped to the viewport (never scrolled: a screenshot does
 // not change the page). Also the page's size and pixel ratio. Selector problems come back
 // as `problem`: "invalid" (with `reason`), "none", "ambiguous" (with `matched`), or
 // "invisible" (zero-sized or entirely outside the viewport).
@@ -9,14 +9,18 @@ function captureRect(selector) {
     ? { x: vv.pageLeft, y: vv.pageTop, width: vv.width, height: vv.height, zoom: vv.scale }
     : { x: scrollX, y: scrollY, width: innerWidth, height: innerHeight, zoom: 1 };
   const page = { pageWidth: innerWidth, pageHeight: innerHeight, dpr: devicePixelRatio, zoom: view.zoom };
-  if (selector == null) {
+  // Called on an element (a located ref), `this` is that element.
+  const own = this && this.nodeType === 1 ? this : null;
+  if (selector == null && !own) {
     return Object.assign(page, { rect: { x: view.x, y: view.y, width: view.width, height: view.height }, clipped: false });
   }
-  let matches;
-  try {
-    matches = document.querySelectorAll(selector);
-  } catch (error) {
-    return Object.assign(page, { problem: "invalid", reason: String(error && error.message || error) });
+  let matches = own ? [own] : [];
+  if (!own) {
+    try {
+      matches = document.querySelectorAll(selector);
+    } catch (error) {
+      return Object.assign(page, { problem: "invalid", reason: String(error && error.message || error) });
+    }
   }
   if (matches.length === 0) return Object.assign(page, { problem: "none" });
   if (matches.length > 1) return Object.assign(page, { problem: "ambiguous", matched: matches.length });

@@ -55,8 +55,10 @@ pub enum CaptureTarget {
     #[default]
     Viewport,
     /// The one element a CSS selector matches (in the main frame), as far as it is inside
-    /// the viewport. Element refs (SPEC §5.2) will be a second variant here.
+    /// the viewport.
     Selector(String),
+    /// The element a locator names (ref, role and name, …), in the main frame.
+    Element(crate::Locator),
 }
 
 #[derive(Debug, Clone)]
@@ -138,14 +140,44 @@ impl Tab {
             });
         }
         let preset = self.viewport();
-        let selector = match &options.target {
-            CaptureTarget::Viewport => Value::Null,
-            CaptureTarget::Selector(selector) => json!(selector),
+        let geometry = match &options.target {
+            CaptureTarget::Viewport => {
+                self.call_script(&CAPTURE_RECT, vec![Value::Null], deadline)
+                    .await
+            }
+            CaptureTarget::Selector(selector) => {
+                self.call_script(&CAPTURE_RECT, vec![json!(selector)], deadline)
+                    .await
+            }
+            CaptureTarget::Element(locator) => {
+                let located = self.locate(locator, deadline).await?;
+                if located.session.id() != self.session().id() {
+                    return Err(Error::InvalidParams {
+                        what: locator.to_string(),
+                        reason:
+                            "it is inside an out-of-process frame; capture the viewport instead"
+                                .into(),
+                    });
+                }
+                let geometry = self
+                    .call_on_node(
+                        &located.session,
+                        located.backend_id,
+                        &CAPTURE_RECT,
+                        vec![Value::Null],
+                        deadline,
+                    )
+                    .await?;
+                if geometry["problem"].is_string() {
+                    return Err(Error::ElementNotVisible {
+                        locator: locator.to_string(),
+                        reason: "it has no size or lies outside the viewport".into(),
+                    });
+                }
+                Ok(geometry)
+            }
         };
-        let (geometry, want) = tokio::join!(
-            self.call_script(&CAPTURE_RECT, vec![selector], deadline),
-            self.expected_size(preset, deadline)
-        );
+        let want = self.expected_size(preset, deadline).await;
         let geometry = geometry?;
         if let CaptureTarget::Selector(selector) = &options.target {
             refuse_selector_problem(selector, &geometry)?;

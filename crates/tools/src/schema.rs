@@ -55,11 +55,9 @@ fn strip_titles(value: &mut Value) {
             }
             // `format: uint`, `double` and friends are noise to a model; so is a minimum
             // of 0 on a count.
-            if map
-                .get("format")
-                .and_then(Value::as_str)
-                .is_some_and(|f| f.starts_with("uint") || f.starts_with("int") || f == "double" || f == "float")
-            {
+            if map.get("format").and_then(Value::as_str).is_some_and(|f| {
+                f.starts_with("uint") || f.starts_with("int") || f == "double" || f == "float"
+            }) {
                 map.remove("format");
             }
             if map.get("minimum") == Some(&Value::from(0)) {

@@ -389,6 +389,14 @@ async fn an_element_is_captured_by_selector_and_bad_selectors_are_refused() {
     assert_eq!(shot["data"]["selector"], "#target");
     assert!(shot["data"].get("clipped").is_none());
     assert_eq!(picture.pixel(120, 80), TARGET_GREEN);
+    // The same element by its ref.
+    let found = h
+        .ok("find", json!({ "role": "img", "name": "Green box" }))
+        .await;
+    let r = found["data"]["matches"][0]["ref"].clone();
+    let (_, by_ref) = h.screenshot(json!({ "ref": r })).await;
+    assert_eq!((by_ref.width, by_ref.height), (240, 160));
+    assert_eq!(by_ref.pixel(120, 80), TARGET_GREEN);
 
     h.refused(
         "screenshot",

@@ -24,6 +24,8 @@ pub(crate) struct Params {
     height: Option<u32>,
     /// Capture only the element this CSS selector matches (exactly one).
     selector: Option<String>,
+    /// Capture only the element with this ref (from snapshot or find).
+    r#ref: Option<String>,
     /// png (default), jpeg or webp.
     #[serde(default)]
     format: Format,
@@ -74,7 +76,7 @@ pub(crate) struct Screenshot;
 
 impl ToolSpec for Screenshot {
     const NAME: &'static str = "screenshot";
-    const DESCRIPTION: &'static str = "Capture the visible viewport (or one element by selector) as an image; refused on error pages. preset sets the viewport first.";
+    const DESCRIPTION: &'static str = "Capture the visible viewport (or one element by ref or selector) as an image; refused on error pages. preset sets the viewport first.";
     type Params = Params;
     type Output = Output;
 
@@ -109,11 +111,24 @@ impl ToolSpec for Screenshot {
                 "quality goes with format jpeg or webp",
             ));
         }
+        let target = match (&params.selector, &params.r#ref) {
+            (Some(_), Some(_)) => {
+                return Err(ToolError::invalid_params("give selector or ref, not both"));
+            }
+            (Some(selector), None) => CaptureTarget::Selector(selector.clone()),
+            (None, Some(r)) if browser::is_ref(r) => {
+                CaptureTarget::Element(browser::Locator::Ref {
+                    r#ref: r.clone(),
+                    snapshot_id: None,
+                })
+            }
+            (None, Some(r)) => {
+                return Err(ToolError::invalid_params(format!("{r:?} is not a ref")));
+            }
+            (None, None) => CaptureTarget::Viewport,
+        };
         let options = ScreenshotOptions {
-            target: match &params.selector {
-                Some(selector) => CaptureTarget::Selector(selector.clone()),
-                None => CaptureTarget::Viewport,
-            },
+            target,
             format,
             quality: params.quality,
             max_side,
