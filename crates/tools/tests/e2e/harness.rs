@@ -6,7 +6,7 @@ use std::time::Duration;
 use browser::{BrowserOptions, Endpoint, LaunchOptions};
 use serde_json::Value;
 use test_support::FixtureServer;
-use tools::{Engine, EngineOptions};
+use tools::{Engine, EngineOptions, Envelope};
 
 pub struct Harness {
     pub server: FixtureServer,
@@ -44,6 +44,24 @@ impl Harness {
 
     pub fn url(&self, path: &str) -> String {
         self.server.url(path)
+    }
+
+    /// The envelope of one call (with its image, which the JSON never carries).
+    pub async fn envelope(&self, method: &str, params: Value) -> Envelope {
+        self.engine.call(method, params, None).await
+    }
+
+    /// A call that must be refused with `code` before anything ran; returns its envelope.
+    pub async fn refused(&self, method: &str, params: Value, code: &str) -> Envelope {
+        let envelope = self.envelope(method, params.clone()).await;
+        let json = envelope.to_json();
+        assert_eq!(json["ok"], false, "{method} {params}: {json:#}");
+        assert_eq!(json["code"], code, "{method} {params}: {json:#}");
+        assert_eq!(json["execution"]["actionStatus"], "not-started", "{json:#}");
+        assert_eq!(json["execution"]["retrySafe"], true, "{json:#}");
+        assert!(json["hint"].as_str().is_some_and(|h| !h.is_empty()));
+        assert!(envelope.image.is_none(), "a refusal delivers no image");
+        envelope
     }
 
     /// The envelope of one call, as JSON (what every face sends).

@@ -6,6 +6,7 @@
 #![allow(clippy::unwrap_used)]
 
 mod acting;
+mod capture;
 mod harness;
 mod navigation;
 mod snapshot;

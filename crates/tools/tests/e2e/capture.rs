@@ -1,90 +1,26 @@
-//! Screenshots, viewport presets, downloads and permissions end to end (SPEC §14, §9.4):
-//! real headless Chromium, fixture pages on 127.0.0.1, and the delivered images decoded
-//! here — sizes read from the PNG itself, colours from its pixels.
-
-// Helpers outside #[test] functions: a failed unwrap is a failed test.
-#![allow(clippy::unwrap_used)]
+//! Screenshots, viewport presets, downloads and permissions (SPEC §14, §9.4), with the
+//! delivered images decoded here — sizes read from the PNG itself, colours from its pixels.
 
 use std::time::{Duration, Instant};
 
 use base64::Engine as _;
-use browser::{BrowserOptions, Endpoint, LaunchOptions};
 use serde_json::{Value, json};
-use test_support::FixtureServer;
-use tools::{Engine, EngineOptions, Envelope};
 
-struct Harness {
-    server: FixtureServer,
-    engine: Engine,
-}
+use crate::harness::Harness;
 
-impl Harness {
-    fn new() -> Self {
-        let options = EngineOptions {
-            browser: BrowserOptions {
-                endpoint: Endpoint::Launch(LaunchOptions {
-                    executable: Some(test_support::chromium()),
-                    ..LaunchOptions::default()
-                }),
-                record_cdp: None,
-            },
-            task_id: "capture".into(),
-            command_timeout: Duration::from_secs(30),
-            ..EngineOptions::default()
-        };
-        Self {
-            server: FixtureServer::start(),
-            engine: Engine::new(options),
-        }
-    }
-
-    fn url(&self, path: &str) -> String {
-        self.server.url(path)
-    }
-
-    /// The envelope of one call (with its image, which the JSON never carries).
-    async fn envelope(&self, method: &str, params: Value) -> Envelope {
-        self.engine.call(method, params, None).await
-    }
-
-    /// A call that must succeed; returns its envelope as JSON.
-    async fn ok(&self, method: &str, params: Value) -> Value {
-        let envelope = self.envelope(method, params.clone()).await.to_json();
-        assert_eq!(envelope["ok"], true, "{method} {params}: {envelope:#}");
-        envelope
-    }
-
-    /// A call that must be refused with `code` before anything ran; returns its envelope.
-    async fn refused(&self, method: &str, params: Value, code: &str) -> Envelope {
-        let envelope = self.envelope(method, params.clone()).await;
-        let json = envelope.to_json();
-        assert_eq!(json["ok"], false, "{method} {params}: {json:#}");
-        assert_eq!(json["code"], code, "{method} {params}: {json:#}");
-        assert_eq!(json["execution"]["actionStatus"], "not-started", "{json:#}");
-        assert_eq!(json["execution"]["retrySafe"], true, "{json:#}");
-        assert!(json["hint"].as_str().is_some_and(|h| !h.is_empty()));
-        assert!(envelope.image.is_none(), "a refusal delivers no image");
-        envelope
-    }
-
-    /// A screenshot that must succeed: its envelope (JSON) and the decoded image.
-    async fn screenshot(&self, params: Value) -> (Value, Picture) {
-        let envelope = self.envelope("screenshot", params.clone()).await;
-        let json = envelope.to_json();
-        assert_eq!(json["ok"], true, "screenshot {params}: {json:#}");
-        let image = envelope.image.expect("a screenshot delivers an image");
-        assert_eq!(image.mime_type, "image/png");
-        // The image travels beside the envelope, never inside it.
-        assert!(json.to_string().len() < 2_000, "{json}");
-        let picture = Picture::decode(&image.data);
-        assert_eq!(json["data"]["width"], picture.width, "{json:#}");
-        assert_eq!(json["data"]["height"], picture.height, "{json:#}");
-        (json, picture)
-    }
-
-    async fn shutdown(self) {
-        self.engine.shutdown().await;
-    }
+/// A screenshot that must succeed: its envelope (JSON) and the decoded image.
+async fn screenshot(h: &Harness, params: Value) -> (Value, Picture) {
+    let envelope = h.envelope("screenshot", params.clone()).await;
+    let json = envelope.to_json();
+    assert_eq!(json["ok"], true, "screenshot {params}: {json:#}");
+    let image = envelope.image.expect("a screenshot delivers an image");
+    assert_eq!(image.mime_type, "image/png");
+    // The image travels beside the envelope, never inside it.
+    assert!(json.to_string().len() < 2_000, "{json}");
+    let picture = Picture::decode(&image.data);
+    assert_eq!(json["data"]["width"], picture.width, "{json:#}");
+    assert_eq!(json["data"]["height"], picture.height, "{json:#}");
+    (json, picture)
 }
 
 /// A decoded PNG: its size from the IHDR chunk, its pixels as RGBA.
@@ -160,7 +96,7 @@ async fn phone_preset_lays_out_the_mobile_layout_and_the_screenshot_shows_it() {
     assert_eq!(data["devicePixelRatio"], 3.0);
     assert_eq!(viewport["execution"]["actionStatus"], "completed");
 
-    let (shot, picture) = h.screenshot(json!({})).await;
+    let (shot, picture) = screenshot(&h, json!({})).await;
     let data = &shot["data"];
     assert_eq!(data["preset"], "phone");
     assert_eq!(data["confirmed"], true);
@@ -178,7 +114,7 @@ async fn phone_preset_lays_out_the_mobile_layout_and_the_screenshot_shows_it() {
     assert_eq!(picture.pixel(x, y), MOBILE_ORANGE);
 
     // The same spot in the desktop layout is blue.
-    let (shot, picture) = h.screenshot(json!({ "preset": "desktop" })).await;
+    let (shot, picture) = screenshot(&h, json!({ "preset": "desktop" })).await;
     assert_eq!(shot["data"]["pageWidth"], 1280);
     assert_eq!(shot["data"]["confirmed"], true);
     assert_eq!(shot["execution"]["actionStatus"], "completed");
@@ -194,9 +130,11 @@ async fn custom_1440x900_is_delivered_as_1568x980() {
     let h = Harness::new();
     h.ok("navigate", json!({ "url": h.url("media-query.html") }))
         .await;
-    let (shot, picture) = h
-        .screenshot(json!({ "preset": "custom", "width": 1440, "height": 900 }))
-        .await;
+    let (shot, picture) = screenshot(
+        &h,
+        json!({ "preset": "custom", "width": 1440, "height": 900 }),
+    )
+    .await;
     let data = &shot["data"];
     assert_eq!((picture.width, picture.height), (1568, 980));
     assert_eq!(data["pageWidth"], 1440);
@@ -207,7 +145,7 @@ async fn custom_1440x900_is_delivered_as_1568x980() {
     assert_eq!(picture.pixel(700, 490), WIDE_BLUE);
 
     // A smaller bound is honoured on both sides.
-    let (_, picture) = h.screenshot(json!({ "maxWidth": 800 })).await;
+    let (_, picture) = screenshot(&h, json!({ "maxWidth": 800 })).await;
     assert_eq!((picture.width, picture.height), (800, 500));
     h.shutdown().await;
 }
@@ -233,7 +171,7 @@ async fn every_preset_reports_the_size_it_delivers() {
             (1001, 777),
         ),
     ] {
-        let (shot, picture) = h.screenshot(preset.clone()).await;
+        let (shot, picture) = screenshot(&h, preset.clone()).await;
         let data = &shot["data"];
         assert_eq!(
             (data["pageWidth"].clone(), data["pageHeight"].clone()),
@@ -248,7 +186,7 @@ async fn every_preset_reports_the_size_it_delivers() {
     assert_eq!(auto["data"]["pageWidth"], 1280, "{auto:#}");
     assert_eq!(auto["data"]["confirmed"], true, "{auto:#}");
     assert_eq!(auto["data"]["touch"], false);
-    let (shot, picture) = h.screenshot(json!({})).await;
+    let (shot, picture) = screenshot(&h, json!({})).await;
     assert_eq!(shot["data"]["scale"], 1.0);
     assert_eq!(picture.width, 1280);
     h.shutdown().await;
@@ -262,7 +200,7 @@ async fn the_preset_persists_on_its_tab_across_navigations() {
     h.ok("viewport", json!({ "preset": "phone" })).await;
     h.ok("navigate", json!({ "url": h.url("media-query.html") }))
         .await;
-    let (shot, picture) = h.screenshot(json!({})).await;
+    let (shot, picture) = screenshot(&h, json!({})).await;
     assert_eq!(shot["data"]["preset"], "phone");
     assert_eq!(shot["data"]["pageWidth"], 390);
     assert_eq!(
@@ -275,7 +213,7 @@ async fn the_preset_persists_on_its_tab_across_navigations() {
         json!({ "action": "new", "url": h.url("media-query.html") }),
     )
     .await;
-    let (shot, _) = h.screenshot(json!({})).await;
+    let (shot, _) = screenshot(&h, json!({})).await;
     assert_eq!(shot["data"]["preset"], "auto");
     assert_eq!(shot["data"]["pageWidth"], 1280);
     h.shutdown().await;
@@ -290,7 +228,7 @@ async fn a_page_without_a_mobile_viewport_is_not_confirmed_at_phone_size() {
     let viewport = h.ok("viewport", json!({ "preset": "phone" })).await;
     assert_eq!(viewport["data"]["confirmed"], false, "{viewport:#}");
     assert_eq!(viewport["data"]["pageWidth"], 980, "{viewport:#}");
-    let (shot, _) = h.screenshot(json!({})).await;
+    let (shot, _) = screenshot(&h, json!({})).await;
     assert_eq!(shot["data"]["confirmed"], false);
     assert_eq!(shot["data"]["pageWidth"], 980);
     h.shutdown().await;
@@ -357,7 +295,7 @@ async fn a_background_tab_is_captured_without_becoming_current() {
         json!({ "action": "new", "url": h.url("second.html") }),
     )
     .await;
-    let (shot, picture) = h.screenshot(json!({ "tabId": "tab0" })).await;
+    let (shot, picture) = screenshot(&h, json!({ "tabId": "tab0" })).await;
     assert_eq!(shot["page"]["tabId"], "tab0");
     assert_eq!(shot["data"]["tabId"], "tab0");
     assert_eq!(
@@ -382,9 +320,8 @@ async fn an_element_is_captured_by_selector_and_bad_selectors_are_refused() {
     h.ok("navigate", json!({ "url": h.url("media-query.html") }))
         .await;
     // #target is 120×80 CSS pixels; desktop draws it at pixel ratio 2.
-    let (shot, picture) = h
-        .screenshot(json!({ "preset": "desktop", "selector": "#target" }))
-        .await;
+    let (shot, picture) =
+        screenshot(&h, json!({ "preset": "desktop", "selector": "#target" })).await;
     assert_eq!((picture.width, picture.height), (240, 160));
     assert_eq!(shot["data"]["selector"], "#target");
     assert!(shot["data"].get("clipped").is_none());
@@ -394,7 +331,7 @@ async fn an_element_is_captured_by_selector_and_bad_selectors_are_refused() {
         .ok("find", json!({ "role": "img", "name": "Green box" }))
         .await;
     let r = found["data"]["matches"][0]["ref"].clone();
-    let (_, by_ref) = h.screenshot(json!({ "ref": r })).await;
+    let (_, by_ref) = screenshot(&h, json!({ "ref": r })).await;
     assert_eq!((by_ref.width, by_ref.height), (240, 160));
     assert_eq!(by_ref.pixel(120, 80), TARGET_GREEN);
 
