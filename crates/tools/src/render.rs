@@ -6,7 +6,7 @@ use serde_json::Value;
 use crate::envelope::Envelope;
 
 /// Fields of `data` that carry page content, shown fenced rather than inline.
-const CONTENT_FIELDS: &[&str] = &["text", "html"];
+const CONTENT_FIELDS: &[&str] = &["text", "html", "diff"];
 
 pub fn render_text(method: &str, envelope: &Envelope) -> String {
     let mut out = String::new();

@@ -65,6 +65,8 @@ pub(crate) struct Params {
     /// The action opens a new tab: wait for it and make it current.
     #[serde(default)]
     expect_popup: bool,
+    /// Return what changed on the page since its last snapshot (default true).
+    snapshot: Option<bool>,
     /// Tab (default: current).
     tab_id: Option<String>,
 }
@@ -124,7 +126,14 @@ pub(crate) struct Output {
     /// A dialog opened and waits for browser_dialog (policy ask).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     dialog_open: bool,
+    /// The page's snapshot lines that changed (`+`/`-`), or the whole snapshot when
+    /// there was none before; its id is `page.snapshotId`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    diff: Option<String>,
 }
+
+/// The token budget of the snapshot taken after an action.
+const DIFF_BUDGET: usize = 2_000;
 
 pub(crate) struct Act;
 
@@ -347,6 +356,7 @@ impl ToolSpec for Act {
                 settled: false,
                 readback: None,
                 dialog_open: true,
+                diff: None,
             });
         }
         // A tab the action opened: adopted, reported, and current if it was expected.
@@ -377,6 +387,27 @@ impl ToolSpec for Act {
             Some(expression) => Some(expect::readback(ctx, &tab, expression).await?),
             None => None,
         };
+        // What the action changed, as a diff against the tab's last snapshot (SPEC §6.2).
+        // Reading it is not part of the action: if it fails, the action still succeeded.
+        let (diff, snapshot_id) = if params.snapshot.unwrap_or(true) {
+            ctx.stage("observe");
+            let options = browser::SnapshotOptions {
+                max_tokens: DIFF_BUDGET,
+                diff: true,
+            };
+            match tab.snapshot(&options, ctx.deadline).await {
+                Ok(snapshot) => (Some(snapshot.text), Some(snapshot.id)),
+                Err(err) => {
+                    tracing::debug!(%err, "no snapshot after the action");
+                    (None, None)
+                }
+            }
+        } else {
+            (None, None)
+        };
+        if let (Some(page), Some(id)) = (ctx.page.as_mut(), &snapshot_id) {
+            page.snapshot_id = Some(id.clone());
+        }
         Ok(Output {
             action: params.action,
             r#ref: outcome.r#ref,
@@ -391,6 +422,7 @@ impl ToolSpec for Act {
             settled: outcome.settled,
             readback,
             dialog_open: false,
+            diff,
         })
     }
 }

@@ -304,12 +304,24 @@ async fn a_confirm_is_dismissed_recorded_and_does_not_block_the_next_command() {
         .await;
     assert_eq!(alerted["events"]["dialog"]["answer"], "accepted");
     assert!(page_text(&h).await.contains("Alerted"));
+    // The snapshot taken after the action shows it too, at the top of what changed.
+    let diff = alerted["data"]["diff"].as_str().unwrap();
+    assert!(
+        diff.contains("# dialog handled: alert \"Hello there\" → accepted"),
+        "{diff}"
+    );
+    // And a snapshot not yet shown a dialog starts with it.
+    h.ok(
+        "act",
+        json!({ "action": "click", "role": "button", "name": "Delete", "snapshot": false }),
+    )
+    .await;
     let snapshot = h.ok("snapshot", json!({})).await;
     assert!(
         snapshot["data"]["text"]
             .as_str()
             .unwrap()
-            .starts_with("# dialog"),
+            .starts_with("# dialog handled: confirm"),
         "{snapshot:#}"
     );
     h.shutdown().await;
@@ -561,5 +573,39 @@ async fn a_late_popup_is_waited_for_against_a_baseline() {
         "POPUP_NOT_OPENED",
     )
     .await;
+    h.shutdown().await;
+}
+
+#[tokio::test]
+async fn an_action_returns_what_it_changed_as_a_snapshot_diff() {
+    let h = Harness::new();
+    h.ok("navigate", json!({ "url": h.url("spa.html") })).await;
+    let before = h.ok("snapshot", json!({})).await;
+    let clicked = h
+        .ok(
+            "act",
+            json!({ "action": "click", "role": "button", "name": "Show details" }),
+        )
+        .await;
+    let diff = clicked["data"]["diff"].as_str().unwrap();
+    assert!(
+        diff.lines()
+            .any(|l| l.starts_with("- ") && l.contains("Home view")),
+        "{diff}"
+    );
+    assert!(
+        diff.lines()
+            .any(|l| l.starts_with("+ ") && l.contains("Details view 1")),
+        "{diff}"
+    );
+    assert!(
+        !diff.contains("Show details"),
+        "unchanged lines stay out: {diff}"
+    );
+    assert_ne!(clicked["page"]["snapshotId"], before["data"]["snapshotId"]);
+    let quiet = h
+        .ok("act", json!({ "action": "click", "role": "button", "name": "Show details", "snapshot": false }))
+        .await;
+    assert!(quiet["data"].get("diff").is_none());
     h.shutdown().await;
 }

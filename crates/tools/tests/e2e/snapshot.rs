@@ -286,7 +286,12 @@ async fn diff_returns_only_what_changed() {
     let h = Harness::new();
     h.ok("navigate", json!({ "url": h.url("spa.html") })).await;
     let full = h.ok("snapshot", json!({})).await;
-    click(&h, &ref_on(&full, "button \"Show details\"")).await;
+    let show = ref_on(&full, "button \"Show details\"");
+    h.ok(
+        "act",
+        json!({ "action": "click", "ref": show, "snapshot": false }),
+    )
+    .await;
     let diff = h.ok("snapshot", json!({ "diff": true })).await;
     assert_eq!(diff["data"]["diffAgainst"], full["data"]["snapshotId"]);
     let text = diff["data"]["text"].as_str().unwrap();
