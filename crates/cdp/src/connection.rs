@@ -14,6 +14,7 @@ use futures::{SinkExt, StreamExt};
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
+use serde_json::value::RawValue;
 use tokio::sync::{mpsc, oneshot, watch};
 
 use crate::protocol::{Command, Event};
@@ -50,7 +51,9 @@ impl RawEvent {
     }
 }
 
-type Reply = Result<Value, Error>;
+/// A reply's `result`, kept as the raw JSON text: a typed call decodes it once, straight
+/// into its reply type (a 10 MB accessibility tree is not built as a `Value` first).
+type Reply = Result<Box<RawValue>, Error>;
 
 /// A function called on the reader task for each event of a session, before any later
 /// reply is delivered; returns false to unsubscribe itself.
@@ -92,7 +95,7 @@ impl std::fmt::Debug for Connection {
 #[derive(Deserialize)]
 struct Incoming {
     id: Option<u64>,
-    result: Option<Value>,
+    result: Option<Box<RawValue>>,
     error: Option<ProtocolError>,
     method: Option<String>,
     params: Option<Value>,
@@ -198,6 +201,18 @@ impl Connection {
         params: Value,
         deadline: Deadline,
     ) -> Result<Value, Error> {
+        let reply = self.call_reply(session, method, params, deadline).await?;
+        decode(method, &reply)
+    }
+
+    /// Sends `method` and returns its reply's raw JSON.
+    async fn call_reply(
+        &self,
+        session: Option<&SessionId>,
+        method: &str,
+        params: Value,
+        deadline: Deadline,
+    ) -> Result<Box<RawValue>, Error> {
         let started = Instant::now();
         if self.is_closed() {
             return Err(Error::Closed);
@@ -302,7 +317,7 @@ impl Inner {
                         None => error.message,
                     },
                 }),
-                None => Ok(incoming.result.unwrap_or(Value::Null)),
+                None => Ok(incoming.result.unwrap_or_else(|| RawValue::NULL.to_owned())),
             };
             let _ = reply.send(result);
         } else if let Some(method) = incoming.method {
@@ -381,8 +396,11 @@ impl Session {
             method: C::METHOD.to_string(),
             reason: e.to_string(),
         })?;
-        let reply = self.call_raw(C::METHOD, params, deadline).await?;
-        decode(C::METHOD, reply)
+        let reply = self
+            .connection
+            .call_reply(self.id.as_ref(), C::METHOD, params, deadline)
+            .await?;
+        decode(C::METHOD, &reply)
     }
 
     /// The escape hatch: any method, untyped.
@@ -403,8 +421,8 @@ impl Session {
     }
 }
 
-fn decode<T: DeserializeOwned>(method: &str, value: Value) -> Result<T, Error> {
-    serde_json::from_value(value).map_err(|e| Error::Decode {
+fn decode<T: DeserializeOwned>(method: &str, raw: &RawValue) -> Result<T, Error> {
+    serde_json::from_str(raw.get()).map_err(|e| Error::Decode {
         method: method.to_string(),
         reason: e.to_string(),
     })
