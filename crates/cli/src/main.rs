@@ -6,6 +6,7 @@ mod bench_acting;
 mod bench_daemon;
 mod bench_snapshots;
 mod client;
+mod config;
 mod demo;
 mod lifecycle;
 mod output;
@@ -54,6 +55,12 @@ struct BrowserArgs {
     /// The deadline of one command, in milliseconds (default 30000).
     #[arg(long, global = true, value_name = "MS")]
     command_timeout_ms: Option<u64>,
+    /// The configuration file (default: $CANDOR_CONFIG, else ./candor.toml if present).
+    #[arg(long, global = true, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// The loaded configuration (file, then environment); flags above override it.
+    #[arg(skip)]
+    settings: config::Config,
 }
 
 #[derive(Debug, Subcommand)]
@@ -72,11 +79,12 @@ enum Command {
 
 impl BrowserArgs {
     fn engine_options(&self, task_id: &str) -> EngineOptions {
+        let settings = &self.settings;
         let endpoint = match &self.cdp {
             Some(url) => Endpoint::Attach(url.clone()),
             None => Endpoint::Launch(LaunchOptions {
-                executable: self.chromium.clone(),
-                headless: !self.headed,
+                executable: self.chromium.clone().or_else(|| settings.chromium.clone()),
+                headless: !self.headed && settings.headless.unwrap_or(true),
                 args: Vec::new(),
             }),
         };
@@ -86,28 +94,17 @@ impl BrowserArgs {
                 record_cdp: self.record_cdp.clone(),
             },
             task_id: task_id.to_string(),
-            command_timeout: Duration::from_millis(self.command_timeout_ms.unwrap_or(30_000)),
-            enable_eval: eval_enabled(std::env::var("CANDOR_ENABLE_EVAL").ok().as_deref()),
-            ..EngineOptions::default()
-        }
-    }
-}
-
-/// `CANDOR_ENABLE_EVAL` (SPEC §8): `true`/`1`/`yes`/`on` enable `eval`; anything else
-/// leaves it off, and a value that is not a recognisable "off" is logged.
-fn eval_enabled(value: Option<&str>) -> bool {
-    let Some(value) = value.map(str::trim) else {
-        return false;
-    };
-    match value.to_ascii_lowercase().as_str() {
-        "true" | "1" | "yes" | "on" => true,
-        "false" | "0" | "no" | "off" | "" => false,
-        _ => {
-            tracing::warn!(
-                value,
-                "CANDOR_ENABLE_EVAL is not true or false; eval stays disabled"
-            );
-            false
+            command_timeout: Duration::from_millis(
+                self.command_timeout_ms
+                    .or(settings.command_timeout_ms)
+                    .unwrap_or(30_000),
+            ),
+            url_policy: browser::UrlPolicy {
+                allow_data: settings.allow_data.unwrap_or(false),
+            },
+            enable_eval: settings.enable_eval.unwrap_or(false),
+            upload_dir: settings.upload_dir.clone(),
+            ask_dialogs: settings.dialog_policy == Some(config::DialogPolicy::Ask),
         }
     }
 }
@@ -150,7 +147,8 @@ fn main() -> ExitCode {
     }) {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
-            eprintln!("Error: {err:?}");
+            // The cause chain on one line; a backtrace is for bugs, not bad input.
+            eprintln!("candor: {err:#}");
             ExitCode::FAILURE
         }
     }
@@ -167,7 +165,8 @@ fn start(cli: Cli) -> anyhow::Result<()> {
     result
 }
 
-async fn run(cli: Cli) -> anyhow::Result<()> {
+async fn run(mut cli: Cli) -> anyhow::Result<()> {
+    cli.browser.settings = config::Config::load(cli.browser.config.as_deref())?;
     match cli.command {
         Command::Mcp => {
             lifecycle::exit_with_parent();
@@ -185,21 +184,5 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Bench(args) => bench::run(&cli.browser, args).await,
         Command::Serve(args) => serve::run(&cli.browser, args).await,
         Command::Verb(_) => anyhow::bail!("a CLI verb is run without the async runtime"),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::eval_enabled;
-
-    #[test]
-    fn candor_enable_eval_turns_eval_on_only_when_it_says_so() {
-        for on in ["true", "TRUE", "1", "yes", " on "] {
-            assert!(eval_enabled(Some(on)), "{on}");
-        }
-        for off in ["false", "0", "no", "off", "", "ture", "enabled"] {
-            assert!(!eval_enabled(Some(off)), "{off}");
-        }
-        assert!(!eval_enabled(None));
     }
 }
