@@ -37,6 +37,10 @@ pub(crate) const ELEMENT_FILES: Script = script!("element_files");
 pub(crate) const ELEMENT_LABEL: Script = script!("element_label");
 /// `{x, y}`: the page's scroll position.
 pub(crate) const SCROLL_POSITION: Script = script!("scroll_position");
+/// The elements near the viewport of a large page (by reference; see `region.rs`).
+pub(crate) const REGION_ELEMENTS: Script = script!("region_elements");
+/// On that array: what a snapshot needs of each element.
+pub(crate) const REGION_FACTS: Script = script!("region_facts");
 /// `1`: the cheapest possible round trip into the page (benchmarks, liveness).
 pub(crate) const PING: Script = script!("ping");
 /// `{met, actual}` or `{invalidSelector}`: polls one wait condition for a slice of time.

@@ -55,7 +55,7 @@ pub struct PageState {
     main_frame: String,
     pub(crate) loader: Option<String>,
     pub(crate) loaded_loader: Option<String>,
-    main_context: Option<i64>,
+    pub(crate) main_context: Option<i64>,
     /// Counts main-frame commits and same-document navigations.
     pub(crate) navigations: u64,
     document_error: Option<String>,

@@ -154,20 +154,9 @@ struct SessionCapture {
 }
 
 /// Observes the page of `page` (and its out-of-process frames, `children`).
-/// How much of a page an observation covers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Extent {
-    /// Every node: what `find` and locating need.
-    Whole,
-    /// Around the viewport when the page is large (see `region.rs`): what a budgeted
-    /// snapshot shows anyway.
-    AroundViewport,
-}
-
 pub(crate) async fn observe(
     page: &Session,
     children: &[(String, Session)],
-    extent: Extent,
     deadline: Deadline,
 ) -> Result<Observation, Error> {
     let started = std::time::Instant::now();
@@ -184,13 +173,6 @@ pub(crate) async fn observe(
         content_width: metrics.css_content_size.width,
         content_height: metrics.css_content_size.height,
     };
-    if extent == Extent::AroundViewport
-        && children.is_empty()
-        && let Some(observation) =
-            super::region::observe_around(page, viewport, &snapshot, deadline).await?
-    {
-        return Ok(observation);
-    }
     let main = capture_session(page, (0.0, 0.0), Some(snapshot), deadline).await?;
     let mut sessions = vec![page.clone()];
     let mut captures = vec![main];

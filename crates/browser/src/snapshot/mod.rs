@@ -115,14 +115,6 @@ pub(crate) struct SnapshotMemory {
 impl Tab {
     /// Reads the page through CDP: one observation of every frame.
     pub(crate) async fn observe(&self, deadline: Deadline) -> Result<Observation, Error> {
-        self.observe_extent(capture::Extent::Whole, deadline).await
-    }
-
-    async fn observe_extent(
-        &self,
-        extent: capture::Extent,
-        deadline: Deadline,
-    ) -> Result<Observation, Error> {
         self.check_usable()?;
         let children: Vec<(String, cdp::Session)> = self
             .state()
@@ -135,7 +127,7 @@ impl Tab {
                 )
             })
             .collect();
-        capture::observe(self.session(), &children, extent, deadline).await
+        capture::observe(self.session(), &children, deadline).await
     }
 
     /// An element snapshot: the pruned accessibility tree with refs, within a budget.
@@ -144,9 +136,11 @@ impl Tab {
         options: &SnapshotOptions,
         deadline: Deadline,
     ) -> Result<ElementSnapshot, Error> {
-        let observation = self
-            .observe_extent(capture::Extent::AroundViewport, deadline)
-            .await?;
+        // A large page is read around its viewport only (see `region.rs`).
+        let observation = match self.observe_region(deadline).await? {
+            Some(observation) => observation,
+            None => self.observe(deadline).await?,
+        };
         let epoch = self.state().url_epoch;
         let mut memory = self.memory();
         let outlined = outline::outline(&observation, epoch, &mut memory.registry);

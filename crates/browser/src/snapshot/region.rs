@@ -1,227 +1,336 @@
 //! Observing a large page around the viewport only. Chromium's full accessibility tree
 //! of a page like the Rust standard library's `Iterator` documentation has 33,000 nodes
 //! (half of them inline text boxes) and takes the renderer most of a second to
-//! serialise, while a snapshot's budget shows two screens of it. So for a large page:
-//! the DOM snapshot (one call, all of the page's structure and boxes), then Chromium's
-//! role, name and states only for the elements near the viewport and their ancestors
-//! (`Accessibility.getPartialAXTree`, pipelined), with text taken from the DOM.
-//! Small pages, pages with out-of-process frames, `find` and locating keep the full tree.
+//! serialise, and even its DOM snapshot takes 130 ms, while a snapshot's budget shows two
+//! screens of it. So for a large page a page-side pass (`js/region_elements.js`) picks
+//! the elements near the viewport and their ancestors, another (`js/region_facts.js`)
+//! describes them (boxes, text, click and clip hints), and Chromium gives each its role,
+//! name and states (`Accessibility.getPartialAXTree`, pipelined). Small pages, pages
+//! with out-of-process frames, `find` and locating read the whole tree.
 
-use std::collections::HashSet;
-
-use cdp::protocol::{accessibility, dom_snapshot};
+use cdp::protocol::accessibility;
 use cdp::{Deadline, Session};
 
 use super::capture::{self, Node, Observation, Rect, Viewport};
 use crate::Error;
 
-/// Below this many DOM nodes the full tree costs less than the DOM snapshot plus the
-/// per-element calls (measured: the full tree takes about 25 µs per node, the partial
-/// path about 7 µs per DOM node plus 0.1 ms per element shown).
-const LARGE_PAGE_NODES: usize = 12_000;
 /// The region observed, in screens above and below the viewport: about what a default
 /// budget shows.
 const SCREENS_ABOVE: f64 = 0.5;
 const SCREENS_BELOW: f64 = 2.5;
 
-const ELEMENT: i64 = 1;
-const TEXT: i64 = 3;
+/// The group page objects of a region read belong to; released at the end.
+const OBJECT_GROUP: &str = "candor-region";
+/// Pages with fewer elements are read whole: below this the full tree costs less than
+/// the page-side passes plus one call per element shown (the full tree takes about
+/// 25 µs per accessibility node, a partial node about 0.1 ms).
+const LARGE_PAGE_ELEMENTS: usize = 5_000;
 
-/// Observes `page` around the viewport, or returns `None` when the page is small enough
-/// for a full observation (the caller's job then).
-pub(crate) async fn observe_around(
-    page: &Session,
-    viewport: Viewport,
-    snapshot: &dom_snapshot::Snapshot,
-    deadline: Deadline,
-) -> Result<Option<Observation>, Error> {
-    let nodes: usize = snapshot
-        .documents
-        .iter()
-        .map(|d| d.nodes.backend_node_id.len())
-        .sum();
-    if nodes < LARGE_PAGE_NODES {
-        return Ok(None);
-    }
-    let started = std::time::Instant::now();
-    let (facts, _documents) = capture::read_dom(snapshot, (0.0, 0.0));
-    tracing::debug!(
-        ms = started.elapsed().as_millis() as u64,
-        nodes = facts.len(),
-        "DOM facts"
-    );
-    let top = viewport.scroll_y - SCREENS_ABOVE * viewport.height;
-    let bottom = viewport.scroll_y + (1.0 + SCREENS_BELOW) * viewport.height;
-    let near = |rect: &Rect| rect.bottom() >= top && rect.y <= bottom;
-
-    // Which nodes to show: elements near the viewport, their ancestors, and documents.
-    let strings = &snapshot.strings;
-    let text_of = |index: i64| -> String {
-        usize::try_from(index)
-            .ok()
-            .and_then(|i| strings.get(i))
-            .cloned()
-            .unwrap_or_default()
-    };
-    let mut chosen: Vec<HashSet<usize>> = Vec::with_capacity(snapshot.documents.len());
-    let mut beyond = (0usize, 0usize);
-    for doc in &snapshot.documents {
-        let nodes = &doc.nodes;
-        let mut keep = HashSet::new();
-        for (i, backend) in nodes.backend_node_id.iter().enumerate() {
-            let kind = nodes.node_type.get(i).copied().unwrap_or(0);
-            if kind != ELEMENT {
-                continue;
-            }
-            let Some(f) = facts.get(backend) else {
-                continue;
-            };
-            let Some(rect) = f.bounds else { continue };
-            if near(&rect) {
-                let mut at = Some(i);
-                while let Some(n) = at {
-                    if !keep.insert(n) {
-                        break;
-                    }
-                    at = nodes
-                        .parent_index
-                        .get(n)
-                        .and_then(|p| usize::try_from(*p).ok());
-                }
-            } else if f.clickable || f.href.is_some() || f.input_type.is_some() {
-                if rect.bottom() < top {
-                    beyond.0 += 1;
-                } else {
-                    beyond.1 += 1;
-                }
-            }
-        }
-        chosen.push(keep);
-    }
-
-    // Chromium's role, name and states for each chosen element (and document).
-    let requests: Vec<(usize, usize, accessibility::GetPartialAxTree)> = snapshot
-        .documents
-        .iter()
-        .enumerate()
-        .flat_map(|(d, doc)| {
-            chosen[d].iter().filter_map(move |i| {
-                let kind = doc.nodes.node_type.get(*i).copied().unwrap_or(0);
-                (kind == ELEMENT || kind == 9).then(|| {
-                    (
-                        d,
-                        *i,
-                        accessibility::GetPartialAxTree {
-                            backend_node_id: doc.nodes.backend_node_id.get(*i).copied(),
-                            fetch_relatives: Some(false),
-                        },
-                    )
-                })
-            })
-        })
-        .collect();
-    let started = std::time::Instant::now();
-    let replies =
-        futures::future::join_all(requests.iter().map(|(_, _, r)| page.call(r, deadline))).await;
-    tracing::debug!(
-        calls = requests.len(),
-        ms = started.elapsed().as_millis() as u64,
-        "partial AX"
-    );
-    let mut ax: Vec<std::collections::HashMap<usize, Node>> =
-        vec![Default::default(); snapshot.documents.len()];
-    for ((d, i, request), reply) in requests.iter().zip(replies) {
-        let reply = reply?;
-        let wanted = request.backend_node_id;
-        if let Some(node) = reply.nodes.iter().find(|n| n.backend_dom_node_id == wanted) {
-            ax[*d].insert(*i, capture::node_from_ax(node, &facts, 0));
-        }
-    }
-
-    // The tree, in document order, from the main document down (child documents under
-    // their iframe element).
-    let mut nodes: Vec<Node> = Vec::new();
-    let children: Vec<Vec<Vec<usize>>> = snapshot
-        .documents
-        .iter()
-        .map(|doc| {
-            let mut children = vec![Vec::new(); doc.nodes.parent_index.len()];
-            for (i, parent) in doc.nodes.parent_index.iter().enumerate() {
-                if let Ok(p) = usize::try_from(*parent) {
-                    children[p].push(i);
-                }
-            }
-            children
-        })
-        .collect();
-    let mut stack: Vec<(usize, usize, Option<usize>)> = vec![(0, 0, None)];
-    while let Some((d, i, parent)) = stack.pop() {
-        let doc = &snapshot.documents[d];
-        let kind = doc.nodes.node_type.get(i).copied().unwrap_or(0);
-        let backend = doc.nodes.backend_node_id.get(i).copied();
-        let node = if kind == TEXT {
-            let text = text_of(doc.nodes.node_value.get(i).copied().unwrap_or(-1));
-            let parent_chosen = doc
-                .nodes
-                .parent_index
-                .get(i)
-                .and_then(|p| usize::try_from(*p).ok())
-                .is_some_and(|p| chosen[d].contains(&p));
-            let bounds = backend.and_then(|b| facts.get(&b)).and_then(|f| f.bounds);
-            if text.trim().is_empty() || !parent_chosen || bounds.is_some_and(|r| !near(&r)) {
-                continue;
-            }
-            Node {
-                role: "StaticText".into(),
-                name: text,
-                backend_id: backend,
-                bounds,
-                ..Node::default()
-            }
-        } else if chosen[d].contains(&i) {
-            ax[d].remove(&i).unwrap_or_else(|| Node {
-                role: "none".into(),
-                backend_id: backend,
-                bounds: backend.and_then(|b| facts.get(&b)).and_then(|f| f.bounds),
-                ..Node::default()
-            })
-        } else {
-            continue;
+impl crate::Tab {
+    /// Observes a large page around its viewport without reading the whole page: a
+    /// page-side pass picks the elements near the viewport (and their ancestors), and
+    /// Chromium gives each its role, name and states. `None` for a page small enough to
+    /// read whole, a page with out-of-process frames, or one that could not be asked.
+    pub(crate) async fn observe_region(
+        &self,
+        deadline: Deadline,
+    ) -> Result<Option<Observation>, Error> {
+        use cdp::protocol::{page, runtime};
+        self.check_usable()?;
+        let state = self.state();
+        let (Some(context), true) = (state.main_context, state.child_frames.is_empty()) else {
+            return Ok(None);
         };
-        let index = nodes.len();
-        let mut node = node;
-        node.parent = parent;
+        let session = self.session();
+        let call = runtime::CallFunctionOn {
+            function_declaration: crate::script::REGION_ELEMENTS.source.to_string(),
+            execution_context_id: Some(context),
+            arguments: [LARGE_PAGE_ELEMENTS as f64, SCREENS_ABOVE, SCREENS_BELOW]
+                .iter()
+                .map(|v| runtime::CallArgument {
+                    value: Some(serde_json::json!(v)),
+                    object_id: None,
+                })
+                .collect(),
+            return_by_value: Some(false),
+            object_group: Some(OBJECT_GROUP.into()),
+            ..Default::default()
+        };
+        let (metrics, found) = tokio::try_join!(
+            async { Ok::<_, Error>(session.call(&page::GetLayoutMetrics {}, deadline).await?) },
+            async { Ok::<_, Error>(session.call(&call, deadline).await?) },
+        )?;
+        let Some(array) = found
+            .result
+            .object_id
+            .filter(|_| found.exception_details.is_none())
+        else {
+            return Ok(None);
+        };
+        let read = self.read_region(session, &array, deadline).await;
+        let _ = session
+            .call(
+                &runtime::ReleaseObjectGroup {
+                    object_group: OBJECT_GROUP.into(),
+                },
+                deadline,
+            )
+            .await;
+        let (facts, elements, beyond, ax) = read?;
+        let viewport = Viewport {
+            width: metrics.css_visual_viewport.client_width,
+            height: metrics.css_visual_viewport.client_height,
+            scroll_x: metrics.css_visual_viewport.page_x,
+            scroll_y: metrics.css_visual_viewport.page_y,
+            content_width: metrics.css_content_size.width,
+            content_height: metrics.css_content_size.height,
+        };
+        let top = viewport.scroll_y - SCREENS_ABOVE * viewport.height;
+        let bottom = viewport.scroll_y + (1.0 + SCREENS_BELOW) * viewport.height;
+        Ok(Some(build(
+            &facts,
+            elements,
+            ax,
+            beyond,
+            viewport,
+            (top, bottom),
+            &state.title,
+            session,
+        )))
+    }
+
+    /// The facts, element object ids, counts left out, and AX nodes of a region read.
+    async fn read_region(
+        &self,
+        session: &Session,
+        array: &str,
+        deadline: Deadline,
+    ) -> Result<
+        (
+            Vec<serde_json::Value>,
+            usize,
+            (usize, usize),
+            Vec<Option<Node>>,
+        ),
+        Error,
+    > {
+        use cdp::protocol::runtime;
+        let facts_call = runtime::CallFunctionOn {
+            function_declaration: crate::script::REGION_FACTS.source.to_string(),
+            object_id: Some(array.to_string()),
+            return_by_value: Some(true),
+            ..Default::default()
+        };
+        let properties = runtime::GetProperties {
+            object_id: array.to_string(),
+            own_properties: Some(true),
+        };
+        let (facts, properties) = tokio::try_join!(
+            async { Ok::<_, Error>(session.call(&facts_call, deadline).await?) },
+            async { Ok::<_, Error>(session.call(&properties, deadline).await?) },
+        )?;
+        let facts: Vec<serde_json::Value> = facts
+            .result
+            .value
+            .and_then(|v| v.as_array().cloned())
+            .unwrap_or_default();
+        let mut objects: Vec<(usize, String)> = Vec::new();
+        let mut beyond = (0, 0);
+        for property in properties.result {
+            let value = property.value;
+            match property.name.as_str() {
+                "above" => {
+                    beyond.0 = value
+                        .and_then(|v| v.value)
+                        .and_then(|v| v.as_u64())
+                        .unwrap_or(0) as usize
+                }
+                "below" => {
+                    beyond.1 = value
+                        .and_then(|v| v.value)
+                        .and_then(|v| v.as_u64())
+                        .unwrap_or(0) as usize
+                }
+                name => {
+                    if let (Ok(index), Some(object)) =
+                        (name.parse::<usize>(), value.and_then(|v| v.object_id))
+                    {
+                        objects.push((index, object));
+                    }
+                }
+            }
+        }
+        let requests: Vec<(usize, accessibility::GetPartialAxTree)> = objects
+            .into_iter()
+            .map(|(index, object)| {
+                (
+                    index,
+                    accessibility::GetPartialAxTree {
+                        backend_node_id: None,
+                        object_id: Some(object),
+                        fetch_relatives: Some(false),
+                    },
+                )
+            })
+            .collect();
+        let replies =
+            futures::future::join_all(requests.iter().map(|(_, r)| session.call(r, deadline)))
+                .await;
+        let empty = std::collections::HashMap::new();
+        let mut ax: Vec<Option<Node>> = vec![None; facts.len()];
+        for ((index, _), reply) in requests.iter().zip(replies) {
+            if let (Ok(reply), Some(slot)) = (reply, ax.get_mut(*index))
+                && let Some(node) = reply.nodes.iter().find(|n| n.backend_dom_node_id.is_some())
+            {
+                *slot = Some(capture::node_from_ax(node, &empty, 0));
+            }
+        }
+        Ok((facts, requests.len(), beyond, ax))
+    }
+}
+
+/// The observation of a region read: elements as the page described them, with their
+/// accessibility nodes, and their direct text.
+#[allow(clippy::too_many_arguments)]
+fn build(
+    facts: &[serde_json::Value],
+    _elements: usize,
+    mut ax: Vec<Option<Node>>,
+    beyond: (usize, usize),
+    viewport: Viewport,
+    (top, bottom): (f64, f64),
+    title: &str,
+    session: &Session,
+) -> Observation {
+    let rect = |v: &serde_json::Value, at: usize| -> Rect {
+        let n = |i: usize| {
+            v.get(at + i)
+                .and_then(serde_json::Value::as_f64)
+                .unwrap_or(0.0)
+        };
+        Rect {
+            x: n(0),
+            y: n(1),
+            width: n(2),
+            height: n(3),
+        }
+    };
+    let mut nodes = vec![Node {
+        role: "RootWebArea".into(),
+        name: title.to_string(),
+        ..Node::default()
+    }];
+    // Every element first (element i is node i + 1), then each one's content in order;
+    // pointer cursors inherit, so only the outermost element that sets one counts.
+    let parent_of = |i: usize| {
+        facts[i]["parent"]
+            .as_i64()
+            .and_then(|p| usize::try_from(p).ok())
+    };
+    for (i, fact) in facts.iter().enumerate() {
+        let parent_pointer =
+            parent_of(i).is_some_and(|p| facts.get(p).is_some_and(|f| f["pointer"] == true));
+        let mut node = ax
+            .get_mut(i)
+            .and_then(Option::take)
+            .unwrap_or_else(|| Node {
+                role: "none".into(),
+                ..Node::default()
+            });
+        node.bounds = Some(rect(&fact["box"], 0));
+        node.clickable = fact["onclick"] == true || fact["pointer"] == true && !parent_pointer;
+        node.clips = fact["clips"] == true;
+        node.href = fact["href"].as_str().map(str::to_string);
+        node.input_type = fact["type"].as_str().map(str::to_string);
+        node.parent = Some(parent_of(i).map_or(0, |p| p + 1));
         node.children.clear();
         nodes.push(node);
-        if let Some(p) = parent {
-            nodes[p].children.push(index);
-        }
-        // Children go on the stack in reverse so they come off in document order; a
-        // frame's document follows its iframe element's own children.
-        let mut next: Vec<(usize, usize, Option<usize>)> = children[d][i]
-            .iter()
-            .map(|c| (d, *c, Some(index)))
-            .collect();
-        if let Some(child_doc) = backend
-            .and_then(|b| facts.get(&b))
-            .and_then(|f| f.content_document)
-            && child_doc < snapshot.documents.len()
-        {
-            next.push((child_doc, 0, Some(index)));
-        }
-        stack.extend(next.into_iter().rev());
     }
-    let dom_parents = vec![
-        facts
-            .iter()
-            .filter_map(|(node, f)| Some((*node, f.parent_backend?)))
-            .collect(),
-    ];
-    Ok(Some(Observation {
+    for (i, fact) in facts.iter().enumerate() {
+        if parent_of(i).is_none() {
+            nodes[0].children.push(i + 1);
+        }
+        for item in fact["content"].as_array().into_iter().flatten() {
+            match item.get(0).and_then(serde_json::Value::as_str) {
+                Some("e") => {
+                    if let Some(child) = item.get(1).and_then(serde_json::Value::as_u64) {
+                        nodes[i + 1].children.push(child as usize + 1);
+                    }
+                }
+                Some("t") => {
+                    let bounds = rect(item, 2);
+                    if bounds.bottom() < top || bounds.y > bottom {
+                        continue;
+                    }
+                    let at = nodes.len();
+                    nodes.push(Node {
+                        role: "StaticText".into(),
+                        name: item
+                            .get(1)
+                            .and_then(serde_json::Value::as_str)
+                            .unwrap_or_default()
+                            .to_string(),
+                        bounds: Some(bounds),
+                        parent: Some(i + 1),
+                        ..Node::default()
+                    });
+                    nodes[i + 1].children.push(at);
+                }
+                _ => {}
+            }
+        }
+    }
+    // Nodes must be in document order for the outline: renumber depth-first.
+    let nodes = reorder(nodes);
+    Observation {
         nodes,
         viewport,
-        sessions: vec![page.clone()],
-        dom_parents,
+        sessions: vec![session.clone()],
+        dom_parents: vec![std::collections::HashMap::new()],
         elements_beyond: beyond,
-    }))
+    }
+}
+
+/// Renumbers `nodes` depth-first from the root, so children follow their parents in
+/// document order.
+fn reorder(nodes: Vec<Node>) -> Vec<Node> {
+    let mut order = Vec::with_capacity(nodes.len());
+    let mut stack = vec![0usize];
+    let mut seen = vec![false; nodes.len()];
+    while let Some(index) = stack.pop() {
+        if std::mem::replace(&mut seen[index], true) {
+            continue;
+        }
+        order.push(index);
+        stack.extend(
+            nodes[index]
+                .children
+                .iter()
+                .rev()
+                .copied()
+                .filter(|c| *c < nodes.len()),
+        );
+    }
+    let mut new_index = vec![usize::MAX; nodes.len()];
+    for (position, old) in order.iter().enumerate() {
+        new_index[*old] = position;
+    }
+    let mut nodes: Vec<Option<Node>> = nodes.into_iter().map(Some).collect();
+    order
+        .iter()
+        .filter_map(|old| {
+            let mut node = nodes[*old].take()?;
+            node.children = node
+                .children
+                .iter()
+                .filter_map(|c| new_index.get(*c).copied())
+                .filter(|c| *c != usize::MAX)
+                .collect();
+            node.parent = node
+                .parent
+                .and_then(|p| new_index.get(p).copied())
+                .filter(|p| *p != usize::MAX);
+            Some(node)
+        })
+        .collect()
 }

@@ -75,6 +75,8 @@ pub struct GetPartialAxTree {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub backend_node_id: Option<i64>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    pub object_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub fetch_relatives: Option<bool>,
 }
 

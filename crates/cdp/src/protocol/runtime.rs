@@ -39,6 +39,8 @@ pub struct CallFunctionOn {
     pub return_by_value: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub await_promise: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub object_group: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, Serialize)]
@@ -137,7 +139,35 @@ pub struct BindingCalled {
     pub execution_context_id: i64,
 }
 
+#[derive(Debug, Clone, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GetProperties {
+    pub object_id: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub own_properties: Option<bool>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct Properties {
+    pub result: Vec<PropertyDescriptor>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct PropertyDescriptor {
+    pub name: String,
+    #[serde(default)]
+    pub value: Option<RemoteObject>,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReleaseObjectGroup {
+    pub object_group: String,
+}
+
 command! {
+    GetProperties => "Runtime.getProperties", Properties;
+    ReleaseObjectGroup => "Runtime.releaseObjectGroup", Empty;
     AddBinding => "Runtime.addBinding", Empty;
     Enable => "Runtime.enable", Empty;
     RunIfWaitingForDebugger => "Runtime.runIfWaitingForDebugger", Empty;

@@ -336,3 +336,36 @@ async fn markdown_mode_reads_the_page_with_links_and_refs() {
     assert_eq!(clipped["data"]["truncated"], true);
     h.shutdown().await;
 }
+
+#[tokio::test]
+async fn a_large_page_is_read_around_the_viewport_and_its_refs_act() {
+    let h = Harness::new();
+    h.ok("navigate", json!({ "url": h.url("large.html") }))
+        .await;
+    let snapshot = h.ok("snapshot", json!({})).await;
+    let text = snapshot["data"]["text"].as_str().unwrap();
+    assert!(text.contains("heading \"Large page\""), "{text}");
+    assert!(text.contains("below the viewport"), "{text}");
+    assert!(
+        !text.contains("Choose 2000"),
+        "far below the viewport: {text}"
+    );
+    assert!(
+        snapshot["data"]["elementsOmitted"].as_u64().unwrap() > 1000,
+        "{snapshot:#}"
+    );
+    assert_eq!(snapshot["data"]["truncated"], false);
+    // A ref from the region read resolves in the whole page.
+    let three = ref_on(&snapshot, "button \"Choose 3\"");
+    h.ok(
+        "act",
+        json!({ "action": "click", "ref": three, "expect": { "text": "Chose 3" } }),
+    )
+    .await;
+    // find still searches everything.
+    let found = h
+        .ok("find", json!({ "role": "button", "name": "Choose 2000" }))
+        .await;
+    assert_eq!(found["data"]["total"], 1, "{found:#}");
+    h.shutdown().await;
+}
