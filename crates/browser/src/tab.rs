@@ -439,13 +439,30 @@ impl Tab {
             .ok()
             .and_then(|r| r.result.value)
             .and_then(|v| v.as_str().map(str::to_string));
+        // The URL the opener asked for; while the frame still shows the initial blank
+        // document, that navigation is yet to commit.
+        let wanted = self
+            .shared
+            .session
+            .connection()
+            .browser_session()
+            .call(
+                &target::GetTargetInfo {
+                    target_id: self.shared.target_id.clone(),
+                },
+                deadline,
+            )
+            .await
+            .map(|info| info.target_info.url)
+            .unwrap_or_default();
         let frame = tree.frame_tree.frame;
+        let pending = frame.url == "about:blank" && !wanted.is_empty() && wanted != "about:blank";
         self.update(|s| {
             if s.navigations == 0 {
                 s.main_frame = frame.id;
                 s.url = frame.unreachable_url.clone().unwrap_or(frame.url);
                 s.loader = Some(frame.loader_id.clone());
-                if ready.as_deref() == Some("complete") {
+                if ready.as_deref() == Some("complete") && !pending {
                     s.loaded_loader = Some(frame.loader_id);
                     s.loading = false;
                 } else {
@@ -454,6 +471,17 @@ impl Tab {
             }
         });
         let _ = self.refresh_info(deadline).await;
+    }
+
+    /// Waits (within `deadline`, at most ten seconds) until the tab is not loading; says
+    /// whether it got there.
+    pub async fn wait_until_loaded(&self, deadline: Deadline) -> bool {
+        let limit = deadline.within(Duration::from_secs(10));
+        self.wait_state("the tab to load", limit, Instant::now(), |s| {
+            !s.loading || s.failed.is_some() || s.crashed || s.closed
+        })
+        .await
+        .is_ok()
     }
 
     /// Title and URL as the browser reports them now.

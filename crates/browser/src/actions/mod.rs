@@ -156,6 +156,18 @@ impl Tab {
             dispatched: false,
         };
         let before = self.state();
+        // A page in the background gets no frames, and input to it waits for one (about
+        // five seconds): the tab acted on comes to the front first.
+        if let Err(error) = self
+            .session()
+            .call(&cdp::protocol::page::BringToFront {}, deadline)
+            .await
+        {
+            return Err(ActFailure {
+                error: error.into(),
+                dispatched: false,
+            });
+        }
         let ended = {
             let acting = run.act(locator, action, options);
             // Under the `ask` policy a dialog the input opens blocks the page, and the

@@ -221,6 +221,7 @@ command! {
     GetLayoutMetrics => "Page.getLayoutMetrics", LayoutMetrics;
     SetInterceptFileChooserDialog => "Page.setInterceptFileChooserDialog", Empty;
     HandleJavaScriptDialog => "Page.handleJavaScriptDialog", Empty;
+    BringToFront => "Page.bringToFront", Empty;
 
 }
 
@@ -278,3 +279,7 @@ pub struct JavascriptDialogClosed {
     #[serde(default)]
     pub user_input: String,
 }
+
+/// Makes the page the one shown (and so the one that gets frames and input at once).
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct BringToFront {}

@@ -460,6 +460,8 @@ async fn adopt_new_tabs(
     if let Some((id, tab)) = &first {
         if wait {
             task.select(&id.to_string())?;
+            // The tab asked for is the one acted on next: let its page load first.
+            tab.wait_until_loaded(deadline).await;
         }
         let state = tab.state();
         ctx.events.new_tab =
