@@ -135,39 +135,14 @@ impl Run<'_> {
             })
     }
 
+    /// The centre of the element's visible box in its own frame's viewport.
     pub(super) async fn frame_point(
         &self,
         target: &Located,
         locator: &Locator,
     ) -> Result<(f64, f64), Error> {
-        let quads = target
-            .session
-            .call(
-                &dom::GetContentQuads {
-                    backend_node_id: target.backend_id,
-                },
-                self.deadline,
-            )
-            .await
-            .map_err(|e| Error::ElementNotVisible {
-                locator: locator.to_string(),
-                reason: format!("it has no box on screen ({e})"),
-            })?;
-        quads
-            .quads
-            .iter()
-            .filter(|q| q.len() == 8 && area(q) >= 1.0)
-            .map(|q| {
-                (
-                    (q[0] + q[2] + q[4] + q[6]) / 4.0,
-                    (q[1] + q[3] + q[5] + q[7]) / 4.0,
-                )
-            })
-            .next()
-            .ok_or_else(|| Error::ElementNotVisible {
-                locator: locator.to_string(),
-                reason: "it has no visible area".into(),
-            })
+        let (left, top, right, bottom) = self.frame_box(target, locator).await?;
+        Ok(((left + right) / 2.0, (top + bottom) / 2.0))
     }
 
     pub(super) async fn point_of(&self, target: &Located) -> Result<(f64, f64), Error> {

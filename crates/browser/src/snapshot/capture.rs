@@ -574,7 +574,7 @@ fn parent_has_pointer(dom: &HashMap<i64, DomFacts>, facts: &DomFacts) -> bool {
 
 /// Renumbers the nodes in document order (depth-first from the first root), dropping
 /// nodes not reachable from it.
-fn reorder(nodes: Vec<Node>) -> Vec<Node> {
+pub(super) fn reorder(nodes: Vec<Node>) -> Vec<Node> {
     let Some(root) = nodes.iter().position(|n| n.parent.is_none()) else {
         return Vec::new();
     };

@@ -281,7 +281,7 @@ fn build(
         }
     }
     // Nodes must be in document order for the outline: renumber depth-first.
-    let nodes = reorder(nodes);
+    let nodes = capture::reorder(nodes);
     Observation {
         nodes,
         viewport,
@@ -289,48 +289,4 @@ fn build(
         dom_parents: vec![std::collections::HashMap::new()],
         elements_beyond: beyond,
     }
-}
-
-/// Renumbers `nodes` depth-first from the root, so children follow their parents in
-/// document order.
-fn reorder(nodes: Vec<Node>) -> Vec<Node> {
-    let mut order = Vec::with_capacity(nodes.len());
-    let mut stack = vec![0usize];
-    let mut seen = vec![false; nodes.len()];
-    while let Some(index) = stack.pop() {
-        if std::mem::replace(&mut seen[index], true) {
-            continue;
-        }
-        order.push(index);
-        stack.extend(
-            nodes[index]
-                .children
-                .iter()
-                .rev()
-                .copied()
-                .filter(|c| *c < nodes.len()),
-        );
-    }
-    let mut new_index = vec![usize::MAX; nodes.len()];
-    for (position, old) in order.iter().enumerate() {
-        new_index[*old] = position;
-    }
-    let mut nodes: Vec<Option<Node>> = nodes.into_iter().map(Some).collect();
-    order
-        .iter()
-        .filter_map(|old| {
-            let mut node = nodes[*old].take()?;
-            node.children = node
-                .children
-                .iter()
-                .filter_map(|c| new_index.get(*c).copied())
-                .filter(|c| *c != usize::MAX)
-                .collect();
-            node.parent = node
-                .parent
-                .and_then(|p| new_index.get(p).copied())
-                .filter(|p| *p != usize::MAX);
-            Some(node)
-        })
-        .collect()
 }
