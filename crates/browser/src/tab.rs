@@ -219,6 +219,20 @@ impl Tab {
         Ok(())
     }
 
+    /// Refuses to read a tab that shows a transport error page (SPEC §15): it is not the
+    /// site, and must never be read or photographed as if it were.
+    pub fn check_loaded(&self) -> Result<(), Error> {
+        let state = self.state();
+        match state.failed {
+            Some(error_text) => Err(Error::PageLoadFailed {
+                tab: self.label().to_string(),
+                url: state.url,
+                error_text,
+            }),
+            None => Ok(()),
+        }
+    }
+
     /// Navigates to `url` (already checked against the task's policy) and waits for its
     /// load event until `deadline`.
     pub async fn navigate(&self, url: &Url, deadline: Deadline) -> Result<LoadOutcome, Error> {

@@ -8,7 +8,7 @@
 //! its own browser context. Commands that touch the task run one at a time; `diagnostics`
 //! reads the journal and the running command's status without waiting for them.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant, SystemTime};
 
@@ -22,6 +22,7 @@ use crate::envelope::{
     ActionStatus, Envelope, Events, Execution, Image, PageInfo, Status, Verification,
 };
 use crate::error::{Code, ToolError};
+use crate::host::BrowserHost;
 use crate::journal::{CommandRecord, Journal, epoch_ms, redact_command};
 
 /// How an engine gets its browser and bounds its commands.
@@ -71,84 +72,6 @@ pub const MAX_COMMAND_TIMEOUT: Duration = Duration::from_millis(900_000);
 
 /// How long past its deadline a command may take to report a timeout it saw itself.
 const REPORT_GRACE: Duration = Duration::from_millis(50);
-
-/// What the tasks of one process share: one browser, started on the first command that
-/// needs it and replaced when it dies, and the counter that numbers commands.
-pub struct BrowserHost {
-    options: Mutex<BrowserOptions>,
-    /// One launch at a time: two tasks' first commands must not start two browsers.
-    launching: tokio::sync::Mutex<()>,
-    /// Reachable without waiting for a command, so shutdown never waits on one.
-    running: Mutex<Option<Browser>>,
-    next_command: AtomicU64,
-}
-
-impl std::fmt::Debug for BrowserHost {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("BrowserHost")
-            .field("running", &self.browser().is_some())
-            .finish()
-    }
-}
-
-impl BrowserHost {
-    pub fn new(options: BrowserOptions) -> Self {
-        Self {
-            options: Mutex::new(options),
-            launching: tokio::sync::Mutex::new(()),
-            running: Mutex::new(None),
-            next_command: AtomicU64::new(1),
-        }
-    }
-
-    /// How the next browser will be started.
-    pub fn options(&self) -> BrowserOptions {
-        lock(&self.options).clone()
-    }
-
-    /// Changes how the next browser is started, and hands back the running one (the
-    /// caller closes it): the next command that needs a browser starts a new one.
-    pub fn reconfigure(&self, options: BrowserOptions) -> Option<Browser> {
-        *lock(&self.options) = options;
-        lock(&self.running).take()
-    }
-
-    /// The browser, when one was started and not closed (it may have died since).
-    pub fn browser(&self) -> Option<Browser> {
-        lock(&self.running).clone()
-    }
-
-    /// The browser is running and connected.
-    pub fn is_running(&self) -> bool {
-        self.browser().is_some_and(|b| b.is_connected())
-    }
-
-    /// A fresh command id, `c-N`, unique within this host.
-    pub fn next_command_id(&self) -> String {
-        format!("c-{}", self.next_command.fetch_add(1, Ordering::Relaxed))
-    }
-
-    /// The running browser, or a new one when there is none or it died.
-    async fn connected(&self, deadline: Deadline) -> Result<Browser, browser::Error> {
-        let _launching = self.launching.lock().await;
-        if let Some(browser) = self.browser()
-            && browser.is_connected()
-        {
-            return Ok(browser);
-        }
-        let browser = Browser::start(self.options(), deadline).await?;
-        *lock(&self.running) = Some(browser.clone());
-        Ok(browser)
-    }
-
-    /// Closes the browser, if one is running.
-    pub async fn close(&self, deadline: Deadline) {
-        let browser = lock(&self.running).take();
-        if let Some(browser) = browser {
-            browser.close(deadline).await;
-        }
-    }
-}
 
 #[derive(Default)]
 pub(crate) struct Slot {
@@ -610,7 +533,7 @@ struct Run<'r> {
     budget: Duration,
 }
 
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 

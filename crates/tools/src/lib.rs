@@ -10,17 +10,17 @@ mod catalogue;
 mod engine;
 mod envelope;
 mod error;
+mod host;
 mod journal;
 mod render;
 mod schema;
 
 pub use catalogue::{ToolDef, catalogue, find};
-pub use engine::{
-    ActiveCommand, BrowserHost, CallOptions, Engine, EngineOptions, MAX_COMMAND_TIMEOUT,
-};
+pub use engine::{ActiveCommand, CallOptions, Engine, EngineOptions, MAX_COMMAND_TIMEOUT};
 pub use envelope::{
     ActionStatus, Envelope, Events, Execution, Image, PageInfo, Status, Verification,
 };
 pub use error::{Code, ToolError};
+pub use host::BrowserHost;
 pub use journal::redact_command;
 pub use render::render_text;

@@ -2,7 +2,7 @@
 //! name, with where it is (landmarks, the heading it is under). Pure: no browser here.
 
 use super::capture::Observation;
-use super::outline::{Outline, clip, normalise, text_under};
+use super::outline::{LANDMARKS, Outline, clip, normalise, text_under};
 use crate::refs::Identity;
 
 /// One match of a find.
@@ -13,21 +13,6 @@ pub(crate) struct Match {
     pub text: String,
     pub path: Vec<String>,
 }
-
-/// Landmarks that name where a match is.
-const LANDMARKS: &[&str] = &[
-    "main",
-    "navigation",
-    "banner",
-    "contentinfo",
-    "complementary",
-    "region",
-    "form",
-    "search",
-    "dialog",
-    "alertdialog",
-    "article",
-];
 
 /// Every shown-or-collapsed node matching `query`, best first: exact name matches, then
 /// document order. A text match inside a matching element is reported as the element.

@@ -105,8 +105,8 @@ const FOLDED: &[&str] = &[
 /// Dropped with everything under them.
 pub(crate) const DROPPED_ROLES: &[&str] = &["InlineTextBox", "LineBreak", "ListMarker"];
 
-/// Containers that make up an element's identity path.
-const CONTAINERS: &[&str] = &[
+/// Landmarks: where an element is, in words (find's path) and in its identity.
+pub(crate) const LANDMARKS: &[&str] = &[
     "main",
     "navigation",
     "banner",
@@ -118,6 +118,10 @@ const CONTAINERS: &[&str] = &[
     "dialog",
     "alertdialog",
     "article",
+];
+
+/// Containers that, with the landmarks, make up an element's identity path.
+const CONTAINERS: &[&str] = &[
     "listitem",
     "row",
     "table",
@@ -228,7 +232,8 @@ impl Builder<'_> {
             || node.role == "group" && node.name.trim().is_empty() && !actionable
             || unnamed_image && !actionable;
         let rect = node.bounds.or(parent_rect);
-        let inner_container = if CONTAINERS.contains(&node.role.as_str()) {
+        let role = node.role.as_str();
+        let inner_container = if LANDMARKS.contains(&role) || CONTAINERS.contains(&role) {
             let label =
                 if node.name.trim().is_empty() && TEXT_IDENTIFIED.contains(&node.role.as_str()) {
                     self.text_of(index)

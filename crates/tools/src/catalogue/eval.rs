@@ -7,7 +7,7 @@
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::ToolSpec;
 use crate::engine::Ctx;
@@ -79,18 +79,9 @@ impl ToolSpec for Eval {
         let deadline = ctx.deadline;
         let task = ctx.task().await?;
         let (tab_id, tab) = task.tab_or_open(params.tab_id.as_deref(), deadline).await?;
-        let state = tab.state();
-        if let Some(error_text) = &state.failed {
-            ctx.report_page(tab_id, &state);
-            return Err(ToolError::new(
-                Code::PageLoadFailed,
-                format!(
-                    "{tab_id} shows an error page: loading {} failed with {error_text}",
-                    state.url
-                ),
-                "navigate to a working URL, or reload once the server is up",
-            )
-            .with_data(json!({ "url": state.url, "errorText": error_text })));
+        if let Err(refused) = tab.check_loaded() {
+            ctx.report_page(tab_id, &tab.state());
+            return Err(refused.into());
         }
         ctx.stage("dispatch");
         // The code may change the page: from here on, something may have happened.

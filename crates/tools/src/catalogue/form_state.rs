@@ -118,19 +118,8 @@ impl ToolSpec for FormState {
         let deadline = ctx.deadline;
         let task = ctx.task().await?;
         let (tab_id, tab) = task.tab_or_open(params.tab_id.as_deref(), deadline).await?;
-        let state = tab.state();
-        ctx.report_page(tab_id, &state);
-        if let Some(error_text) = &state.failed {
-            return Err(ToolError::new(
-                Code::PageLoadFailed,
-                format!(
-                    "{tab_id} shows an error page: loading {} failed with {error_text}",
-                    state.url
-                ),
-                "navigate to a working URL, or reload once the server is up",
-            )
-            .with_data(json!({ "url": state.url, "errorText": error_text })));
-        }
+        ctx.report_page(tab_id, &tab.state());
+        tab.check_loaded()?;
         ctx.stage("read");
         let read = tab.form_state(params.scope.as_deref(), deadline).await?;
         if read.scope_matched == Some(0) {

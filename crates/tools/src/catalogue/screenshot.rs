@@ -139,14 +139,7 @@ impl ToolSpec for Screenshot {
         let state = tab.state();
         ctx.report_page(tab_id, &state);
         // Refused before the viewport changes: nothing is done to an error page.
-        if let Some(error_text) = state.failed {
-            return Err(browser::Error::PageLoadFailed {
-                tab: tab_id.to_string(),
-                url: state.url,
-                error_text,
-            }
-            .into());
-        }
+        tab.check_loaded()?;
         let mut confirmed = None;
         if let Some(preset) = preset {
             ctx.stage("dispatch");

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use super::ToolSpec;
 use crate::engine::Ctx;
-use crate::error::{Code, ToolError};
+use crate::error::ToolError;
 
 const DEFAULT_MAX_CHARS: usize = 20_000;
 const MAX_MAX_CHARS: usize = 2_000_000;
@@ -143,18 +143,9 @@ impl ToolSpec for Snapshot {
         let deadline = ctx.deadline;
         let task = ctx.task().await?;
         let (tab_id, tab) = task.tab_or_open(params.tab_id.as_deref(), deadline).await?;
-        let state = tab.state();
-        if let Some(error_text) = &state.failed {
-            ctx.report_page(tab_id, &state);
-            return Err(ToolError::new(
-                Code::PageLoadFailed,
-                format!(
-                    "{tab_id} shows an error page: loading {} failed with {error_text}",
-                    state.url
-                ),
-                "navigate to a working URL, or reload once the server is up",
-            )
-            .with_data(serde_json::json!({ "url": state.url, "errorText": error_text })));
+        if let Err(refused) = tab.check_loaded() {
+            ctx.report_page(tab_id, &tab.state());
+            return Err(refused.into());
         }
         ctx.stage("read");
         let result = match params.mode {

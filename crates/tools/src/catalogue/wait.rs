@@ -107,10 +107,9 @@ impl ToolSpec for Wait {
         let deadline = ctx.deadline;
         let task = ctx.task().await?;
         let (tab_id, tab) = task.tab_or_open(params.tab_id.as_deref(), deadline).await?;
-        let state = tab.state();
-        if let Some(error_text) = state.failed.clone() {
-            ctx.report_page(tab_id, &state);
-            return Err(failed_page(tab_id, &state.url, &error_text));
+        if let Err(refused) = tab.check_loaded() {
+            ctx.report_page(tab_id, &tab.state());
+            return Err(refused.into());
         }
         ctx.stage("wait");
         let navigations = tab.navigations();
@@ -141,9 +140,7 @@ impl ToolSpec for Wait {
             Err(other) => return Err(other.into()),
         };
         // A condition met on an error page is not the site's (a spinner is "hidden" there).
-        if let Some(error_text) = &state.failed {
-            return Err(failed_page(tab_id, &state.url, error_text));
-        }
+        tab.check_loaded()?;
         let mut outcome = outcome;
         let cut_short = !outcome.met && outcome.waited + Duration::from_millis(1) < timeout;
         if cut_short {
@@ -390,15 +387,6 @@ fn evidence(actual: &Value) -> String {
     } else {
         clipped
     }
-}
-
-fn failed_page(tab_id: browser::TabId, url: &str, error_text: &str) -> ToolError {
-    ToolError::new(
-        Code::PageLoadFailed,
-        format!("{tab_id} shows an error page: loading {url} failed with {error_text}"),
-        "navigate to a working URL, or reload once the server is up",
-    )
-    .with_data(json!({ "url": url, "errorText": error_text }))
 }
 
 #[cfg(test)]

@@ -1,0 +1,88 @@
+//! The browser the tasks of one process share: started on the first command that needs
+//! it, replaced when it dies, closed at shutdown; and the counter that makes command ids
+//! unique per process.
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use browser::{Browser, BrowserOptions, Deadline};
+
+use crate::engine::lock;
+
+/// What the tasks of one process share: one browser, started on the first command that
+/// needs it and replaced when it dies, and the counter that numbers commands.
+pub struct BrowserHost {
+    options: Mutex<BrowserOptions>,
+    /// One launch at a time: two tasks' first commands must not start two browsers.
+    launching: tokio::sync::Mutex<()>,
+    /// Reachable without waiting for a command, so shutdown never waits on one.
+    running: Mutex<Option<Browser>>,
+    next_command: AtomicU64,
+}
+
+impl std::fmt::Debug for BrowserHost {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BrowserHost")
+            .field("running", &self.browser().is_some())
+            .finish()
+    }
+}
+
+impl BrowserHost {
+    pub fn new(options: BrowserOptions) -> Self {
+        Self {
+            options: Mutex::new(options),
+            launching: tokio::sync::Mutex::new(()),
+            running: Mutex::new(None),
+            next_command: AtomicU64::new(1),
+        }
+    }
+
+    /// How the next browser will be started.
+    pub fn options(&self) -> BrowserOptions {
+        lock(&self.options).clone()
+    }
+
+    /// Changes how the next browser is started, and hands back the running one (the
+    /// caller closes it): the next command that needs a browser starts a new one.
+    pub fn reconfigure(&self, options: BrowserOptions) -> Option<Browser> {
+        *lock(&self.options) = options;
+        lock(&self.running).take()
+    }
+
+    /// The browser, when one was started and not closed (it may have died since).
+    pub fn browser(&self) -> Option<Browser> {
+        lock(&self.running).clone()
+    }
+
+    /// The browser is running and connected.
+    pub fn is_running(&self) -> bool {
+        self.browser().is_some_and(|b| b.is_connected())
+    }
+
+    /// A fresh command id, `c-N`, unique within this host.
+    pub fn next_command_id(&self) -> String {
+        format!("c-{}", self.next_command.fetch_add(1, Ordering::Relaxed))
+    }
+
+    /// The running browser, or a new one when there is none or it died.
+    pub(crate) async fn connected(&self, deadline: Deadline) -> Result<Browser, browser::Error> {
+        let _launching = self.launching.lock().await;
+        if let Some(browser) = self.browser()
+            && browser.is_connected()
+        {
+            return Ok(browser);
+        }
+        let browser = Browser::start(self.options(), deadline).await?;
+        *lock(&self.running) = Some(browser.clone());
+        Ok(browser)
+    }
+
+    /// Closes the browser, if one is running.
+    pub async fn close(&self, deadline: Deadline) {
+        let browser = lock(&self.running).take();
+        if let Some(browser) = browser {
+            browser.close(deadline).await;
+        }
+    }
+}
