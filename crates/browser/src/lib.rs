@@ -18,6 +18,7 @@ mod permission;
 mod refs;
 mod screenshot;
 mod script;
+mod settle;
 mod snapshot;
 mod tab;
 mod task;
@@ -45,6 +46,7 @@ pub use permission::PermissionDenial;
 pub use screenshot::{
     CaptureTarget, CssRect, DEFAULT_MAX_SIDE, ImageFormat, Screenshot, ScreenshotOptions,
 };
+pub use settle::{DEFAULT_SETTLE, Settled};
 pub use tab::{LoadOutcome, PageState, Tab};
 pub use task::{HistoryMove, TabId, TabSummary, Task};
 pub use url_policy::{UrlPolicy, check_url};

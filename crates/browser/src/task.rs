@@ -217,7 +217,10 @@ impl Task {
         self.next_tab += 1;
         let tab = Tab::attach(&self.browser, id.to_string(), created.target_id, deadline).await?;
         tab.set_ask_dialogs(self.ask_dialogs);
-        self.permissions.watch(&tab, deadline).await?;
+        tokio::try_join!(
+            self.permissions.watch(&tab, deadline),
+            crate::settle::watch(&tab, deadline)
+        )?;
         self.tabs.insert(id, tab.clone());
         self.current = Some(id);
         Ok((id, tab))
@@ -243,7 +246,10 @@ impl Task {
             let tab = Tab::attach(&self.browser, id.to_string(), target_id, deadline).await?;
             tab.set_ask_dialogs(self.ask_dialogs);
             tab.sync_attached(deadline).await;
-            self.permissions.watch(&tab, deadline).await?;
+            tokio::try_join!(
+                self.permissions.watch(&tab, deadline),
+                crate::settle::watch(&tab, deadline)
+            )?;
             self.tabs.insert(id, tab.clone());
             adopted.push((id, tab));
         }

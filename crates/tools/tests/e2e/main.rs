@@ -10,4 +10,5 @@ mod capture;
 mod harness;
 mod navigation;
 mod snapshot;
+mod untuned;
 mod waits;
