@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use super::capture::{Node, Observation, Rect, Viewport};
+use super::capture::{Node, Observation, Rect, Sep, Viewport};
 use crate::refs::{Fnv, Identity, RefRegistry};
 
 /// One line of the outline.
@@ -538,9 +538,11 @@ fn only_text(blocks: &[Block]) -> Option<String> {
     Some(normalise(&parts.join(" ")))
 }
 
-/// Adjacent text blocks at the same depth become one line: with a space between two
-/// pieces, unless the page shows none there (see [`continues`]), so that
-/// `"<b>Vanda</b>"` reads `"Vanda"`, not `" Vanda "`.
+/// Adjacent text blocks at the same depth become one line where the page reads them as
+/// one: text separated by a block boundary or `<br>` stays on its own line, and inline
+/// neighbours join with a space only where the page renders one (see [`capture::Sep`];
+/// without that knowledge, [`continues`] decides by geometry), so that `"<b>Vanda</b>"`
+/// reads `"Vanda"` and `M<span>e</span>p` reads `"Mep"`.
 fn merge_text(nodes: &[Node], blocks: Vec<Block>) -> Vec<Block> {
     let mut out: Vec<Block> = Vec::with_capacity(blocks.len());
     // Per block of `out`: the last text node merged into it.
@@ -549,18 +551,23 @@ fn merge_text(nodes: &[Node], blocks: Vec<Block>) -> Vec<Block> {
         let is_text = block.lines.len() == 1
             && !block.lines[0].element
             && block.lines[0].hidden_elements == 0;
+        let next = block.lines[0].node;
+        let sep = next.map_or(Some(Sep::Line), |n| nodes[n].sep_before);
         if is_text
+            && sep != Some(Sep::Line)
             && let Some(last) = out.last_mut()
             && last.lines.len() == 1
             && !last.lines[0].element
             && last.lines[0].hidden_elements == 0
             && last.lines[0].depth == block.lines[0].depth
         {
-            let next = block.lines[0].node;
             let tail = tails.last_mut().expect("a tail per block");
-            let joined = tail
-                .zip(next)
-                .is_some_and(|(a, b)| continues(&nodes[a], &nodes[b]));
+            let joined = match sep {
+                Some(sep) => sep == Sep::None,
+                None => tail
+                    .zip(next)
+                    .is_some_and(|(a, b)| continues(&nodes[a], &nodes[b])),
+            };
             let merged = &mut last.lines[0];
             if !joined {
                 merged.text.push(' ');
@@ -569,7 +576,7 @@ fn merge_text(nodes: &[Node], blocks: Vec<Block>) -> Vec<Block> {
             *tail = next;
             continue;
         }
-        tails.push(if is_text { block.lines[0].node } else { None });
+        tails.push(if is_text { next } else { None });
         out.push(block);
     }
     for block in &mut out {
@@ -651,6 +658,11 @@ pub(crate) fn visibility(nodes: &[Node]) -> Vec<bool> {
             .is_some_and(|r| r.right() < 0.0 || r.bottom() < 0.0);
         let child_shows = node.children.iter().any(|c| visible[*c]);
         visible[index] = !offscreen && !clipped_away && (own || child_shows);
+        // Fully transparent (`opacity: 0`, a fade's end): hidden with everything
+        // inside (the outline does not descend into a hidden node).
+        if node.transparent {
+            visible[index] = false;
+        }
     }
     visible
 }
@@ -754,7 +766,8 @@ pub(crate) fn text_under(nodes: &[Node], index: usize, max: usize) -> String {
         }
         let node = &nodes[i];
         if node.role == "StaticText" {
-            if !text.is_empty() {
+            // Inline neighbours with nothing between them on the page join directly.
+            if !text.is_empty() && node.sep_before != Some(Sep::None) {
                 text.push(' ');
             }
             text.push_str(node.name.trim());

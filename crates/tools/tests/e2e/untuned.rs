@@ -99,3 +99,73 @@ async fn a_page_still_changing_at_the_settle_budget_says_so_and_names_the_region
     );
     h.shutdown().await;
 }
+
+/// The page's text as the snapshot shows it: text lines as they are, and the name of an
+/// element line that stands for its own text (`- listitem "Apples"`).
+fn shown_text(snapshot: &str) -> Vec<String> {
+    snapshot
+        .lines()
+        .filter_map(|line| {
+            let line = line.trim_start();
+            match line.strip_prefix("- ") {
+                Some(element) => {
+                    let start = element.find('"')?;
+                    let end = element.rfind('"')?;
+                    (end > start).then(|| element[start + 1..end].to_string())
+                }
+                None => Some(line.to_string()),
+            }
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn snapshot_text_keeps_the_pages_block_and_inline_boundaries_as_inner_text_does() {
+    let h = Harness::with(|options| options.enable_eval = true);
+    h.ok(
+        "navigate",
+        json!({ "url": h.url("widgets/text-blocks.html") }),
+    )
+    .await;
+    let snapshot = h.ok("snapshot", json!({ "maxTokens": 20000 })).await;
+    let shown = shown_text(text(&snapshot));
+    let cases = h
+        .ok(
+            "eval",
+            json!({ "expression": "[...document.querySelectorAll('section.case')].map(s => s.innerText)" }),
+        )
+        .await;
+    let cases = cases["data"]["value"].as_array().unwrap().clone();
+    assert!(cases.len() >= 12);
+    for (n, case) in cases.iter().enumerate() {
+        if n + 1 == 9 {
+            continue; // a link inside the sentence: its own line, checked below
+        }
+        // innerText's lines, blank ones dropped; table cells (tabs) are lines of their own.
+        let want: Vec<String> = case
+            .as_str()
+            .unwrap()
+            .split(['\n', '\t'])
+            .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+            .filter(|l| !l.is_empty())
+            .collect();
+        let found = shown.windows(want.len()).any(|w| w == want.as_slice());
+        assert!(
+            found,
+            "case {}: innerText lines {want:#?} not shown as such in\n{}",
+            n + 1,
+            text(&snapshot)
+        );
+    }
+    let sentence = [
+        "This sentence has bold and italic words and",
+        "a link",
+        "in the middle.",
+    ];
+    assert!(
+        shown.windows(3).any(|w| w == sentence),
+        "{}",
+        text(&snapshot)
+    );
+    h.shutdown().await;
+}
