@@ -77,6 +77,10 @@ pub struct Node {
     pub sep_before: Option<Sep>,
     /// Drawn fully transparent (`opacity: 0`): hidden with what it holds.
     pub transparent: bool,
+    /// Scrolls its content (`overflow` `auto` or `scroll`): a scroll container.
+    pub scrolls: bool,
+    /// An input's live value, as the DOM holds it (`2015-03-10` for a date).
+    pub dom_value: Option<String>,
     pub children: Vec<usize>,
     pub parent: Option<usize>,
 }
@@ -138,6 +142,7 @@ const STATE_PROPERTIES: &[&str] = &[
     "level",
     "focused",
     "multiselectable",
+    "multiline",
     "modal",
 ];
 
@@ -155,6 +160,10 @@ pub(super) struct DomFacts {
     pub parent_backend: Option<i64>,
     pub sep_before: Option<Sep>,
     pub transparent: bool,
+    /// Scrolls its content (`overflow` `auto` or `scroll`).
+    pub scrolls: bool,
+    /// An input's live value, as the DOM holds it.
+    pub dom_value: Option<String>,
 }
 
 /// A document of one session's DOM snapshot: its frame and where it sits on screen.
@@ -367,6 +376,17 @@ pub(super) fn read_dom(
                     .unwrap_or_default()
             };
         let clickable = rare_bool(&nodes.is_clickable);
+        let input_values: HashMap<i64, i64> = nodes
+            .input_value
+            .as_ref()
+            .map(|d| {
+                d.index
+                    .iter()
+                    .copied()
+                    .zip(d.value.iter().copied())
+                    .collect()
+            })
+            .unwrap_or_default();
         let content_documents: HashMap<i64, i64> = nodes
             .content_document_index
             .as_ref()
@@ -425,6 +445,12 @@ pub(super) fn read_dom(
                     sep_before: None,
                     transparent: style(OPACITY) == "0"
                         && !matches!(tag.as_str(), "input" | "select" | "textarea"),
+                    scrolls: [OVERFLOW_X, OVERFLOW_Y]
+                        .iter()
+                        .any(|i| matches!(style(*i), "auto" | "scroll")),
+                    dom_value: input_values
+                        .get(&(index as i64))
+                        .map(|v| text(*v).to_string()),
                 },
             );
         }
@@ -663,6 +689,8 @@ pub(super) fn node_from_ax(
         input_type: facts.and_then(|f| f.input_type.clone()),
         sep_before: facts.and_then(|f| f.sep_before),
         transparent: facts.is_some_and(|f| f.transparent),
+        scrolls: facts.is_some_and(|f| f.scrolls),
+        dom_value: facts.and_then(|f| f.dom_value.clone()),
         children: Vec::new(),
         parent: None,
     }

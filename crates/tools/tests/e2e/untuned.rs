@@ -169,3 +169,115 @@ async fn snapshot_text_keeps_the_pages_block_and_inline_boundaries_as_inner_text
     );
     h.shutdown().await;
 }
+
+#[tokio::test]
+async fn options_scrolled_out_of_a_listbox_are_listed_and_other_scrolled_content_is_counted() {
+    let h = Harness::new();
+    h.ok("navigate", json!({ "url": h.url("widgets/listbox.html") }))
+        .await;
+    let snapshot = h.ok("snapshot", json!({ "maxTokens": 20000 })).await;
+    let shown = text(&snapshot);
+    // Every option of the native multi-select and of the ARIA listbox, each with a ref.
+    for n in 1..=40 {
+        for label in [format!("Option {n}"), format!("Color {n}")] {
+            let line = shown
+                .lines()
+                .find(|l| l.contains(&format!("option \"{label}\"")))
+                .unwrap_or_else(|| panic!("{label} missing from\n{shown}"));
+            assert!(line.contains(" [e"), "{line}");
+        }
+    }
+    // The scrolled message list: the rows out of view are counted on the container's
+    // line, with its ref, not silently dropped.
+    let summary = shown
+        .lines()
+        .find(|l| l.contains("more items below (scrolled out of view)"))
+        .unwrap_or_else(|| panic!("no count of scrolled-out rows in\n{shown}"));
+    assert!(summary.contains("scroll [e"), "{summary}");
+    assert!(!shown.contains("Message 60"), "{shown}");
+    // find reaches them, and acting scrolls them into view inside their container.
+    let found = h.ok("find", json!({ "text": "Message 60" })).await;
+    assert!(found["data"]["matches"][0]["ref"].is_string(), "{found:#}");
+    let color = shown
+        .lines()
+        .find(|l| l.contains("option \"Color 33\""))
+        .unwrap();
+    let r = &color[color.find("[e").unwrap() + 1..color.find(']').unwrap()];
+    h.ok(
+        "act",
+        json!({ "action": "click", "ref": r, "expect": { "text": "picked: Color 33" } }),
+    )
+    .await;
+    let picked = h
+        .ok(
+            "act",
+            json!({ "action": "select", "role": "listbox", "name": "Options",
+                    "values": ["Option 2", "Option 33"] }),
+        )
+        .await;
+    assert!(
+        picked["data"]["selected"].to_string().contains("Option 33"),
+        "{picked:#}"
+    );
+    h.shutdown().await;
+}
+
+#[tokio::test]
+async fn typed_inputs_are_one_element_with_their_value_and_a_textarea_is_multiline() {
+    let h = Harness::new();
+    h.ok("navigate", json!({ "url": h.url("widgets/native.html") }))
+        .await;
+    let snapshot = h.ok("snapshot", json!({ "maxTokens": 20000 })).await;
+    let shown = text(&snapshot);
+    for internal in [
+        "spinbutton \"Month\"",
+        "spinbutton \"Day\"",
+        "spinbutton \"Year\"",
+        "\"Hours\"",
+    ] {
+        assert!(!shown.contains(internal), "{internal} in\n{shown}");
+    }
+    let line = |start: &str| {
+        shown
+            .lines()
+            .map(str::trim_start)
+            .find(|l| l.starts_with(start))
+            .unwrap_or_else(|| panic!("no line starting {start} in\n{shown}"))
+            .to_string()
+    };
+    assert!(line("- date ").contains(" [e"), "{shown}");
+    assert!(line("- time ").contains(" [e"), "{shown}");
+    assert!(line("- datetime-local ").contains(" [e"), "{shown}");
+    assert!(line("- color ").contains("value=\"#000000\""), "{shown}");
+    assert!(line("- slider ").contains("value=\"50\""), "{shown}");
+    assert!(line("- textbox \"Notes\"").contains("multiline"), "{shown}");
+    h.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_clickable_terminal_keeps_its_output_lines_in_the_snapshot() {
+    let h = Harness::new();
+    h.ok("navigate", json!({ "url": h.url("widgets/terminal.html") }))
+        .await;
+    h.ok(
+        "act",
+        json!({ "action": "click", "role": "textbox", "name": "Command" }),
+    )
+    .await;
+    for key in ["l", "s", "Enter"] {
+        h.ok("act", json!({ "action": "press", "keys": key })).await;
+    }
+    let snapshot = h.ok("snapshot", json!({})).await;
+    let shown = text(&snapshot);
+    for output in ["total 3", "file-a.txt", "file-b.txt"] {
+        assert!(
+            shown.lines().any(|l| l.trim() == output),
+            "{output} not a line of its own in\n{shown}"
+        );
+    }
+    assert!(
+        !shown.contains('…'),
+        "a cut name stands in for content:\n{shown}"
+    );
+    h.shutdown().await;
+}
