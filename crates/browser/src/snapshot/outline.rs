@@ -329,12 +329,12 @@ impl Builder<'_> {
         let (role, mut raw_name) = if actionable && FOLDED.contains(&node.role.as_str()) {
             // Named by its text only when that is short: a cut name never stands in
             // for the content, which stays as lines of its own.
-            let name = if !node.name.trim().is_empty() {
-                normalise(&node.name)
-            } else if let Some(text) = Some(self.text_of(index)).filter(|t| !t.ends_with('…')) {
-                text
+            let name = if node.name.trim().is_empty() {
+                Some(self.text_of(index))
+                    .filter(|t| !t.ends_with('…'))
+                    .unwrap_or_default()
             } else {
-                String::new()
+                normalise(&node.name)
             };
             ("clickable".to_string(), name)
         } else if typed {
