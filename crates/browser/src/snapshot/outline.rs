@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 
 use super::capture::{Node, Observation, Rect, Sep, Viewport};
-use crate::refs::{Fnv, Identity, RefRegistry};
+use crate::refs::{Fnv, Identity, NodeKey, RefRegistry};
 
 /// One line of the outline.
 #[derive(Debug, Clone)]
@@ -32,6 +32,26 @@ pub(crate) struct Outline {
     pub refs: HashMap<usize, String>,
     /// Node index → identity, for every node with a ref.
     pub identities: HashMap<usize, Identity>,
+    /// The DOM nodes of the observation, for ref continuity.
+    pub live: std::collections::HashSet<NodeKey>,
+}
+
+impl Outline {
+    /// The ref of node `index` of `observation`, given to it now if it has none.
+    pub(crate) fn ref_of(
+        &self,
+        observation: &Observation,
+        index: usize,
+        identity: &Identity,
+        registry: &mut RefRegistry,
+    ) -> String {
+        if let Some(r) = self.refs.get(&index) {
+            return r.clone();
+        }
+        let node = &observation.nodes[index];
+        let key = node.backend_id.map(|b| (node.session, b));
+        registry.assign_node(identity, key, &|n| self.live.contains(&n))
+    }
 }
 
 /// Roles an agent acts on: they always get a ref.
@@ -172,6 +192,7 @@ pub(crate) fn outline(
     epoch: u64,
     registry: &mut RefRegistry,
 ) -> Outline {
+    registry.next_generation();
     let visible = visibility(&observation.nodes);
     let scrolled = scrolled_out(&observation.nodes, &visible);
     let mut builder = Builder {
@@ -186,7 +207,15 @@ pub(crate) fn outline(
         registry,
         ordinals: HashMap::new(),
         text_memo: HashMap::new(),
-        out: Outline::default(),
+        heading: String::new(),
+        out: Outline {
+            live: observation
+                .nodes
+                .iter()
+                .filter_map(|n| Some((n.session, n.backend_id?)))
+                .collect(),
+            ..Outline::default()
+        },
     };
     if !observation.nodes.is_empty() {
         let blocks = builder.visit(0, 0, None, Fnv::new().finish());
@@ -219,6 +248,8 @@ struct Builder<'a> {
     registry: &'a mut RefRegistry,
     ordinals: HashMap<u64, u32>,
     text_memo: HashMap<usize, String>,
+    /// The heading last passed in document order: part of an element's identity.
+    heading: String,
     out: Outline,
 }
 
@@ -294,6 +325,9 @@ impl Builder<'_> {
             || unnamed_image && !actionable;
         let rect = node.bounds.or(parent_rect);
         let role = node.role.as_str();
+        if role == "heading" {
+            self.heading = clip(&normalise(&node.name), 60);
+        }
         let inner_container = if LANDMARKS.contains(&role) || CONTAINERS.contains(&role) {
             let label =
                 if node.name.trim().is_empty() && TEXT_IDENTIFIED.contains(&node.role.as_str()) {
@@ -361,7 +395,11 @@ impl Builder<'_> {
         }
         let identity = self.identify(index, container, &role, &raw_name);
         let r#ref = actionable.then(|| {
-            let r#ref = self.registry.assign(&identity);
+            let key = node.backend_id.map(|b| (node.session, b));
+            let live = &self.out.live;
+            let r#ref = self
+                .registry
+                .assign_node(&identity, key, &|n| live.contains(&n));
             self.out.refs.insert(index, r#ref.clone());
             r#ref
         });
@@ -521,6 +559,7 @@ impl Builder<'_> {
             role: role.to_string(),
             name: name.to_string(),
             ordinal: *ordinal,
+            context: self.heading.clone(),
         };
         *ordinal += 1;
         identity

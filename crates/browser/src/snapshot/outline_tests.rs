@@ -362,11 +362,16 @@ fn people(order: &[usize]) -> Observation {
             )
         })
         .collect();
-    observation(el(
+    let mut page = observation(el(
         "RootWebArea",
         "",
         vec![el("main", "", vec![el("list", "", items)])],
-    ))
+    ));
+    // Re-rendered: new DOM nodes every time, so only identity can carry a ref over.
+    for node in &mut page.nodes {
+        node.backend_id = None;
+    }
+    page
 }
 
 fn refs_by_name(

@@ -9,6 +9,7 @@ mod acting;
 mod capture;
 mod harness;
 mod navigation;
+mod refs;
 mod snapshot;
 mod untuned;
 mod waits;
