@@ -1,9 +1,9 @@
 // Waits until the page has stopped changing: two consecutive animation frames with no DOM
 // mutation in the document or its same-origin frames and no running finite CSS/Web
 // animation — or `budgetMs` passes. Changes count from `sinceMs` ago. Infinite animations
-// (spinners) never hold it. `mode` "action" (after input): what was already changing in
-// the half second before the action is not waited for — the action cannot have caused it
-// (a ticking clock, a marquee) —, and if one frame after the action nothing has changed
+// (spinners) never hold it. `mode` "action" (after input): what was repeating before the
+// action and still going at it is not waited for — the action cannot have caused it (a
+// ticking clock, a marquee) —, and if one frame after the action nothing has changed
 // and nothing animates, the page is quiet. `mode` "read" (before a snapshot): what has
 // been changing for over a second is not waited for, and if nothing changed in the last
 // `sinceMs` the page is quiet at once. A negative `sinceMs` (a watcher just installed,
@@ -38,7 +38,7 @@ async function settleQuiet(budgetMs, sinceMs, mode) {
     return out;
   };
   // Changes the action (or the read) cannot be waiting on, as node → kinds. After an
-  // action: what was already changing in the half second before it. Before a read: what
+  // action: what was repeating before it and still is. Before a read: what
   // has been changing for over a second and still is (a clock, a marquee) — a
   // transition ends sooner.
   const ignored = new Map();
@@ -47,7 +47,25 @@ async function settleQuiet(budgetMs, sinceMs, mode) {
     ignored.get(node).add(kind);
   };
   if (mode === "action") {
-    for (const [, node, kind] of changes(from - 500, from)) ignore(node, kind);
+    // Repeating before the action and still going at it: three or more changes in the
+    // second before, the last no later than its usual interval (a finished fade is not
+    // going on; a clock between ticks is).
+    const times = new Map();
+    for (const [t, node, kind] of changes(from - 1000, from)) {
+      let kinds = times.get(node);
+      if (!kinds) times.set(node, (kinds = new Map()));
+      if (!kinds.has(kind)) kinds.set(kind, []);
+      kinds.get(kind).push(t);
+    }
+    for (const [node, kinds] of times) {
+      for (const [kind, list] of kinds) {
+        const distinct = [...new Set(list.map(Math.round))].sort((a, b) => a - b);
+        if (distinct.length < 3) continue;
+        let gap = 0;
+        for (let i = 1; i < distinct.length; i++) gap = Math.max(gap, distinct[i] - distinct[i - 1]);
+        if (from - distinct[distinct.length - 1] <= gap * 1.5 + 20) ignore(node, kind);
+      }
+    }
   }
   // Both: what has been changing for over a second and still is, as of `now`.
   const longRunning = (now) => {

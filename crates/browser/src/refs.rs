@@ -146,13 +146,14 @@ impl RefRegistry {
         node: Option<NodeKey>,
         live: &dyn Fn(NodeKey) -> bool,
     ) -> String {
-        // The node already has a ref (from this page): it keeps it.
+        // The node already has a ref and is still the same thing (same role, name,
+        // container and heading; its place among equals may change): it keeps it. A node
+        // whose content changed (a recycled row, a relabelled control) is another element.
         if let Some(node) = node
             && let Some(name) = self.by_node.get(&node)
-            && self
-                .by_ref
-                .get(name)
-                .is_some_and(|e| e.identity.epoch == identity.epoch)
+            && self.by_ref.get(name).is_some_and(|e| {
+                e.identity.epoch == identity.epoch && e.identity.loose_key() == identity.loose_key()
+            })
         {
             let name = name.clone();
             self.by_key
@@ -229,7 +230,7 @@ impl RefRegistry {
         self.by_ref.get(r#ref)
     }
 
-    /// The ref a node is bound to.
+    /// The ref a node is bound to now.
     pub fn of_node(&self, node: NodeKey) -> Option<&str> {
         self.by_node.get(&node).map(String::as_str)
     }
@@ -316,20 +317,26 @@ mod tests {
         let star = identity(1, 0, "button", "Star", 0);
         registry.next_generation();
         let first = registry.assign_node(&star, Some((0, 10)), &|n| n == (0, 10));
-        // The node lives on and its name changes: it keeps its ref.
+        // The node lives on, moved among equals: it keeps its ref.
         registry.next_generation();
-        let renamed = identity(1, 0, "button", "Unstar", 0);
+        let moved = identity(1, 0, "button", "Star", 1);
         assert_eq!(
-            registry.assign_node(&renamed, Some((0, 10)), &|_| true),
+            registry.assign_node(&moved, Some((0, 10)), &|_| true),
             first
         );
-        // Another live element takes the first one's old identity: a ref of its own.
+        // Another live element takes the first one's old place: a ref of its own.
         let other = registry.assign_node(&star, Some((0, 11)), &|_| true);
         assert_ne!(other, first);
-        // The first node is gone; a new node of its identity is it, re-rendered.
+        // The node's content changes (a recycled row): it is another element now.
+        registry.next_generation();
+        let recycled = identity(1, 0, "button", "Unstar", 0);
+        let again = registry.assign_node(&recycled, Some((0, 10)), &|_| true);
+        assert_ne!(again, first);
+        assert_eq!(registry.of_node((0, 10)), Some(again.as_str()));
+        // The first element is gone; a new node of its identity is it, re-rendered.
         registry.next_generation();
         let live = |n: NodeKey| n == (0, 12);
-        assert_eq!(registry.assign_node(&renamed, Some((0, 12)), &live), first);
+        assert_eq!(registry.assign_node(&moved, Some((0, 12)), &live), first);
         assert_eq!(registry.get(&first).unwrap().node, Some((0, 12)));
     }
 

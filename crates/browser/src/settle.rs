@@ -6,10 +6,10 @@
 //! call that resolves inside the page: quiet means two consecutive animation frames with
 //! no mutation (attributes, `style` and `class` included; same-origin frames too) and no
 //! running *finite* CSS/Web animation. Infinite animations (spinners) never count, and
-//! nodes that were already changing for half a second before the action (a ticking
-//! clock, a carousel) are ignored: the action cannot have caused them. When nothing
-//! changed since the action and nothing animates, one check suffices, so a quiet page
-//! pays one round trip. The wait is capped by a budget; at the cap the result names what
+//! changes that were repeating before the action and still going at it (a ticking
+//! clock, a carousel) are ignored: the action cannot have caused them. When, one frame
+//! after the action, nothing changed since it began and nothing animates, the page is
+//! quiet, so a quiet page pays about one frame. The wait is capped by a budget; at the cap the result names what
 //! was still changing.
 
 use std::time::{Duration, Instant};

@@ -81,6 +81,8 @@ pub struct Node {
     pub scrolls: bool,
     /// An input's live value, as the DOM holds it (`2015-03-10` for a date).
     pub dom_value: Option<String>,
+    /// In the keyboard's tab order by its own `tabindex` (0 or more).
+    pub tabbable: bool,
     pub children: Vec<usize>,
     pub parent: Option<usize>,
 }
@@ -164,6 +166,7 @@ pub(super) struct DomFacts {
     pub scrolls: bool,
     /// An input's live value, as the DOM holds it.
     pub dom_value: Option<String>,
+    pub tabbable: bool,
 }
 
 /// A document of one session's DOM snapshot: its frame and where it sits on screen.
@@ -451,6 +454,9 @@ pub(super) fn read_dom(
                     dom_value: input_values
                         .get(&(index as i64))
                         .map(|v| text(*v).to_string()),
+                    tabbable: attribute("tabindex")
+                        .and_then(|t| t.trim().parse::<i64>().ok())
+                        .is_some_and(|t| t >= 0),
                 },
             );
         }
@@ -691,6 +697,7 @@ pub(super) fn node_from_ax(
         transparent: facts.is_some_and(|f| f.transparent),
         scrolls: facts.is_some_and(|f| f.scrolls),
         dom_value: facts.and_then(|f| f.dom_value.clone()),
+        tabbable: facts.is_some_and(|f| f.tabbable),
         children: Vec::new(),
         parent: None,
     }

@@ -305,6 +305,7 @@ fn by_ref(
         n.backend_id.map(|b| (n.session, b))
     };
     if let Some(bound) = entry.node
+        && memory.registry.of_node(bound) == Some(r#ref)
         && let Some(index) = (0..observation.nodes.len()).find(|i| node_key(*i) == Some(bound))
     {
         return Ok((index, false));

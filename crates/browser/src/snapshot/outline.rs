@@ -478,6 +478,10 @@ impl Builder<'_> {
 
     /// Whether the node gets a ref in the snapshot.
     fn actionable(&self, node: &Node) -> bool {
+        // A label clicks its control, which has a ref of its own: one element, one ref.
+        if node.role == "LabelText" {
+            return false;
+        }
         INTERACTIVE.contains(&node.role.as_str())
             || node.clickable && node.role != "RootWebArea"
             || node.focusable
@@ -485,6 +489,8 @@ impl Builder<'_> {
                     node.role.as_str(),
                     "RootWebArea" | "Iframe" | "ignored" | "generic" | "none"
                 )
+            // A role-less element the page put in the tab order (a slider's handle).
+            || node.focusable && node.tabbable && node.role != "RootWebArea"
     }
 
     /// Whether a wrapper that takes clicks only through a listener (or a label's
@@ -807,7 +813,9 @@ pub(crate) fn visibility(nodes: &[Node]) -> Vec<bool> {
         let node = &nodes[index];
         let parent_clip = node.parent.and_then(|p| clip[p]);
         let own = match node.bounds {
-            None => true,
+            // No layout box: `display: contents` (its children show), or not rendered at
+            // all (`display: none`, which the accessibility tree marks ignored).
+            None => node.role != "ignored",
             Some(r) => {
                 let shown = parent_clip.map_or(r, |c| intersection(&r, &c));
                 shown.right() > 0.0

@@ -13,3 +13,4 @@ mod refs;
 mod snapshot;
 mod untuned;
 mod waits;
+mod widgets;

@@ -258,14 +258,20 @@ async fn reload_of_a_page_whose_server_went_away_is_navigation_failed() {
 
 #[tokio::test]
 async fn a_slow_page_hits_the_command_deadline_with_a_named_timeout() {
-    let h = Harness::with_timeout(Duration::from_millis(1500));
+    let h = Harness::new();
+    // The browser is started first, so the deadline below bounds the navigation only
+    // (a launch on a loaded machine can take most of it).
+    h.ok("tabs", json!({ "action": "new" })).await;
     let envelope = h
-        .fails(
+        .engine
+        .call(
             "navigate",
             json!({ "url": h.url("slow?ms=5000") }),
-            "COMMAND_TIMEOUT",
+            Some(Duration::from_millis(1500)),
         )
-        .await;
+        .await
+        .to_json();
+    assert_eq!(envelope["code"], "COMMAND_TIMEOUT", "{envelope:#}");
     let message = envelope["message"].as_str().unwrap();
     assert!(message.contains("may still complete"), "{message}");
     assert_eq!(envelope["execution"]["actionStatus"], "unknown");
