@@ -7,6 +7,7 @@
 
 mod acting;
 mod capture;
+mod conditions;
 mod harness;
 mod navigation;
 mod refs;
