@@ -757,3 +757,109 @@ pub(super) fn reorder(nodes: Vec<Node>) -> Vec<Node> {
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One document from `(parent, type, name, value, display, rendered text)` rows; a
+    /// node with a display (or rendered text) has a layout box. Backend ids are index+1.
+    fn document(rows: &[(i64, i64, &str, &str, &str, Option<&str>)]) -> dom_snapshot::Snapshot {
+        let mut strings: Vec<String> = Vec::new();
+        let mut string = |s: &str| -> i64 {
+            if let Some(i) = strings.iter().position(|t| t == s) {
+                return i as i64;
+            }
+            strings.push(s.to_string());
+            strings.len() as i64 - 1
+        };
+        let mut nodes = serde_json::json!({
+            "parentIndex": [], "nodeType": [], "nodeName": [], "nodeValue": [],
+            "backendNodeId": [], "attributes": [],
+        });
+        let mut layout = serde_json::json!({
+            "nodeIndex": [], "styles": [], "bounds": [], "text": [],
+        });
+        for (index, (parent, kind, name, value, display, text)) in rows.iter().enumerate() {
+            nodes["parentIndex"]
+                .as_array_mut()
+                .unwrap()
+                .push((*parent).into());
+            nodes["nodeType"]
+                .as_array_mut()
+                .unwrap()
+                .push((*kind).into());
+            let name = string(name);
+            nodes["nodeName"].as_array_mut().unwrap().push(name.into());
+            let value = string(value);
+            nodes["nodeValue"]
+                .as_array_mut()
+                .unwrap()
+                .push(value.into());
+            nodes["backendNodeId"]
+                .as_array_mut()
+                .unwrap()
+                .push((index as i64 + 1).into());
+            nodes["attributes"]
+                .as_array_mut()
+                .unwrap()
+                .push(serde_json::json!([]));
+            if !display.is_empty() || text.is_some() {
+                let styles: Vec<i64> = ["auto", "visible", "visible", display, "1"]
+                    .iter()
+                    .map(|s| string(s))
+                    .collect();
+                layout["nodeIndex"]
+                    .as_array_mut()
+                    .unwrap()
+                    .push(index.into());
+                layout["styles"].as_array_mut().unwrap().push(styles.into());
+                layout["bounds"]
+                    .as_array_mut()
+                    .unwrap()
+                    .push(serde_json::json!([0, index * 10, 100, 10]));
+                let text = text.map_or(-1, &mut string);
+                layout["text"].as_array_mut().unwrap().push(text.into());
+            }
+        }
+        let url = string("http://x/");
+        let frame = string("frame");
+        serde_json::from_value(serde_json::json!({
+            "documents": [{ "documentURL": url, "frameId": frame, "nodes": nodes, "layout": layout }],
+            "strings": strings,
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn separators_follow_inner_texts_block_and_inline_rule() {
+        // <body><div>Sign</div>in <span>M</span><span>e</span> x<br>y <p>z</p></body>
+        let snapshot = document(&[
+            (-1, 9, "#document", "", "block", None),
+            (0, 1, "BODY", "", "block", None),
+            (1, 1, "DIV", "", "block", None),
+            (2, 3, "#text", "Sign", "", Some("Sign")),
+            (1, 3, "#text", "in ", "", Some("in ")),
+            (1, 1, "SPAN", "", "inline", None),
+            (5, 3, "#text", "M", "", Some("M")),
+            (1, 1, "SPAN", "", "inline", None),
+            (7, 3, "#text", "e", "", Some("e")),
+            (1, 3, "#text", " x", "", Some(" x")),
+            (1, 1, "BR", "", "inline", None),
+            (1, 3, "#text", "y ", "", Some("y ")),
+            (1, 1, "P", "", "block", None),
+            (12, 3, "#text", "z", "", Some("z")),
+            (1, 3, "#text", "\n  ", "", None),
+        ]);
+        let (facts, _) = read_dom(&snapshot, (0.0, 0.0));
+        let sep = |backend: i64| facts[&backend].sep_before;
+        assert_eq!(sep(4), Some(Sep::Line), "the first text starts a line");
+        assert_eq!(sep(5), Some(Sep::Line), "after a block");
+        assert_eq!(sep(7), Some(Sep::Space), "after rendered whitespace");
+        assert_eq!(sep(9), Some(Sep::None), "inline neighbours join");
+        assert_eq!(sep(10), Some(Sep::Space), "leading whitespace");
+        assert_eq!(sep(12), Some(Sep::Line), "after <br>");
+        assert_eq!(sep(14), Some(Sep::Line), "a block after inline text");
+        assert_eq!(sep(15), None, "unrendered whitespace has no separator");
+    }
+}
