@@ -762,9 +762,12 @@ pub(super) fn reorder(nodes: Vec<Node>) -> Vec<Node> {
 mod tests {
     use super::*;
 
-    /// One document from `(parent, type, name, value, display, rendered text)` rows; a
-    /// node with a display (or rendered text) has a layout box. Backend ids are index+1.
-    fn document(rows: &[(i64, i64, &str, &str, &str, Option<&str>)]) -> dom_snapshot::Snapshot {
+    /// A DOM node: parent index, node type, name, value, display, rendered text.
+    type Row<'a> = (i64, i64, &'a str, &'a str, &'a str, Option<&'a str>);
+
+    /// One document from rows; a node with a display (or rendered text) has a layout
+    /// box. Backend ids are index+1.
+    fn document(rows: &[Row<'_>]) -> dom_snapshot::Snapshot {
         let mut strings: Vec<String> = Vec::new();
         let mut string = |s: &str| -> i64 {
             if let Some(i) = strings.iter().position(|t| t == s) {
