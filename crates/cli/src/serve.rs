@@ -11,7 +11,7 @@ use crate::BrowserArgs;
 
 #[derive(Debug, Args)]
 pub struct ServeArgs {
-    /// The port on 127.0.0.1 (0: any free port; clients read it from daemon.json).
+    /// The port on 127.0.0.1 (default 0: any free port; clients read it from daemon.json).
     #[arg(long, default_value_t = default_port(), value_name = "PORT")]
     port: u16,
     /// Shut down after this long without a request or a running command (0: never).
@@ -19,7 +19,7 @@ pub struct ServeArgs {
     idle_timeout_ms: u64,
 }
 
-/// `$CANDOR_PORT`, else the documented default.
+/// `$CANDOR_PORT`, else any free port.
 fn default_port() -> u16 {
     env_number("CANDOR_PORT").unwrap_or(daemon::DEFAULT_PORT)
 }

@@ -407,3 +407,25 @@ fn click_with_an_expected_text_that_never_appears_exits_2() {
     assert_eq!(held.code, 0, "{held:?}");
     assert!(held.stdout.contains("verified=true"), "{held:?}");
 }
+
+#[test]
+fn daemons_of_two_state_directories_each_take_a_free_port_by_default() {
+    let (first, second) = (Shell::new(), Shell::new());
+    for shell in [&first, &second] {
+        let opened = shell
+            .command(&["--id", "t", "open", &shell.url("second.html")])
+            .env_remove("CANDOR_PORT")
+            .output()
+            .unwrap();
+        let run = Run::from(opened);
+        assert_eq!(run.code, 0, "{run:?}");
+    }
+    let port = |shell: &Shell| {
+        let info = std::fs::read_to_string(shell.state.path().join("daemon.json")).unwrap();
+        serde_json::from_str::<Value>(&info).unwrap()["port"].clone()
+    };
+    assert_ne!(port(&first), port(&second));
+    for shell in [&first, &second] {
+        assert_eq!(shell.run(&["stop", "t"]).code, 0);
+    }
+}

@@ -80,6 +80,8 @@ struct Running {
     candor: u32,
     browser_tree: BTreeSet<u32>,
     profile: PathBuf,
+    /// Lines candor wrote to stdout.
+    lines: mpsc::Receiver<String>,
 }
 
 /// Starts `sh -c 'candor mcp; …'` (the shell stays candor's parent), makes candor launch
@@ -153,6 +155,7 @@ fn start() -> Running {
         candor,
         browser_tree,
         profile,
+        lines,
     }
 }
 
@@ -195,6 +198,49 @@ fn sigterm_takes_the_browser_down() {
 fn closing_stdin_takes_the_browser_down() {
     let mut running = start();
     drop(running.stdin.take());
+    assert_all_gone(&running);
+    assert_profile_removed(&running.profile);
+    running.shell.wait().unwrap();
+}
+
+#[test]
+fn closing_stdin_while_a_command_is_stuck_cancels_it_and_ends_the_server() {
+    let mut running = start();
+    let mut stdin = running.stdin.take().unwrap();
+    writeln!(
+        stdin,
+        r##"{{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{{"name":"browser_wait","arguments":{{"selector":"#never","timeoutMs":120000}}}}}}"##
+    )
+    .unwrap();
+    stdin.flush().unwrap();
+    // The wait is under way (diagnostics says so) when the client goes away.
+    for id in 4.. {
+        writeln!(
+            stdin,
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"browser_diagnostics","arguments":{{}}}}}}"#
+        )
+        .unwrap();
+        stdin.flush().unwrap();
+        let answer = loop {
+            let line = running
+                .lines
+                .recv_timeout(Duration::from_secs(30))
+                .expect("candor answers diagnostics while a command runs");
+            let message: serde_json::Value = serde_json::from_str(&line).unwrap();
+            if message["id"] == id {
+                break message;
+            }
+        };
+        if answer["result"]["structuredContent"]["data"]["active"]["method"] == "wait" {
+            break;
+        }
+    }
+    drop(stdin);
+    // Without cancelling, the transport would hold the answer of the stuck wait for
+    // seconds; the bound is generous for a loaded machine, and well under that.
+    wait_until("candor to exit", Duration::from_secs(3), || {
+        !alive(running.candor)
+    });
     assert_all_gone(&running);
     assert_profile_removed(&running.profile);
     running.shell.wait().unwrap();

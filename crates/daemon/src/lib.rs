@@ -27,8 +27,10 @@ pub use http::{AppState, app};
 pub use registry::BrowserRequest;
 pub use state::{DaemonInfo, StateDir, default_state_dir};
 
-/// The port `candor serve` listens on unless told otherwise (`--port`, `CANDOR_PORT`).
-pub const DEFAULT_PORT: u16 = 7719;
+/// The port `candor serve` listens on unless told otherwise (`--port`, `CANDOR_PORT`):
+/// any free one, published in `daemon.json`, so daemons of two state directories (two
+/// users, two `CANDOR_STATE_DIR`s) never collide.
+pub const DEFAULT_PORT: u16 = 0;
 
 /// How a daemon runs.
 #[derive(Debug, Clone)]

@@ -28,7 +28,22 @@ pub async fn serve_stdio(engine: Arc<Engine>) -> Result<(), String> {
     // The non-blocking pipe transport where stdin/stdout are pipes (as MCP clients start
     // servers): a blocking stdin read could not be cancelled, and would hold up runtime
     // shutdown after a SIGTERM until the client wrote or closed stdin.
-    let transport = rmcp::transport::stdio_pipes();
+    let (reader, writer) = rmcp::transport::stdio_pipes();
+    // The end of input ends the server, cancelling what runs: otherwise the transport
+    // would wait for a stuck command's answer before letting go.
+    let ended = Arc::new(tokio::sync::Notify::new());
+    let reader = EndOfInput {
+        inner: reader,
+        ended: ended.clone(),
+    };
+    let cancel_engine = engine.clone();
+    tokio::spawn(async move {
+        ended.notified().await;
+        if let Some(active) = cancel_engine.active() {
+            cancel_engine.cancel(&active.command_id);
+        }
+    });
+    let transport = (reader, writer);
     let server = McpServer { engine };
     let service = match server.serve(transport).await {
         Ok(service) => service,
@@ -90,6 +105,27 @@ fn schema_object(schema: &Value) -> JsonObject {
 
 struct McpServer {
     engine: Arc<Engine>,
+}
+
+/// The client's input, and a signal once it ends (a read of no bytes).
+struct EndOfInput<R> {
+    inner: R,
+    ended: Arc<tokio::sync::Notify>,
+}
+
+impl<R: tokio::io::AsyncRead + Unpin> tokio::io::AsyncRead for EndOfInput<R> {
+    fn poll_read(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        let before = buf.filled().len();
+        let polled = std::pin::Pin::new(&mut self.inner).poll_read(cx, buf);
+        if matches!(polled, std::task::Poll::Ready(Ok(()))) && buf.filled().len() == before {
+            self.ended.notify_one();
+        }
+        polled
+    }
 }
 
 impl McpServer {

@@ -507,6 +507,11 @@ impl Engine {
     /// running gets a moment to finish; after that an own browser is closed under it.
     pub async fn shutdown(&self) {
         self.closed.store(true, Ordering::SeqCst);
+        // What runs is cancelled (steps not yet dispatched never run), so the task is
+        // free to close at once rather than when the command's deadline comes.
+        if let Some(active) = lock(&self.active).as_ref() {
+            active.cancel.request();
+        }
         let deadline = Deadline::after(Duration::from_secs(5));
         let slot = tokio::time::timeout(Duration::from_secs(1), self.slot.lock()).await;
         if let Ok(mut slot) = slot
