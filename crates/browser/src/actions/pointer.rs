@@ -79,11 +79,15 @@ impl Run<'_> {
     /// A target that is covered, not shown yet or moving is looked at again each frame
     /// until it is actionable or the actionability budget (`Run::action_timeout`) has
     /// passed; only then is it refused, the message saying how long it waited. Nothing is
-    /// dispatched before. A target actionable at once costs no wait: its box is "still"
-    /// when it equals the box of the observation it was located in (read some time
-    /// before); otherwise two reads a frame apart decide. Once the budget has passed, a
-    /// target still moving (a carousel that never stops) is acted on where the hit test
-    /// finds it.
+    /// dispatched before.
+    ///
+    /// A target actionable at once costs no wait, one page call: it is still when no
+    /// finite animation or transition runs on it or an ancestor (`element_motion.js`) and
+    /// its box equals the box of the observation it was located in; otherwise two reads
+    /// a frame apart decide. Motion a script drives frame by frame is caught only when
+    /// the observation is a frame older than the read (the settle after the previous
+    /// action waits such motion out). Infinite animations are not waited for; once the
+    /// budget has passed, a target still moving is acted on where the hit test finds it.
     pub(super) async fn pointer_target(
         &mut self,
         target: &Located,
@@ -172,7 +176,19 @@ impl Run<'_> {
         );
         if let Some(last) = stillness {
             let now = (left, top, right, bottom);
+            let animating = self
+                .tab
+                .call_on_node(
+                    &target.session,
+                    target.backend_id,
+                    &script::ELEMENT_MOTION,
+                    Vec::new(),
+                    self.deadline,
+                )
+                .await?
+                == true;
             let still = match *last {
+                _ if animating => false,
                 Some(before) => same_box(before, now),
                 // The observation's box is in the top-level document's coordinates,
                 // comparable only for an element of the page's own session.

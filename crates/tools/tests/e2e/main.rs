@@ -8,6 +8,7 @@
 mod acting;
 mod capture;
 mod harness;
+mod inputs;
 mod navigation;
 mod snapshot;
 mod untuned;
