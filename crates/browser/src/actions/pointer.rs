@@ -94,7 +94,9 @@ impl Run<'_> {
         locator: &Locator,
         needs_enabled: bool,
     ) -> Result<(f64, f64), Error> {
-        let budget = self.action_timeout;
+        // Half of what the command has left at most: a cover that stays is refused as
+        // such, with time to spare, rather than by the command's own timeout.
+        let budget = self.action_timeout.min(self.deadline.remaining() / 2);
         let started = Instant::now();
         // The target located again, when it was not shown and may show up.
         let mut fresh: Option<Located> = None;

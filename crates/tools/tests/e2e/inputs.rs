@@ -330,6 +330,21 @@ async fn a_cookie_banner_that_stays_is_refused_after_the_budget_naming_the_banne
         "INVALID_PARAMS",
     )
     .await;
+    // A command with less time than the budget still ends in the refusal, not its own
+    // timeout.
+    let short_command = h
+        .engine
+        .call(
+            "act",
+            json!({ "action": "click", "role": "button", "name": "Subscribe" }),
+            Some(std::time::Duration::from_millis(800)),
+        )
+        .await
+        .to_json();
+    assert_eq!(
+        short_command["code"], "ELEMENT_OCCLUDED",
+        "{short_command:#}"
+    );
     assert!(!log(&h).await.contains(&"subscribed".to_string()));
     h.shutdown().await;
 }
