@@ -127,7 +127,8 @@ impl Run<'_> {
             self.tab
                 .call_script(&script::ANIMATION_FRAME, Vec::new(), self.deadline)
                 .await?;
-            if !current.visible {
+            // Not shown (or its node gone, re-rendered): what the page shows now decides.
+            if matches!(blocked, Blocked::Hidden(_)) {
                 fresh = Some(self.tab.locate(locator, self.deadline).await?);
             }
         }

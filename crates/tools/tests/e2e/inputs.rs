@@ -255,11 +255,17 @@ async fn a_click_waits_out_a_fading_overlay_and_lands_on_the_button_under_it() {
     h.ok("navigate", json!({ "url": h.url("widgets/overlay.html") }))
         .await;
     // No settle and no diff: the next command starts while the overlay still fades.
-    h.ok(
-        "act",
-        json!({ "action": "click", "role": "button", "name": "Pick", "settleMs": 0, "snapshot": false }),
-    )
-    .await;
+    let picked = h
+        .ok(
+            "act",
+            json!({ "action": "click", "role": "button", "name": "Pick", "settleMs": 0, "snapshot": false }),
+        )
+        .await;
+    // A target actionable at once is not waited for.
+    assert!(
+        picked["data"].get("actionableWaitMs").is_none(),
+        "{picked:#}"
+    );
     let clicked = h
         .ok(
             "act",
