@@ -171,7 +171,7 @@ impl Run<'_> {
         let expected = match typed {
             // Keys typed into a date or time field fill its parts: "03/10/2015" typed
             // holds 2015-03-10.
-            Some(typed) if !replace => {
+            Some(typed) if !replace && typed.has_parts() => {
                 typed_value::normalise(typed, text).unwrap_or_else(|| text.to_string())
             }
             _ if replace => text.to_string(),

@@ -185,7 +185,7 @@ async fn a_range_that_clamps_a_value_beyond_its_max_is_an_input_mismatch() {
 }
 
 #[tokio::test]
-async fn keys_typed_into_a_date_field_fill_its_parts_and_are_reported() {
+async fn keys_typed_into_a_date_field_fill_its_parts_and_into_a_number_field_append() {
     let h = with_eval();
     h.ok("navigate", json!({ "url": h.url("widgets/native.html") }))
         .await;
@@ -197,6 +197,17 @@ async fn keys_typed_into_a_date_field_fill_its_parts_and_are_reported() {
         .await;
     assert_eq!(typed["data"]["keysSent"], "03/10/2015");
     assert_eq!(typed["data"]["valueAfter"], "2015-03-10", "{typed:#}");
+    assert_eq!(typed["data"]["inputValueVerified"], true);
+
+    // Keys typed into a number field append, as in any text.
+    check_fill(&h, "number", "12", "12").await;
+    let typed = h
+        .ok(
+            "act",
+            json!({ "action": "type", "selector": "#number", "text": "3" }),
+        )
+        .await;
+    assert_eq!(typed["data"]["valueAfter"], "123", "{typed:#}");
     assert_eq!(typed["data"]["inputValueVerified"], true);
     h.shutdown().await;
 }

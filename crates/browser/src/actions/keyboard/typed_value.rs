@@ -37,6 +37,15 @@ impl Kind {
         })
     }
 
+    /// Typing into it fills its parts (month, day, year; hours, minutes…) rather than
+    /// appending to its text.
+    pub fn has_parts(self) -> bool {
+        matches!(
+            self,
+            Kind::Date | Kind::Time | Kind::DateTimeLocal | Kind::Month | Kind::Week
+        )
+    }
+
     /// The forms `fill` accepts, for the message when a value is in none of them.
     pub fn formats(self) -> &'static str {
         match self {
