@@ -56,5 +56,6 @@ pub(crate) const SETTLE_WATCH: Script = script!("settle_watch");
 /// `true` at the next animation frame (`false` after 50 ms without one): the pause
 /// between two actionability checks.
 pub(crate) const ANIMATION_FRAME: Script = script!("animation_frame");
-/// On an element: whether a finite animation or transition runs on it or an ancestor.
+/// On an element: whether a finite animation or transition that moves, resizes or fades
+/// runs on it or an ancestor.
 pub(crate) const ELEMENT_MOTION: Script = script!("element_motion");

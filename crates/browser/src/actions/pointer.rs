@@ -82,7 +82,8 @@ impl Run<'_> {
     /// dispatched before.
     ///
     /// A target actionable at once costs no wait, one page call: it is still when no
-    /// finite animation or transition runs on it or an ancestor (`element_motion.js`) and
+    /// finite animation or transition that moves, resizes or fades runs on it or an
+    /// ancestor (`element_motion.js`; a colour transition is no reason to wait) and
     /// its box equals the box of the observation it was located in; otherwise two reads
     /// a frame apart decide. Motion a script drives frame by frame is caught only when
     /// the observation is a frame older than the read (the settle after the previous

@@ -458,3 +458,32 @@ async fn a_button_faded_in_a_moment_later_is_waited_for_and_clicked() {
     assert!(log(&h).await.contains(&"later".to_string()));
     h.shutdown().await;
 }
+
+#[tokio::test]
+async fn a_colour_transition_on_the_target_does_not_hold_the_click() {
+    let h = with_eval();
+    h.ok("navigate", json!({ "url": h.url("widgets/overlay.html") }))
+        .await;
+    h.ok(
+        "eval",
+        json!({ "expression": r#"
+            const b = document.getElementById("pick");
+            b.style.transition = "background-color 5s linear";
+            b.getBoundingClientRect();
+            b.style.backgroundColor = "rgb(200, 0, 0)";
+            return document.getAnimations().length;
+        "# }),
+    )
+    .await;
+    let clicked = h
+        .ok(
+            "act",
+            json!({ "action": "click", "role": "button", "name": "Pick", "settleMs": 0 }),
+        )
+        .await;
+    assert!(
+        clicked["data"].get("actionableWaitMs").is_none(),
+        "{clicked:#}"
+    );
+    h.shutdown().await;
+}
