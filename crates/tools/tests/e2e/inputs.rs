@@ -456,6 +456,32 @@ async fn a_button_faded_in_a_moment_later_is_waited_for_and_clicked() {
     h.ok("act", json!({ "action": "click", "selector": "#later" }))
         .await;
     assert!(log(&h).await.contains(&"later".to_string()));
+
+    // One that never shows is refused after the budget, saying how long it waited.
+    h.ok(
+        "eval",
+        json!({ "expression": r#"
+            const b = document.createElement("button");
+            b.id = "never";
+            b.textContent = "Never";
+            b.style.opacity = "0";
+            document.querySelector("main").append(b);
+            return true;
+        "# }),
+    )
+    .await;
+    let refused = h
+        .refused(
+            "act",
+            json!({ "action": "click", "selector": "#never", "actionTimeoutMs": 200 }),
+            "ELEMENT_NOT_VISIBLE",
+        )
+        .await
+        .to_json();
+    assert!(
+        refused["message"].as_str().unwrap().contains("waited"),
+        "{refused:#}"
+    );
     h.shutdown().await;
 }
 
