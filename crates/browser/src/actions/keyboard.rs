@@ -1,4 +1,5 @@
-//! Keyboard input: focus, typing and filling with read-back, keys and chords.
+//! Keyboard input: focus, typing and filling with read-back, keys and chords. What fill
+//! accepts for dates, times, colours and numbers is `typed_value.rs`.
 
 use cdp::protocol::{dom, input};
 use serde_json::json;
