@@ -85,7 +85,8 @@ impl Run<'_> {
     /// finite animation or transition that moves, resizes or fades runs on it or an
     /// ancestor (`element_motion.js`; a colour transition is no reason to wait) and
     /// its box equals the box of the observation it was located in; otherwise two reads
-    /// a frame apart decide. Motion a script drives frame by frame is caught only when
+    /// a frame apart decide (an element first scrolled into view inside a container costs
+    /// that frame, and a smooth scroll is waited out). Motion a script drives frame by frame is caught only when
     /// the observation is a frame older than the read (the settle after the previous
     /// action waits such motion out). Infinite animations are not waited for; once the
     /// budget has passed, a target still moving is acted on where the hit test finds it.
