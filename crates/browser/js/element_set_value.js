@@ -1,5 +1,7 @@
-// Sets the value of an input that has no text editing (date, time, color, range…)
-// through the native setter, as a user's picker would, and fires input and change.
+// Sets the value of an input whose value has its own format (date, time, colour, range,
+// number…) through the native setter — so frameworks that track the value see the
+// change —, as the browser's own picker would, and fires input and change. The value
+// arrives already in the input's value format (keyboard/typed_value.rs).
 function elementSetValue(value) {
   const proto = this.tagName === "TEXTAREA" ? HTMLTextAreaElement.prototype : HTMLInputElement.prototype;
   const setter = Object.getOwnPropertyDescriptor(proto, "value").set;

@@ -53,3 +53,9 @@ pub(crate) const FORM_STATE: Script = script!("form_state");
 pub(crate) const SETTLE_QUIET: Script = script!("settle_quiet");
 /// Installs the mutation watcher in the document (also an init script; see `settle.rs`).
 pub(crate) const SETTLE_WATCH: Script = script!("settle_watch");
+/// `true` at the next animation frame (`false` after 50 ms without one): the pause
+/// between two actionability checks.
+pub(crate) const ANIMATION_FRAME: Script = script!("animation_frame");
+/// On an element: whether a finite animation or transition that moves, resizes or fades
+/// runs on it or an ancestor.
+pub(crate) const ELEMENT_MOTION: Script = script!("element_motion");

@@ -1,4 +1,5 @@
-//! Keyboard input: focus, typing and filling with read-back, keys and chords.
+//! Keyboard input: focus, typing and filling with read-back, keys and chords. What fill
+//! accepts for dates, times, colours and numbers is `typed_value.rs`.
 
 use cdp::protocol::{dom, input};
 use serde_json::json;
@@ -8,6 +9,20 @@ use crate::Error;
 use crate::keys::{self, Key};
 use crate::script;
 use crate::snapshot::{Located, Locator};
+
+mod typed_value;
+
+/// What type or fill did.
+#[derive(Debug)]
+pub(super) struct Edited {
+    /// The field holds what was meant: fill's value; for type, what it held plus the
+    /// keys (or, in a date or time field, the value they spell).
+    pub verified: bool,
+    /// What the field holds after (a password's only as its length).
+    pub value_after: String,
+    /// type: the keys sent (a password's only as their count).
+    pub keys_sent: Option<String>,
+}
 
 impl Run<'_> {
     pub(super) async fn focus(&mut self, target: &Located) -> Result<(), Error> {
@@ -24,15 +39,23 @@ impl Run<'_> {
         Ok(())
     }
 
-    /// type (append) or fill (replace) `text`, then read the value back. Returns
-    /// whether it matched; a mismatch is `InputMismatch` (passwords never echoed).
+    /// type (append keystrokes) or fill (replace the value) `text`, then read the value
+    /// back. For fill the value is a promise: a field that holds something else is
+    /// `InputMismatch`. For type the keys are the promise, and what the field holds after
+    /// is a fact reported beside them (a page may consume keys and echo them elsewhere).
+    /// Passwords are never echoed.
+    ///
+    /// Fill on an input whose value has its own format (date, time, colour, range,
+    /// number, …) takes that format or a typed form of it (`typed_value.rs`), refuses
+    /// anything else before any input is sent, and sets the value as the browser's own
+    /// picker would, so the page's `input` and `change` listeners run.
     pub(super) async fn edit(
         &mut self,
         target: &Located,
         locator: &Locator,
         text: &str,
         replace: bool,
-    ) -> Result<(bool, String), Error> {
+    ) -> Result<Edited, Error> {
         self.require_enabled(target, locator)?;
         if target.node().states.iter().any(|(s, _)| *s == "readonly") {
             return Err(Error::ElementDisabled {
@@ -50,33 +73,23 @@ impl Run<'_> {
             )
         };
         let before = read(self).await?;
-        if before["editable"] != true {
-            return Err(Error::InvalidParams {
-                what: locator.to_string(),
-                reason: format!(
-                    "a {} ({}) takes no typed text; use select, check or upload",
-                    target.role,
-                    before["type"]
-                        .as_str()
-                        .filter(|t| !t.is_empty())
-                        .or(before["tag"].as_str())
-                        .unwrap_or("element")
-                ),
-            });
-        }
-        let password = before["type"] == "password";
         let kind = before["type"].as_str().unwrap_or_default().to_string();
-        self.focus(target).await?;
-        if matches!(
-            kind.as_str(),
-            "date" | "time" | "datetime-local" | "month" | "week"
-        ) {
-            // These have no text editing: their value is set as a picker would.
-            let value = if replace {
-                text.to_string()
+        let password = kind == "password";
+        let shown = |v: &str| {
+            if password {
+                format!("({} characters, not shown)", v.chars().count())
             } else {
-                format!("{}{text}", before["value"].as_str().unwrap_or_default())
-            };
+                v.to_string()
+            }
+        };
+        let typed = typed_value::Kind::of(&kind);
+        if let (true, Some(typed)) = (replace, typed) {
+            let value =
+                typed_value::normalise(typed, text).ok_or_else(|| Error::InvalidParams {
+                    what: format!("the value {text:?} for {locator}"),
+                    reason: typed.formats().to_string(),
+                })?;
+            self.focus(target).await?;
             self.tab
                 .call_on_node(
                     session,
@@ -86,63 +99,99 @@ impl Run<'_> {
                     self.deadline,
                 )
                 .await?;
-        } else {
-            let script = if replace {
-                &script::ELEMENT_SELECT_CONTENTS
-            } else {
-                &script::ELEMENT_CARET_TO_END
-            };
-            self.tab
-                .call_on_node(
-                    session,
-                    target.backend_id,
-                    script,
-                    Vec::new(),
-                    self.deadline,
-                )
-                .await?;
-            if replace {
-                if text.is_empty() {
-                    self.press(&keys::parse_chord("Delete")?).await?;
-                } else {
-                    self.tab
-                        .session()
-                        .call(
-                            &input::InsertText {
-                                text: text.to_string(),
-                            },
-                            self.deadline,
-                        )
-                        .await?;
-                }
-            } else {
-                self.type_text(text).await?;
+            let after = read(self).await?;
+            let actual = after["value"].as_str().unwrap_or_default().to_string();
+            if actual != value {
+                return Err(Error::InputMismatch {
+                    expected: value,
+                    actual,
+                });
             }
+            return Ok(Edited {
+                verified: true,
+                value_after: actual,
+                keys_sent: None,
+            });
+        }
+        if before["editable"] != true {
+            let what = before["type"]
+                .as_str()
+                .filter(|t| !t.is_empty())
+                .or(before["tag"].as_str())
+                .unwrap_or("element");
+            let reason = match typed {
+                Some(typed) => format!(
+                    "a {} ({what}) takes no keystrokes; fill it with a value: {}",
+                    target.role,
+                    typed.formats()
+                ),
+                None => format!(
+                    "a {} ({what}) takes no typed text; use select, check or upload",
+                    target.role
+                ),
+            };
+            return Err(Error::InvalidParams {
+                what: locator.to_string(),
+                reason,
+            });
+        }
+        self.focus(target).await?;
+        let script = if replace {
+            &script::ELEMENT_SELECT_CONTENTS
+        } else {
+            &script::ELEMENT_CARET_TO_END
+        };
+        self.tab
+            .call_on_node(
+                session,
+                target.backend_id,
+                script,
+                Vec::new(),
+                self.deadline,
+            )
+            .await?;
+        if replace {
+            if text.is_empty() {
+                self.press(&keys::parse_chord("Delete")?).await?;
+            } else {
+                self.tab
+                    .session()
+                    .call(
+                        &input::InsertText {
+                            text: text.to_string(),
+                        },
+                        self.deadline,
+                    )
+                    .await?;
+            }
+        } else {
+            self.type_text(text).await?;
         }
         let after = read(self).await?;
         let actual = after["value"].as_str().unwrap_or_default().to_string();
-        let expected = if replace {
-            text.to_string()
-        } else {
-            format!("{}{text}", before["value"].as_str().unwrap_or_default())
+        let expected = match typed {
+            // Keys typed into a date or time field fill its parts: "03/10/2015" typed
+            // holds 2015-03-10.
+            Some(typed) if !replace && typed.has_parts() => {
+                typed_value::normalise(typed, text).unwrap_or_else(|| text.to_string())
+            }
+            _ if replace => text.to_string(),
+            _ => format!("{}{text}", before["value"].as_str().unwrap_or_default()),
         };
         // contenteditable's innerText may end with a newline it added itself.
         let matches = actual == expected
             || target.node().role != "textbox" && actual.trim_end() == expected.trim_end();
-        if !matches {
-            let shown = |v: &str| {
-                if password {
-                    format!("({} characters, not shown)", v.chars().count())
-                } else {
-                    v.to_string()
-                }
-            };
+        if replace && !matches {
             return Err(Error::InputMismatch {
                 expected: shown(&expected),
                 actual: shown(&actual),
             });
         }
-        Ok((true, actual))
+        Ok(Edited {
+            verified: matches,
+            value_after: shown(&actual),
+            keys_sent: (!replace).then(|| shown(text)),
+        })
     }
 
     /// Keystrokes for each character; line breaks as Enter.

@@ -101,6 +101,13 @@ pub struct ActOutcome {
     pub point: Option<(f64, f64)>,
     /// type/fill: the value read back equals what was meant.
     pub input_value_verified: Option<bool>,
+    /// type: the keys sent (a password's only as their count).
+    pub keys_sent: Option<String>,
+    /// type/fill: what the field holds after (a password's only as its length).
+    pub value_after: Option<String>,
+    /// How long the action waited for its target to become actionable (uncovered,
+    /// still, shown); `None` when it was at once.
+    pub actionable_wait: Option<Duration>,
     /// check/uncheck: whether the state had to change.
     pub changed: Option<bool>,
     /// select: the options now selected (`{value, label}`).
@@ -135,6 +142,9 @@ pub struct ActOptions {
     /// The most the action waits for the page to stop changing (`None`: the default,
     /// zero: only the navigation it started).
     pub settle: Option<Duration>,
+    /// The most a pointer action waits for its target to become actionable (`None`: the
+    /// default, 1,000 ms; zero: refused at once).
+    pub action_timeout: Option<Duration>,
 }
 
 /// The most an action waits for a navigation it started to load.
@@ -147,6 +157,10 @@ struct Run<'a> {
     tab: &'a Tab,
     deadline: Deadline,
     dispatched: bool,
+    /// The actionability budget of pointer actions.
+    action_timeout: Duration,
+    /// How long a pointer action waited for its target to become actionable.
+    actionable_wait: Option<Duration>,
 }
 
 impl Tab {
@@ -162,6 +176,10 @@ impl Tab {
             tab: self,
             deadline,
             dispatched: false,
+            action_timeout: options
+                .action_timeout
+                .unwrap_or(pointer::DEFAULT_ACTION_TIMEOUT),
+            actionable_wait: None,
         };
         let before = self.state();
         let started = Instant::now();
@@ -190,6 +208,7 @@ impl Tab {
             }
         };
         let dispatched = run.dispatched;
+        let actionable_wait = run.actionable_wait;
         let Some(result) = ended else {
             return Ok(ActOutcome {
                 dialog_open: true,
@@ -198,6 +217,7 @@ impl Tab {
         };
         match result {
             Ok(mut outcome) => {
+                outcome.actionable_wait = actionable_wait;
                 let budget = options.settle.unwrap_or(crate::DEFAULT_SETTLE);
                 let settled = self.settle(&before, started, budget, deadline).await;
                 outcome.settled = settled.quiet;
@@ -403,15 +423,20 @@ impl Run<'_> {
                     .await?;
             }
             Action::Type { text } => {
-                let (verified, _) = self.edit(&target, locator, text, false).await?;
-                outcome.input_value_verified = Some(verified);
+                // The keys and what the field holds are facts, not a promise: a page may
+                // consume keys (a terminal) and still have received them.
+                let edited = self.edit(&target, locator, text, false).await?;
+                outcome.input_value_verified = Some(edited.verified);
+                outcome.keys_sent = edited.keys_sent;
+                outcome.value_after = Some(edited.value_after);
                 if options.submit {
                     self.press(&keys::parse_chord("Enter")?).await?;
                 }
             }
             Action::Fill { value } => {
-                let (verified, _) = self.edit(&target, locator, value, true).await?;
-                outcome.input_value_verified = Some(verified);
+                let edited = self.edit(&target, locator, value, true).await?;
+                outcome.input_value_verified = Some(edited.verified);
+                outcome.value_after = Some(edited.value_after);
                 if options.submit {
                     self.press(&keys::parse_chord("Enter")?).await?;
                 }

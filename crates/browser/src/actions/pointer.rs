@@ -25,6 +25,13 @@ const SAMPLES: [(f64, f64); 9] = [
     (0.8, 0.8),
 ];
 
+/// The most a pointer action waits, unless told otherwise, for its target to become
+/// actionable.
+pub(crate) const DEFAULT_ACTION_TIMEOUT: Duration = Duration::from_millis(1_000);
+
+/// How far (CSS pixels) a box may differ between two reads and still count as still.
+const STILL: f64 = 0.5;
+
 /// What a hit test found.
 enum Hit {
     Target,
@@ -32,19 +39,119 @@ enum Hit {
     Nothing,
 }
 
+/// Why one actionability check did not give a point.
+enum Check {
+    /// Not actionable yet (covered, not shown, moving): worth another look a frame later.
+    Blocked(Blocked),
+    /// Not worth waiting for (disabled, gone, the page did not answer).
+    Failed(Error),
+}
+
+enum Blocked {
+    /// The element is not visible (`reason`).
+    Hidden(String),
+    /// Another element (backend id) is on top of it.
+    Covered(i64),
+    /// Its box moved between two reads a frame apart.
+    Moving,
+}
+
+impl From<Error> for Check {
+    fn from(error: Error) -> Self {
+        Check::Failed(error)
+    }
+}
+
+/// An element's box: left, top, right, bottom.
+type Box4 = (f64, f64, f64, f64);
+
+fn same_box(a: Box4, b: Box4) -> bool {
+    (a.0 - b.0).abs() <= STILL
+        && (a.1 - b.1).abs() <= STILL
+        && (a.2 - b.2).abs() <= STILL
+        && (a.3 - b.3).abs() <= STILL
+}
+
 impl Run<'_> {
-    /// Shown, enabled, scrolled into view, and hit at its centre: the point to act at,
-    /// in the page's viewport.
+    /// Shown, enabled, scrolled into view, still, and hit at its centre (or at the first
+    /// uncovered point of a grid over it): the point to act at, in the page's viewport.
+    ///
+    /// A target that is covered, not shown yet or moving is looked at again each frame
+    /// until it is actionable or the actionability budget (`Run::action_timeout`) has
+    /// passed; only then is it refused, the message saying how long it waited. Nothing is
+    /// dispatched before.
+    ///
+    /// A target actionable at once costs no wait, one page call: it is still when no
+    /// finite animation or transition that moves, resizes or fades runs on it or an
+    /// ancestor (`element_motion.js`; a colour transition is no reason to wait) and
+    /// its box equals the box of the observation it was located in; otherwise two reads
+    /// a frame apart decide (an element first scrolled into view inside a container costs
+    /// that frame, and a smooth scroll is waited out). Motion a script drives frame by frame is caught only when
+    /// the observation is a frame older than the read (the settle after the previous
+    /// action waits such motion out). Infinite animations are not waited for; once the
+    /// budget has passed, a target still moving is acted on where the hit test finds it.
     pub(super) async fn pointer_target(
         &mut self,
         target: &Located,
         locator: &Locator,
         needs_enabled: bool,
     ) -> Result<(f64, f64), Error> {
+        // Half of what the command has left at most: a cover that stays is refused as
+        // such, with time to spare, rather than by the command's own timeout.
+        let budget = self.action_timeout.min(self.deadline.remaining() / 2);
+        let started = Instant::now();
+        // The target located again, when it was not shown and may show up.
+        let mut fresh: Option<Located> = None;
+        let mut last_box = None;
+        let mut waited = false;
+        loop {
+            let current = fresh.as_ref().unwrap_or(target);
+            let may_wait = started.elapsed() < budget;
+            let stillness = may_wait.then_some(&mut last_box);
+            let blocked = match self
+                .actionable_point(current, locator, needs_enabled, stillness)
+                .await
+            {
+                Ok(point) => {
+                    if waited {
+                        self.actionable_wait = Some(started.elapsed());
+                    }
+                    return Ok(point);
+                }
+                Err(Check::Failed(error)) => return Err(error),
+                Err(Check::Blocked(blocked)) => blocked,
+            };
+            if !may_wait {
+                let after = waited.then(|| started.elapsed().as_millis());
+                return Err(self.refusal(current, locator, blocked, after).await);
+            }
+            waited = true;
+            self.tab
+                .call_script(&script::ANIMATION_FRAME, Vec::new(), self.deadline)
+                .await?;
+            // Not shown (or its node gone, re-rendered): what the page shows now decides.
+            if matches!(blocked, Blocked::Hidden(_)) {
+                fresh = Some(self.tab.locate(locator, self.deadline).await?);
+            }
+        }
+    }
+
+    /// One actionability check; with `stillness`, the box must also be still (compared
+    /// with the box of the previous check, or at first with the observation's).
+    async fn actionable_point(
+        &self,
+        target: &Located,
+        locator: &Locator,
+        needs_enabled: bool,
+        stillness: Option<&mut Option<Box4>>,
+    ) -> Result<(f64, f64), Check> {
+        if !target.visible {
+            return Err(Check::Blocked(Blocked::Hidden(
+                "it is hidden, clipped away or has no size".into(),
+            )));
+        }
         if needs_enabled {
             self.require_enabled(target, locator)?;
-        } else {
-            self.require_shown(target, locator)?;
         }
         let backend_node_id = target.backend_id;
         // Scrolling fails for nodes without a layout box; the quads say what is there.
@@ -55,16 +162,61 @@ impl Run<'_> {
                 self.deadline,
             )
             .await;
-        let (left, top, right, bottom) = self.frame_box(target, locator).await?;
+        let (left, top, right, bottom) = match self.frame_box(target, locator).await {
+            Ok(found) => found,
+            Err(Error::ElementNotVisible { reason, .. }) => {
+                return Err(Check::Blocked(Blocked::Hidden(reason)));
+            }
+            Err(other) => return Err(other.into()),
+        };
         // The hit test takes document coordinates: the viewport point plus the scroll.
         let metrics = target
             .session
             .call(&page::GetLayoutMetrics {}, self.deadline)
-            .await?;
+            .await
+            .map_err(Error::from)?;
         let scroll = (
             metrics.css_visual_viewport.page_x,
             metrics.css_visual_viewport.page_y,
         );
+        if let Some(last) = stillness {
+            let now = (left, top, right, bottom);
+            let animating = self
+                .tab
+                .call_on_node(
+                    &target.session,
+                    target.backend_id,
+                    &script::ELEMENT_MOTION,
+                    Vec::new(),
+                    self.deadline,
+                )
+                .await?
+                == true;
+            let still = match *last {
+                _ if animating => false,
+                Some(before) => same_box(before, now),
+                // The observation's box is in the top-level document's coordinates,
+                // comparable only for an element of the page's own session.
+                None => {
+                    target.session.id() == self.tab.session().id()
+                        && target.node().bounds.is_some_and(|b| {
+                            same_box(
+                                (b.x, b.y, b.x + b.width, b.y + b.height),
+                                (
+                                    left + scroll.0,
+                                    top + scroll.1,
+                                    right + scroll.0,
+                                    bottom + scroll.1,
+                                ),
+                            )
+                        })
+                }
+            };
+            *last = Some(now);
+            if !still {
+                return Err(Check::Blocked(Blocked::Moving));
+            }
+        }
         // The visible centre: the box's centre if it is uncovered, else the first
         // uncovered point of a grid over the box (an element partly under another).
         let mut first_cover = None;
@@ -84,15 +236,40 @@ impl Run<'_> {
                 Hit::Nothing => {}
             }
         }
-        match first_cover {
-            Some(cover) => Err(Error::ElementOccluded {
-                locator: locator.to_string(),
+        Err(Check::Blocked(match first_cover {
+            Some(cover) => Blocked::Covered(cover),
+            None => Blocked::Hidden("no point of it is inside the viewport".into()),
+        }))
+    }
+
+    /// The refusal for a target still blocked when the budget ran out; `waited_ms` when
+    /// it was waited for.
+    async fn refusal(
+        &self,
+        target: &Located,
+        locator: &Locator,
+        blocked: Blocked,
+        waited_ms: Option<u128>,
+    ) -> Error {
+        let waited = |what: &str| {
+            waited_ms
+                .map(|ms| format!(" (waited {ms} ms for it to {what})"))
+                .unwrap_or_default()
+        };
+        match blocked {
+            Blocked::Covered(cover) => Error::ElementOccluded {
+                locator: format!("{locator}{}", waited("be uncovered")),
                 covering: self.describe(&target.session, cover).await,
-            }),
-            None => Err(Error::ElementNotVisible {
+            },
+            Blocked::Hidden(reason) => Error::ElementNotVisible {
                 locator: locator.to_string(),
-                reason: "no point of it is inside the viewport".into(),
-            }),
+                reason: format!("{reason}{}", waited("show")),
+            },
+            // Not reached: stillness is not asked of the last check.
+            Blocked::Moving => Error::ElementNotVisible {
+                locator: locator.to_string(),
+                reason: format!("it kept moving{}", waited("stop")),
+            },
         }
     }
 

@@ -67,6 +67,9 @@ pub(crate) struct Params {
     expect_popup: bool,
     /// Most ms to wait for the page to stop changing after (default 1000, 0 skips).
     settle_ms: Option<u64>,
+    /// Most ms a click (hover, drag, check) waits for its target to be uncovered, still
+    /// and shown before refusing (default 1000, 0 refuses at once; at most 60000).
+    action_timeout_ms: Option<u64>,
     /// Return what changed on the page since its last snapshot (default true).
     snapshot: Option<bool>,
     /// Tab (default: current).
@@ -113,6 +116,17 @@ pub(crate) struct Output {
     relocated: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     input_value_verified: Option<bool>,
+    /// type: the keys sent (a password's only as their count).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    keys_sent: Option<String>,
+    /// type/fill: what the field holds after (a password's only as its length); for
+    /// type a fact, not a promise: a page may take the keys elsewhere.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    value_after: Option<String>,
+    /// How long the target took to become actionable (it was covered, moving or not yet
+    /// shown); absent when it was at once.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    actionable_wait_ms: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     changed: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -138,6 +152,9 @@ pub(crate) struct Output {
     #[serde(skip_serializing_if = "Option::is_none")]
     diff: Option<String>,
 }
+
+/// The most `actionTimeoutMs` may ask for.
+const MAX_ACTION_TIMEOUT_MS: u64 = 60_000;
 
 /// The token budget of the snapshot taken after an action.
 const DIFF_BUDGET: usize = 2_000;
@@ -312,6 +329,14 @@ impl ToolSpec for Act {
                 serde_json::to_value(params.action).unwrap_or_default()
             )));
         }
+        if params
+            .action_timeout_ms
+            .is_some_and(|ms| ms > MAX_ACTION_TIMEOUT_MS)
+        {
+            return Err(ToolError::invalid_params(format!(
+                "actionTimeoutMs must be 0 to {MAX_ACTION_TIMEOUT_MS}"
+            )));
+        }
         let postcondition = params
             .expect
             .as_ref()
@@ -331,6 +356,9 @@ impl ToolSpec for Act {
         let options = browser::ActOptions {
             submit: params.submit,
             settle: params.settle_ms.map(std::time::Duration::from_millis),
+            action_timeout: params
+                .action_timeout_ms
+                .map(std::time::Duration::from_millis),
         };
         let acted = tab.act(locator.as_ref(), &action, &options, deadline).await;
         let outcome = match acted {
@@ -357,6 +385,9 @@ impl ToolSpec for Act {
                 name: String::new(),
                 relocated: false,
                 input_value_verified: None,
+                keys_sent: None,
+                value_after: None,
+                actionable_wait_ms: None,
                 changed: None,
                 selected: None,
                 scroll: None,
@@ -425,6 +456,9 @@ impl ToolSpec for Act {
             name: outcome.name,
             relocated: outcome.relocated,
             input_value_verified: outcome.input_value_verified,
+            keys_sent: outcome.keys_sent,
+            value_after: outcome.value_after,
+            actionable_wait_ms: outcome.actionable_wait.map(|d| d.as_millis() as u64),
             changed: outcome.changed,
             selected: outcome.selected,
             scroll: outcome.scroll.map(|(x, y)| json!({ "x": x, "y": y })),

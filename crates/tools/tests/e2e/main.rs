@@ -9,6 +9,7 @@ mod acting;
 mod capture;
 mod conditions;
 mod harness;
+mod inputs;
 mod navigation;
 mod refs;
 mod snapshot;
