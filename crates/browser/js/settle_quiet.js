@@ -50,8 +50,11 @@ async function settleQuiet(budgetMs, sinceMs, mode) {
     // Repeating before the action and still going at it: three or more changes in the
     // second before, the last no later than its usual interval (a finished fade is not
     // going on; a clock between ticks is).
+    // Only since the page was last found quiet: a transition that ran before that (a
+    // calendar that faded in) is over, and its node's next change is news.
+    const quietAt = (globalThis[key] && globalThis[key].quietAt) || -Infinity;
     const times = new Map();
-    for (const [t, node, kind] of changes(from - 1000, from)) {
+    for (const [t, node, kind] of changes(Math.max(from - 1000, quietAt), from)) {
       let kinds = times.get(node);
       if (!kinds) times.set(node, (kinds = new Map()));
       if (!kinds.has(kind)) kinds.set(kind, []);
@@ -121,6 +124,7 @@ async function settleQuiet(budgetMs, sinceMs, mode) {
   // then run. If nothing changed since and nothing animates, the page is quiet.
   if (mode === "action") await frame();
   if (sinceMs >= 0 && changedSince(from).length === 0 && animating().length === 0) {
+    globalThis[key].quietAt = performance.now();
     return { quiet: true, waitedMs: 0, region: null };
   }
   if (mode !== "action") await frame();
@@ -132,6 +136,7 @@ async function settleQuiet(budgetMs, sinceMs, mode) {
     const changed = changedSince(mark);
     const running = animating();
     if (changed.length === 0 && running.length === 0) {
+      globalThis[key].quietAt = now;
       return { quiet: true, waitedMs: Math.max(1, Math.round(now - start)), region: null };
     }
     mark = now;
