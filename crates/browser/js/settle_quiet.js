@@ -1,13 +1,12 @@
 // Waits until the page has stopped changing: two consecutive animation frames with no DOM
 // mutation in the document or its same-origin frames and no running finite CSS/Web
 // animation — or `budgetMs` passes. Changes count from `sinceMs` ago. Infinite animations
-// (spinners) never hold it. `mode` "action" (after input): what was repeating before the
-// action and still going at it is not waited for — the action cannot have caused it (a
-// ticking clock, a marquee) —, and if one frame after the action nothing has changed
-// and nothing animates, the page is quiet. `mode` "read" (before a snapshot): what has
-// been changing for over a second is not waited for, and if nothing changed in the last
+// (spinners) and perpetual changes (see below) never hold it. `mode` "action" (after
+// input): if one frame after the action nothing has changed and nothing animates, the
+// page is quiet. `mode` "read" (before a snapshot): if nothing changed in the last
 // `sinceMs` the page is quiet at once. A negative `sinceMs` (a watcher just installed,
-// nothing known before) always watches two frames.
+// nothing known before) always watches two frames. A verdict of quiet is remembered in
+// the watcher's state (`quietAt`, `perpetual`) for the next call.
 // Returns `{quiet, waitedMs, region}` (`region` names what was still changing), or
 // `{unwatched: true}` when the document has no watcher (js/settle_watch.js) yet.
 async function settleQuiet(budgetMs, sinceMs, mode) {
@@ -37,56 +36,69 @@ async function settleQuiet(budgetMs, sinceMs, mode) {
     }
     return out;
   };
-  // Changes the action (or the read) cannot be waiting on, as node → kinds. After an
-  // action: what was repeating before it and still is. Before a read: what
-  // has been changing for over a second and still is (a clock, a marquee) — a
-  // transition ends sooner.
+  // Perpetual changes are not waited for: a node+kind that changes on without a pause
+  // (no gap over 300 ms) — a ticking clock, a marquee. It counts as perpetual once it
+  // has run on for a second since the page was last found quiet, or, after an action,
+  // when it was already repeating (three changes or more) since then and still is at the
+  // action (the action cannot have caused it), or when an earlier verdict found it
+  // perpetual and it has not paused since. A transition ends, and what ran before the
+  // page was last found quiet (a calendar that faded in) is over: its node's next
+  // change (the calendar fading out) is news.
+  const self = globalThis[key];
+  const quietAt = self.quietAt || -Infinity;
+  if (!self.perpetual) self.perpetual = new Map(); // node -> Set(kind)
+  const GAP = 300;
+  const series = (lo, hi) => {
+    const by = new Map(); // node -> Map(kind -> sorted times)
+    for (const [t, node, kind] of changes(lo, hi)) {
+      let kinds = by.get(node);
+      if (!kinds) by.set(node, (kinds = new Map()));
+      if (!kinds.has(kind)) kinds.set(kind, []);
+      kinds.get(kind).push(t);
+    }
+    for (const kinds of by.values()) for (const list of kinds.values()) list.sort((a, b) => a - b);
+    return by;
+  };
+  // Whether `times` run on without a pause from `lo` up to `hi`.
+  const runsOn = (times, lo, hi) => {
+    if (times.length < 3 || times[0] - lo > GAP || hi - times[times.length - 1] > GAP) return false;
+    for (let i = 1; i < times.length; i++) if (times[i] - times[i - 1] > GAP) return false;
+    return true;
+  };
   const ignored = new Map();
   const ignore = (node, kind) => {
     if (!ignored.has(node)) ignored.set(node, new Set());
     ignored.get(node).add(kind);
   };
-  if (mode === "action") {
-    // Repeating before the action and still going at it: three or more changes in the
-    // second before, the last no later than its usual interval (a finished fade is not
-    // going on; a clock between ticks is).
-    // Only since the page was last found quiet: a transition that ran before that (a
-    // calendar that faded in) is over, and its node's next change is news.
-    const quietAt = (globalThis[key] && globalThis[key].quietAt) || -Infinity;
-    const times = new Map();
-    for (const [t, node, kind] of changes(Math.max(from - 1000, quietAt), from)) {
-      let kinds = times.get(node);
-      if (!kinds) times.set(node, (kinds = new Map()));
-      if (!kinds.has(kind)) kinds.set(kind, []);
-      kinds.get(kind).push(t);
+  const isIgnored = (node, kind) => ignored.has(node) && ignored.get(node).has(kind);
+  const judge = (now) => {
+    const lo = Math.max(now - 2000, quietAt);
+    for (const [node, kinds] of series(lo, now)) {
+      for (const [kind, times] of kinds) {
+        const known = self.perpetual.has(node) && self.perpetual.get(node).has(kind);
+        const longRunning = times[0] <= now - 1000 && runsOn(times, times[0], now);
+        const knownGoing = known && runsOn(times, lo, now);
+        if (longRunning || knownGoing) ignore(node, kind);
+      }
     }
-    for (const [node, kinds] of times) {
-      for (const [kind, list] of kinds) {
-        const distinct = [...new Set(list.map(Math.round))].sort((a, b) => a - b);
-        if (distinct.length < 3) continue;
-        let gap = 0;
-        for (let i = 1; i < distinct.length; i++) gap = Math.max(gap, distinct[i] - distinct[i - 1]);
-        if (from - distinct[distinct.length - 1] <= gap * 1.5 + 20) ignore(node, kind);
+  };
+  if (mode === "action") {
+    // Repeating before the action and still going at it.
+    for (const [node, kinds] of series(Math.max(from - 1000, quietAt), from)) {
+      for (const [kind, times] of kinds) {
+        if (runsOn(times, times[0], from)) ignore(node, kind);
       }
     }
   }
-  // Both: what has been changing for over a second and still is, as of `now`.
-  const longRunning = (now) => {
-    const first = new Map();
-    for (const [t, node, kind] of changes(now - 2000, now - 250)) {
-      const k = first.get(node) || new Map();
-      if (!k.has(kind)) k.set(kind, t);
-      first.set(node, k);
-    }
-    for (const [, node, kind] of changes(now - 250, now)) {
-      const began = first.get(node) && first.get(node).get(kind);
-      if (began !== undefined && began <= now - 1000) ignore(node, kind);
-    }
+  judge(start);
+  // A verdict of quiet remembers what it did not wait for.
+  const remember = () => {
+    self.perpetual = new Map();
+    for (const [node, kinds] of ignored) self.perpetual.set(node, new Set(kinds));
   };
-  longRunning(start);
   const changedSince = (lo) =>
     changes(lo, Infinity)
-      .filter(([, node, kind]) => !(ignored.get(node) && ignored.get(node).has(kind)))
+      .filter(([, node, kind]) => !isIgnored(node, kind))
       .map(([, node]) => node);
   const animating = () => {
     const out = [];
@@ -124,7 +136,8 @@ async function settleQuiet(budgetMs, sinceMs, mode) {
   // then run. If nothing changed since and nothing animates, the page is quiet.
   if (mode === "action") await frame();
   if (sinceMs >= 0 && changedSince(from).length === 0 && animating().length === 0) {
-    globalThis[key].quietAt = performance.now();
+    self.quietAt = performance.now();
+    remember();
     return { quiet: true, waitedMs: 0, region: null };
   }
   if (mode !== "action") await frame();
@@ -132,11 +145,12 @@ async function settleQuiet(budgetMs, sinceMs, mode) {
   for (;;) {
     await frame();
     const now = performance.now();
-    longRunning(now);
+    judge(now);
     const changed = changedSince(mark);
     const running = animating();
     if (changed.length === 0 && running.length === 0) {
-      globalThis[key].quietAt = now;
+      self.quietAt = now;
+      remember();
       return { quiet: true, waitedMs: Math.max(1, Math.round(now - start)), region: null };
     }
     mark = now;

@@ -211,6 +211,44 @@ impl RefRegistry {
         name
     }
 
+    /// The refs of a whole observation's elements, in document order. First every node
+    /// that already has a ref and is still the same thing keeps it, and a node whose
+    /// content changed lets go of its ref; only then are the others given refs — so a
+    /// recycled node's old ref can pass to the node that now shows its content, whichever
+    /// comes first in the page.
+    pub fn assign_all(
+        &mut self,
+        items: &[(Identity, Option<NodeKey>)],
+        live: &dyn Fn(NodeKey) -> bool,
+    ) -> Vec<String> {
+        let mut out: Vec<Option<String>> = vec![None; items.len()];
+        for (slot, (identity, node)) in out.iter_mut().zip(items) {
+            let Some(node) = node else { continue };
+            let Some(name) = self.by_node.get(node).cloned() else {
+                continue;
+            };
+            let same = self.by_ref.get(&name).is_some_and(|e| {
+                e.identity.epoch == identity.epoch && e.identity.loose_key() == identity.loose_key()
+            });
+            if same {
+                *slot = Some(self.assign_node(identity, Some(*node), live));
+            } else {
+                self.by_node.remove(node);
+                if let Some(entry) = self.by_ref.get_mut(&name)
+                    && entry.node == Some(*node)
+                {
+                    entry.node = None;
+                }
+            }
+        }
+        out.into_iter()
+            .zip(items)
+            .map(|(slot, (identity, node))| {
+                slot.unwrap_or_else(|| self.assign_node(identity, *node, live))
+            })
+            .collect()
+    }
+
     /// The shortest name for `key` not yet taken.
     fn fresh(&self, key: u64) -> String {
         (4..=6)
@@ -338,6 +376,31 @@ mod tests {
         let live = |n: NodeKey| n == (0, 12);
         assert_eq!(registry.assign_node(&moved, Some((0, 12)), &live), first);
         assert_eq!(registry.get(&first).unwrap().node, Some((0, 12)));
+    }
+
+    #[test]
+    fn a_recycled_nodes_ref_passes_to_the_node_that_now_shows_its_content() {
+        let mut registry = RefRegistry::default();
+        let row = |n: u32| identity(1, 0, "listitem", &format!("Row {n}"), 0);
+        registry.next_generation();
+        let before = registry
+            .assign_all(&[(row(14), Some((0, 1))), (row(25), Some((0, 2)))], &|_| {
+                true
+            });
+        // Scrolled: node 1 now shows row 25, node 2 row 38 — node 1 comes first.
+        registry.next_generation();
+        let after = registry
+            .assign_all(&[(row(25), Some((0, 1))), (row(38), Some((0, 2)))], &|_| {
+                true
+            });
+        assert_eq!(after[0], before[1], "row 25's ref follows row 25");
+        assert_ne!(after[1], before[1], "node 2 shows another row now");
+        assert_ne!(after[1], before[0]);
+        assert_eq!(
+            registry.get(&before[0]).unwrap().node,
+            None,
+            "row 14 is not shown"
+        );
     }
 
     proptest! {

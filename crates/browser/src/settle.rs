@@ -5,9 +5,10 @@
 //! keeps a small ring of recent DOM mutations. `js/settle_quiet.js` then decides, in one
 //! call that resolves inside the page: quiet means two consecutive animation frames with
 //! no mutation (attributes, `style` and `class` included; same-origin frames too) and no
-//! running *finite* CSS/Web animation. Infinite animations (spinners) never count, and
-//! changes that were repeating before the action and still going at it (a ticking
-//! clock, a carousel) are ignored: the action cannot have caused them. When, one frame
+//! running *finite* CSS/Web animation. Infinite animations (spinners) never count, nor
+//! do perpetual changes — a node+kind changing on without a pause (a ticking clock, a
+//! carousel) for a second, or already before the action and still at it (the action
+//! cannot have caused it); see `js/settle_quiet.js`. When, one frame
 //! after the action, nothing changed since it began and nothing animates, the page is
 //! quiet, so a quiet page pays about one frame. The wait is capped by a budget; at the cap the result names what
 //! was still changing.

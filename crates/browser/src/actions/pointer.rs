@@ -104,6 +104,7 @@ impl Run<'_> {
         let mut fresh: Option<Located> = None;
         let mut last_box = None;
         let mut waited = false;
+        let mut relocated_after_move = false;
         loop {
             let current = fresh.as_ref().unwrap_or(target);
             let may_wait = started.elapsed() < budget;
@@ -129,8 +130,12 @@ impl Run<'_> {
             self.tab
                 .call_script(&script::ANIMATION_FRAME, Vec::new(), self.deadline)
                 .await?;
-            // Not shown (or its node gone, re-rendered): what the page shows now decides.
-            if matches!(blocked, Blocked::Hidden(_)) {
+            // Not shown (or its node gone, re-rendered), or moved since it was located
+            // (scrolled into view: a virtual list may have recycled its node for another
+            // row): what the page shows now decides which element the locator names.
+            let moved_first = matches!(blocked, Blocked::Moving) && !relocated_after_move;
+            if matches!(blocked, Blocked::Hidden(_)) || moved_first {
+                relocated_after_move |= moved_first;
                 fresh = Some(self.tab.locate(locator, self.deadline).await?);
             }
         }

@@ -208,6 +208,7 @@ pub(crate) fn outline(
         ordinals: HashMap::new(),
         text_memo: HashMap::new(),
         heading: String::new(),
+        pending: Vec::new(),
         out: Outline {
             live: observation
                 .nodes
@@ -221,7 +222,13 @@ pub(crate) fn outline(
         let blocks = builder.visit(0, 0, None, Fnv::new().finish());
         builder.emit(blocks);
     }
+    builder.assign_refs();
     builder.out
+}
+
+/// Stands in a line for node `index`'s ref until refs are given.
+fn placeholder(index: usize) -> String {
+    format!("\u{1}{index}\u{1}")
 }
 
 /// A subtree rendered to lines before it is placed (so runs can be collapsed).
@@ -250,6 +257,8 @@ struct Builder<'a> {
     text_memo: HashMap<usize, String>,
     /// The heading last passed in document order: part of an element's identity.
     heading: String,
+    /// The nodes to give refs, with their identities, in document order.
+    pending: Vec<(usize, Identity)>,
     out: Outline,
 }
 
@@ -394,14 +403,11 @@ impl Builder<'_> {
             child_blocks.clear();
         }
         let identity = self.identify(index, container, &role, &raw_name);
+        // Refs are given once the whole page is known (see `assign_refs`); until then
+        // the line holds a placeholder.
         let r#ref = actionable.then(|| {
-            let key = node.backend_id.map(|b| (node.session, b));
-            let live = &self.out.live;
-            let r#ref = self
-                .registry
-                .assign_node(&identity, key, &|n| live.contains(&n));
-            self.out.refs.insert(index, r#ref.clone());
-            r#ref
+            self.pending.push((index, identity.clone()));
+            placeholder(index)
         });
         self.out.identities.insert(index, identity);
         let name = clip(&raw_name, MAX_NAME);
@@ -625,6 +631,38 @@ impl Builder<'_> {
             .lines
             .iter()
             .any(|l| l.rect.is_some_and(|r| intersects(&r, &self.viewport)))
+    }
+
+    /// Gives every pending node its ref, all at once (so which element keeps a ref never
+    /// depends on document order), and puts the refs into the lines.
+    fn assign_refs(&mut self) {
+        let items: Vec<(Identity, Option<NodeKey>)> = self
+            .pending
+            .iter()
+            .map(|(index, identity)| {
+                let node = &self.nodes[*index];
+                (identity.clone(), node.backend_id.map(|b| (node.session, b)))
+            })
+            .collect();
+        let live = &self.out.live;
+        let refs = self.registry.assign_all(&items, &|n| live.contains(&n));
+        for ((index, _), r#ref) in self.pending.iter().zip(refs) {
+            self.out.refs.insert(*index, r#ref);
+        }
+        for line in &mut self.out.lines {
+            while let Some(start) = line.text.find('\u{1}') {
+                let Some(len) = line.text[start + 1..].find('\u{1}') else {
+                    break;
+                };
+                let end = start + 1 + len;
+                let index: Option<usize> = line.text[start + 1..end].parse().ok();
+                let r#ref = index
+                    .and_then(|i| self.out.refs.get(&i))
+                    .cloned()
+                    .unwrap_or_default();
+                line.text.replace_range(start..=end, &r#ref);
+            }
+        }
     }
 
     /// Places blocks into the outline, linking each line to its parent line.

@@ -80,7 +80,7 @@ async fn a_jquery_ui_datepicker_day_is_picked_by_ref_and_the_calendar_leaves_no_
         !after.contains("link \"18\""),
         "the faded calendar is still shown:\n{after}"
     );
-    assert!(!after.contains("- clickable [e"), "{after}");
+    assert!(!after.contains("- clickable [e"), "{picked:#}\n{after}");
     h.shutdown().await;
 }
 
@@ -202,6 +202,19 @@ async fn a_virtual_lists_rows_are_acted_on_by_ref_and_its_container_is_counted()
     assert!(log(&h).await.contains(&"clicked:Row 3".to_string()));
     // find reaches a row scrolled out of the list's box.
     let found = h.ok("find", json!({ "text": "Row 25 " })).await;
-    assert!(found["data"]["matches"][0]["ref"].is_string(), "{found:#}");
+    let far = found["data"]["matches"][0]["ref"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    // Scrolling it into view recycles its node for another row: the click follows
+    // Row 25 to the node that shows it then — never the row that took its node.
+    let clicked = h.ok("act", json!({ "action": "click", "ref": far })).await;
+    assert_eq!(clicked["data"]["name"], "Row 25 — item 25", "{clicked:#}");
+    let clicks: Vec<String> = log(&h)
+        .await
+        .into_iter()
+        .filter(|l| l.starts_with("clicked:"))
+        .collect();
+    assert_eq!(clicks, ["clicked:Row 3", "clicked:Row 25"], "{clicked:#}");
     h.shutdown().await;
 }
