@@ -47,9 +47,41 @@ pub struct ActArgs {
     /// Refuse if the element changed since this snapshot.
     #[arg(long, value_name = "ID")]
     snapshot_id: Option<String>,
-    /// The tab (default: current).
+    #[command(flatten)]
+    tab: TabArg,
+}
+
+/// The tab a verb works on; every verb that takes one spells it this way.
+#[derive(Debug, Default, Args)]
+pub struct TabArg {
+    /// The tab (default: the current one).
     #[arg(long, value_name = "TAB")]
     tab: Option<String>,
+}
+
+impl TabArg {
+    fn of(tab: String) -> TabArg {
+        TabArg { tab: Some(tab) }
+    }
+
+    /// `params` with this tab as the tool's `tabId`.
+    fn on(&self, mut params: Value) -> Value {
+        if let (Some(tab), Value::Object(map)) = (&self.tab, &mut params) {
+            map.insert("tabId".into(), json!(tab));
+        }
+        params
+    }
+}
+
+/// The values a tool's schema allows for one of its params, for clap to check.
+fn allowed(tool: &str, param: &str) -> clap::builder::PossibleValuesParser {
+    let values: Vec<&'static str> = tools::find(tool)
+        .and_then(|t| t.input_schema["properties"][param]["enum"].as_array())
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect();
+    clap::builder::PossibleValuesParser::new(values)
 }
 
 #[derive(Debug, Subcommand)]
@@ -60,25 +92,25 @@ pub enum Verb {
         /// Open it in a new tab, which becomes current.
         #[arg(long)]
         new_tab: bool,
-        #[arg(long, value_name = "TAB")]
-        tab: Option<String>,
+        #[command(flatten)]
+        tab: TabArg,
     },
     /// Go back one history entry (navigate).
     Back {
-        #[arg(long, value_name = "TAB")]
-        tab: Option<String>,
+        #[command(flatten)]
+        tab: TabArg,
     },
     /// Go forward one history entry (navigate).
     Forward {
-        #[arg(long, value_name = "TAB")]
-        tab: Option<String>,
+        #[command(flatten)]
+        tab: TabArg,
     },
     /// Reload the page (navigate).
     Reload {
         #[arg(long)]
         ignore_cache: bool,
-        #[arg(long, value_name = "TAB")]
-        tab: Option<String>,
+        #[command(flatten)]
+        tab: TabArg,
     },
     /// List the tabs, or open, select or close one (tabs).
     Tabs {
@@ -87,7 +119,7 @@ pub enum Verb {
     },
     /// Read the page: elements with refs (default), text, markdown or html (snapshot).
     Snapshot {
-        #[arg(long, value_parser = ["elements", "text", "markdown", "html"])]
+        #[arg(long, value_parser = allowed("snapshot", "mode"))]
         mode: Option<String>,
         #[arg(long)]
         max_tokens: Option<u64>,
@@ -96,8 +128,8 @@ pub enum Verb {
         /// Only what changed since this tab's previous snapshot.
         #[arg(long)]
         diff: bool,
-        #[arg(long, value_name = "TAB")]
-        tab: Option<String>,
+        #[command(flatten)]
+        tab: TabArg,
     },
     /// Search the whole page for text, a role, or role and name (find).
     Find {
@@ -108,8 +140,8 @@ pub enum Verb {
         name: Option<String>,
         #[arg(long)]
         limit: Option<u64>,
-        #[arg(long, value_name = "TAB")]
-        tab: Option<String>,
+        #[command(flatten)]
+        tab: TabArg,
     },
     /// Click an element by ref (act).
     Click {
@@ -203,7 +235,7 @@ pub enum Verb {
         #[arg(long)]
         selector: Option<String>,
         /// visible (default), attached or hidden.
-        #[arg(long)]
+        #[arg(long, value_parser = allowed("wait", "state"))]
         state: Option<String>,
         #[arg(long)]
         text: Option<String>,
@@ -213,36 +245,63 @@ pub enum Verb {
         js: Option<String>,
         #[arg(long, value_name = "MS")]
         timeout_ms: Option<u64>,
-        #[arg(long, value_name = "TAB")]
-        tab: Option<String>,
+        #[command(flatten)]
+        tab: TabArg,
     },
     /// Capture the viewport or one element (screenshot).
     Screenshot {
         /// Set this viewport preset first: auto, phone, tablet, desktop.
-        #[arg(long)]
+        #[arg(long, value_parser = allowed("screenshot", "preset"))]
         preset: Option<String>,
         #[arg(long)]
         selector: Option<String>,
         /// png (default), jpeg or webp.
-        #[arg(long)]
+        #[arg(long, value_parser = allowed("screenshot", "format"))]
         format: Option<String>,
         #[arg(long)]
         max_width: Option<u64>,
         /// Write the image to FILE.
         #[arg(short = 'o', long = "output", value_name = "FILE")]
         output: Option<PathBuf>,
-        #[arg(long, value_name = "TAB")]
-        tab: Option<String>,
+        #[command(flatten)]
+        tab: TabArg,
     },
     /// Size the tab: auto, phone, tablet, desktop or custom (viewport).
     Viewport {
+        #[arg(value_parser = allowed("viewport", "preset"))]
         preset: String,
         #[arg(long)]
         width: Option<u64>,
         #[arg(long)]
         height: Option<u64>,
-        #[arg(long, value_name = "TAB")]
-        tab: Option<String>,
+        #[command(flatten)]
+        tab: TabArg,
+    },
+    /// Run JavaScript in the page, if the operator enabled eval (eval).
+    Eval {
+        expression: String,
+        #[arg(long)]
+        max_chars: Option<u64>,
+        #[command(flatten)]
+        tab: TabArg,
+    },
+    /// The form controls in scope with their values and validity (form_state).
+    FormState {
+        /// CSS selector of the form or container (default: the whole page).
+        #[arg(long)]
+        scope: Option<String>,
+        #[command(flatten)]
+        tab: TabArg,
+    },
+    /// Answer the JavaScript dialog that is open: accept or dismiss (dialog).
+    Dialog {
+        #[arg(value_parser = ["accept", "dismiss"])]
+        answer: String,
+        /// For a prompt: the text to answer with.
+        #[arg(long)]
+        prompt_text: Option<String>,
+        #[command(flatten)]
+        tab: TabArg,
     },
     /// The running command and the last ones of the task, from memory (diagnostics).
     Diagnose {
@@ -475,23 +534,23 @@ fn request(verb: Verb, task: &str) -> Result<(Request, Option<PathBuf>), String>
     let request = match verb {
         Verb::Open { url, new_tab, tab } => tool(
             "navigate",
-            json!({ "url": url, "newTab": new_tab.then_some(true), "tabId": tab }),
+            tab.on(json!({ "url": url, "newTab": new_tab.then_some(true) })),
         ),
-        Verb::Back { tab } => tool("navigate", json!({ "back": true, "tabId": tab })),
-        Verb::Forward { tab } => tool("navigate", json!({ "forward": true, "tabId": tab })),
+        Verb::Back { tab } => tool("navigate", tab.on(json!({ "back": true }))),
+        Verb::Forward { tab } => tool("navigate", tab.on(json!({ "forward": true }))),
         Verb::Reload { ignore_cache, tab } => tool(
             "navigate",
-            json!({ "reload": true, "ignoreCache": ignore_cache.then_some(true), "tabId": tab }),
+            tab.on(json!({ "reload": true, "ignoreCache": ignore_cache.then_some(true) })),
         ),
         Verb::Tabs { action } => tool(
             "tabs",
             match action.unwrap_or(TabsAction::List) {
                 TabsAction::List => json!({ "action": "list" }),
                 TabsAction::New { url } => json!({ "action": "new", "url": url }),
-                TabsAction::Select { tab } => json!({ "action": "select", "tabId": tab }),
-                TabsAction::Close { tabs } => match tabs.len() {
+                TabsAction::Select { tab } => TabArg::of(tab).on(json!({ "action": "select" })),
+                TabsAction::Close { mut tabs } => match tabs.len() {
                     0 => json!({ "action": "close" }),
-                    1 => json!({ "action": "close", "tabId": tabs[0] }),
+                    1 => TabArg::of(tabs.remove(0)).on(json!({ "action": "close" })),
                     _ => json!({ "action": "close", "tabIds": tabs }),
                 },
             },
@@ -504,13 +563,12 @@ fn request(verb: Verb, task: &str) -> Result<(Request, Option<PathBuf>), String>
             tab,
         } => tool(
             "snapshot",
-            json!({
+            tab.on(json!({
                 "mode": mode,
                 "maxTokens": max_tokens,
                 "maxChars": max_chars,
                 "diff": diff.then_some(true),
-                "tabId": tab,
-            }),
+            })),
         ),
         Verb::Find {
             text,
@@ -520,7 +578,7 @@ fn request(verb: Verb, task: &str) -> Result<(Request, Option<PathBuf>), String>
             tab,
         } => tool(
             "find",
-            json!({ "text": text, "role": role, "name": name, "limit": limit, "tabId": tab }),
+            tab.on(json!({ "text": text, "role": role, "name": name, "limit": limit })),
         ),
         Verb::Click { target, act } => tool("act", act.params("click", Some(target), json!({}))),
         Verb::Fill {
@@ -588,15 +646,14 @@ fn request(verb: Verb, task: &str) -> Result<(Request, Option<PathBuf>), String>
             tab,
         } => tool(
             "wait",
-            json!({
+            tab.on(json!({
                 "selector": selector,
                 "state": state,
                 "text": text,
                 "url": url,
                 "js": js,
                 "timeoutMs": timeout_ms,
-                "tabId": tab,
-            }),
+            })),
         ),
         Verb::Screenshot {
             preset,
@@ -606,13 +663,12 @@ fn request(verb: Verb, task: &str) -> Result<(Request, Option<PathBuf>), String>
             output,
             tab,
         } => {
-            let params = json!({
+            let params = tab.on(json!({
                 "preset": preset,
                 "selector": selector,
                 "format": format,
                 "maxWidth": max_width,
-                "tabId": tab,
-            });
+            }));
             return Ok((tool("screenshot", params), output));
         }
         Verb::Viewport {
@@ -622,7 +678,24 @@ fn request(verb: Verb, task: &str) -> Result<(Request, Option<PathBuf>), String>
             tab,
         } => tool(
             "viewport",
-            json!({ "preset": preset, "width": width, "height": height, "tabId": tab }),
+            tab.on(json!({ "preset": preset, "width": width, "height": height })),
+        ),
+        Verb::Eval {
+            expression,
+            max_chars,
+            tab,
+        } => tool(
+            "eval",
+            tab.on(json!({ "expression": expression, "maxChars": max_chars })),
+        ),
+        Verb::FormState { scope, tab } => tool("form_state", tab.on(json!({ "scope": scope }))),
+        Verb::Dialog {
+            answer,
+            prompt_text,
+            tab,
+        } => tool(
+            "dialog",
+            tab.on(json!({ "accept": answer == "accept", "promptText": prompt_text })),
         ),
         Verb::Diagnose { limit } => Request::Diagnose(limit),
         Verb::Run { tool: name, params } => Request::Tool {
@@ -658,12 +731,11 @@ fn request(verb: Verb, task: &str) -> Result<(Request, Option<PathBuf>), String>
 impl ActArgs {
     /// The `act` params: the action, the ref, what the verb adds, and the expectation.
     fn params(&self, action: &str, target: Option<String>, extra: Value) -> Value {
-        let mut params = json!({
+        let mut params = self.tab.on(json!({
             "action": action,
             "ref": target,
             "snapshotId": self.snapshot_id,
-            "tabId": self.tab,
-        });
+        }));
         if let (Value::Object(params), Value::Object(extra)) = (&mut params, extra) {
             params.extend(extra);
         }
@@ -712,6 +784,155 @@ fn read_json(source: &str) -> Result<Value, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use clap::Parser;
+
+    #[derive(Debug, Parser)]
+    struct Line {
+        #[command(subcommand)]
+        verb: Verb,
+    }
+
+    /// Every sugar verb, with every flag it has, makes params its tool's schema accepts:
+    /// the verbs cannot drift from the catalogue's spelling.
+    #[test]
+    fn every_verbs_params_validate_against_its_tools_schema() {
+        let lines: &[&[&str]] = &[
+            &["open", "http://127.0.0.1/", "--new-tab", "--tab", "tab1"],
+            &["back", "--tab", "tab1"],
+            &["forward"],
+            &["reload", "--ignore-cache", "--tab", "tab0"],
+            &["tabs"],
+            &["tabs", "new", "http://127.0.0.1/"],
+            &["tabs", "select", "tab1"],
+            &["tabs", "close", "tab1"],
+            &["tabs", "close", "tab1", "tab2"],
+            &[
+                "snapshot",
+                "--mode",
+                "markdown",
+                "--max-chars",
+                "100",
+                "--tab",
+                "tab0",
+            ],
+            &["snapshot", "--max-tokens", "500", "--diff"],
+            &[
+                "find", "Save", "--role", "button", "--name", "Save", "--limit", "3", "--tab",
+                "tab0",
+            ],
+            &[
+                "click",
+                "e4k2",
+                "--expect-text",
+                "Saved",
+                "--expect-url",
+                "http://x/",
+                "--expect-timeout-ms",
+                "100",
+                "--snapshot-id",
+                "tab0-s1",
+                "--tab",
+                "tab0",
+            ],
+            &["fill", "e4k2", "hello", "--submit"],
+            &["type", "e4k2", "hello"],
+            &["press", "Enter", "--ref", "e4k2"],
+            &["press", "Control+A"],
+            &["select", "e4k2", "a", "b"],
+            &["check", "e4k2"],
+            &["uncheck", "e4k2"],
+            &["hover", "e4k2"],
+            &["scroll", "--dy", "-200"],
+            &["scroll", "e4k2"],
+            &["upload", "e4k2", "a.txt"],
+            &[
+                "wait",
+                "--selector",
+                "#x",
+                "--state",
+                "hidden",
+                "--timeout-ms",
+                "100",
+                "--tab",
+                "tab0",
+            ],
+            &["wait", "--text", "Saved"],
+            &["wait", "--url", "http://x/"],
+            &["wait", "--js", "1"],
+            &[
+                "screenshot",
+                "--preset",
+                "phone",
+                "--selector",
+                "#x",
+                "--format",
+                "jpeg",
+                "--max-width",
+                "800",
+            ],
+            &["viewport", "custom", "--width", "800", "--height", "600"],
+            &[
+                "eval",
+                "document.title",
+                "--max-chars",
+                "100",
+                "--tab",
+                "tab0",
+            ],
+            &["form-state", "--scope", "form"],
+            &["dialog", "accept", "--prompt-text", "yes"],
+            &["dialog", "dismiss"],
+        ];
+        let mut tools_seen = std::collections::BTreeSet::new();
+        for argv in lines {
+            let parsed = Line::try_parse_from(std::iter::once(&"candor").chain(argv.iter()))
+                .unwrap_or_else(|e| panic!("{argv:?}: {e}"));
+            let (request, _) = request(parsed.verb, "t").unwrap();
+            let Request::Tool { method, params } = request else {
+                panic!("{argv:?} is a tool verb");
+            };
+            let tool = tools::find(&method).unwrap_or_else(|| panic!("no tool {method}"));
+            let validator = jsonschema::validator_for(&tool.input_schema).unwrap();
+            let errors: Vec<String> = validator
+                .iter_errors(&params)
+                .map(|e| e.to_string())
+                .collect();
+            assert!(
+                errors.is_empty(),
+                "{argv:?} -> {method} {params}: {errors:?}"
+            );
+            tools_seen.insert(method);
+        }
+        // Every tool with sugar is covered above.
+        for tool in [
+            "navigate",
+            "tabs",
+            "snapshot",
+            "find",
+            "act",
+            "wait",
+            "screenshot",
+            "viewport",
+            "eval",
+            "form_state",
+            "dialog",
+        ] {
+            assert!(tools_seen.contains(tool), "{tool} has no line above");
+        }
+    }
+
+    #[test]
+    fn choices_come_from_the_schema() {
+        for (argv, ok) in [
+            (&["snapshot", "--mode", "html"][..], true),
+            (&["snapshot", "--mode", "pdf"][..], false),
+            (&["wait", "--selector", "#x", "--state", "gone"][..], false),
+            (&["viewport", "huge"][..], false),
+        ] {
+            let parsed = Line::try_parse_from(std::iter::once(&"candor").chain(argv.iter()));
+            assert_eq!(parsed.is_ok(), ok, "{argv:?}");
+        }
+    }
 
     #[test]
     fn params_text_may_start_with_a_bom() {
@@ -730,7 +951,7 @@ mod tests {
             expect_url: None,
             expect_timeout_ms: None,
             snapshot_id: None,
-            tab: None,
+            tab: TabArg::default(),
         };
         let params = act.params("click", Some("e4k2".into()), json!({}));
         assert_eq!(
