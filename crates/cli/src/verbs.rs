@@ -44,6 +44,16 @@ pub struct ActArgs {
     /// How long the expectation may take to hold, in ms (default 5000).
     #[arg(long, value_name = "MS")]
     expect_timeout_ms: Option<u64>,
+    /// Any expectation as JSON (text, url, urlMatches, selector, js…, all required):
+    /// `@FILE`, `-` for stdin, or the JSON itself; --expect-text/--expect-url add to it.
+    #[arg(long, value_name = "@FILE|JSON")]
+    expect: Option<String>,
+    /// A read-only JS expression evaluated after the action (needs eval).
+    #[arg(long, value_name = "EXPR")]
+    readback: Option<String>,
+    /// The action opens a new tab: wait for it and make it current.
+    #[arg(long)]
+    expect_popup: bool,
     /// Refuse if the element changed since this snapshot.
     #[arg(long, value_name = "ID")]
     snapshot_id: Option<String>,
@@ -580,7 +590,7 @@ fn request(verb: Verb, task: &str) -> Result<(Request, Option<PathBuf>), String>
             "find",
             tab.on(json!({ "text": text, "role": role, "name": name, "limit": limit })),
         ),
-        Verb::Click { target, act } => tool("act", act.params("click", Some(target), json!({}))),
+        Verb::Click { target, act } => tool("act", act.params("click", Some(target), json!({}))?),
         Verb::Fill {
             target,
             text,
@@ -592,7 +602,7 @@ fn request(verb: Verb, task: &str) -> Result<(Request, Option<PathBuf>), String>
                 "fill",
                 Some(target),
                 json!({ "text": text, "submit": submit.then_some(true) }),
-            ),
+            )?,
         ),
         Verb::Type {
             target,
@@ -605,10 +615,10 @@ fn request(verb: Verb, task: &str) -> Result<(Request, Option<PathBuf>), String>
                 "type",
                 Some(target),
                 json!({ "text": text, "submit": submit.then_some(true) }),
-            ),
+            )?,
         ),
         Verb::Press { keys, target, act } => {
-            tool("act", act.params("press", target, json!({ "keys": keys })))
+            tool("act", act.params("press", target, json!({ "keys": keys }))?)
         }
         Verb::Select {
             target,
@@ -616,13 +626,13 @@ fn request(verb: Verb, task: &str) -> Result<(Request, Option<PathBuf>), String>
             act,
         } => tool(
             "act",
-            act.params("select", Some(target), json!({ "values": values })),
+            act.params("select", Some(target), json!({ "values": values }))?,
         ),
-        Verb::Check { target, act } => tool("act", act.params("check", Some(target), json!({}))),
+        Verb::Check { target, act } => tool("act", act.params("check", Some(target), json!({}))?),
         Verb::Uncheck { target, act } => {
-            tool("act", act.params("uncheck", Some(target), json!({})))
+            tool("act", act.params("uncheck", Some(target), json!({}))?)
         }
-        Verb::Hover { target, act } => tool("act", act.params("hover", Some(target), json!({}))),
+        Verb::Hover { target, act } => tool("act", act.params("hover", Some(target), json!({}))?),
         Verb::Scroll {
             target,
             dx,
@@ -630,11 +640,11 @@ fn request(verb: Verb, task: &str) -> Result<(Request, Option<PathBuf>), String>
             act,
         } => tool(
             "act",
-            act.params("scroll", target, json!({ "dx": dx, "dy": dy })),
+            act.params("scroll", target, json!({ "dx": dx, "dy": dy }))?,
         ),
         Verb::Upload { target, files, act } => tool(
             "act",
-            act.params("upload", Some(target), json!({ "files": files })),
+            act.params("upload", Some(target), json!({ "files": files }))?,
         ),
         Verb::Wait {
             selector,
@@ -730,23 +740,37 @@ fn request(verb: Verb, task: &str) -> Result<(Request, Option<PathBuf>), String>
 
 impl ActArgs {
     /// The `act` params: the action, the ref, what the verb adds, and the expectation.
-    fn params(&self, action: &str, target: Option<String>, extra: Value) -> Value {
+    fn params(&self, action: &str, target: Option<String>, extra: Value) -> Result<Value, String> {
         let mut params = self.tab.on(json!({
             "action": action,
             "ref": target,
             "snapshotId": self.snapshot_id,
+            "readback": self.readback,
+            "expectPopup": self.expect_popup.then_some(true),
         }));
         if let (Value::Object(params), Value::Object(extra)) = (&mut params, extra) {
             params.extend(extra);
         }
-        if self.expect_text.is_some() || self.expect_url.is_some() {
-            params["expect"] = json!({
-                "text": self.expect_text,
-                "url": self.expect_url,
-                "timeoutMs": self.expect_timeout_ms,
-            });
+        let mut expect = match &self.expect {
+            Some(source) => match read_json(source)? {
+                Value::Object(map) => map,
+                other => return Err(format!("--expect must be a JSON object, not {other}")),
+            },
+            None => Map::new(),
+        };
+        for (key, value) in [
+            ("text", self.expect_text.as_ref().map(|t| json!(t))),
+            ("url", self.expect_url.as_ref().map(|u| json!(u))),
+            ("timeoutMs", self.expect_timeout_ms.map(|ms| json!(ms))),
+        ] {
+            if let Some(value) = value {
+                expect.insert(key.into(), value);
+            }
         }
-        strip_nulls(params)
+        if !expect.is_empty() {
+            params["expect"] = Value::Object(expect);
+        }
+        Ok(strip_nulls(params))
     }
 }
 
@@ -835,6 +859,17 @@ mod tests {
                 "tab0",
             ],
             &["fill", "e4k2", "hello", "--submit"],
+            &[
+                "click",
+                "e4k2",
+                "--expect",
+                r##"{"selector":"#done","state":"visible","js":"1","equals":1}"##,
+                "--expect-text",
+                "Done",
+                "--readback",
+                "document.title",
+                "--expect-popup",
+            ],
             &["type", "e4k2", "hello"],
             &["press", "Enter", "--ref", "e4k2"],
             &["press", "Control+A"],
@@ -950,10 +985,13 @@ mod tests {
             expect_text: Some("Saved".into()),
             expect_url: None,
             expect_timeout_ms: None,
+            expect: None,
+            readback: None,
+            expect_popup: false,
             snapshot_id: None,
             tab: TabArg::default(),
         };
-        let params = act.params("click", Some("e4k2".into()), json!({}));
+        let params = act.params("click", Some("e4k2".into()), json!({})).unwrap();
         assert_eq!(
             params,
             json!({ "action": "click", "ref": "e4k2", "expect": { "text": "Saved" } })

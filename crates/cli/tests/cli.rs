@@ -429,3 +429,69 @@ fn daemons_of_two_state_directories_each_take_a_free_port_by_default() {
         assert_eq!(shell.run(&["stop", "t"]).code, 0);
     }
 }
+
+#[test]
+fn eval_form_state_and_the_acting_flags_round_trip_through_the_daemon() {
+    let shell = Shell::new();
+    // The daemon the first call starts runs with eval enabled (its environment).
+    let opened = shell
+        .command(&["--id", "t", "open", &shell.url("act-form.html")])
+        .env("CANDOR_ENABLE_EVAL", "true")
+        .output()
+        .unwrap();
+    assert_eq!(Run::from(opened).code, 0);
+    let evaluated = shell.json(&["--id", "t", "eval", "document.title"]);
+    assert_eq!(evaluated["data"]["value"], "Act form", "{evaluated:#}");
+    shell.run(&[
+        "--id",
+        "t",
+        "fill",
+        &shell.ref_of(&["--role", "textbox", "--name", "Name"]),
+        "Ada",
+    ]);
+    let form = shell.json(&["--id", "t", "form-state"]);
+    assert!(
+        form["data"]["controls"].to_string().contains("Ada"),
+        "{form:#}"
+    );
+
+    let send = shell.ref_of(&["--role", "button", "--name", "Send"]);
+    let expect = shell.state.path().join("expect.json");
+    std::fs::write(
+        &expect,
+        format!(
+            r#"{{"text":"Submitted Ada","url":"{}"}}"#,
+            shell.url("act-form.html")
+        ),
+    )
+    .unwrap();
+    let at = format!("@{}", expect.display());
+    let clicked = shell.json(&[
+        "--id",
+        "t",
+        "click",
+        &send,
+        "--expect",
+        &at,
+        "--readback",
+        "document.getElementById('out').textContent",
+    ]);
+    assert_eq!(clicked["verification"]["verified"], true, "{clicked:#}");
+    assert_eq!(
+        clicked["verification"]["expect"]["conditions"]
+            .as_array()
+            .unwrap()
+            .len(),
+        2
+    );
+    assert_eq!(clicked["data"]["readback"], "Submitted Ada");
+    let failed = shell.run(&[
+        "--id",
+        "t",
+        "click",
+        &send,
+        "--expect",
+        r#"{"text":"Nowhere","timeoutMs":200}"#,
+    ]);
+    assert_eq!(failed.code, 2, "{failed:?}");
+}
