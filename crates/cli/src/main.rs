@@ -74,7 +74,7 @@ enum Command {
     /// Serve the HTTP daemon on 127.0.0.1: tasks, commands, cancel, diagnostics, jobs.
     Serve(serve::ServeArgs),
     #[command(flatten)]
-    Verb(verbs::Verb),
+    Verb(Box<verbs::Verb>),
 }
 
 impl BrowserArgs {
@@ -137,7 +137,7 @@ fn main() -> ExitCode {
         command,
     } = cli;
     let command = match command {
-        Command::Verb(verb) => return verbs::run(verb, &call, &browser),
+        Command::Verb(verb) => return verbs::run(*verb, &call, &browser),
         command => command,
     };
     match start(Cli {
