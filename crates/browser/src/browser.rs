@@ -298,6 +298,8 @@ fn follow_target(browser: &Weak<Inner>, event: &RawEvent) -> bool {
         }
         Change::Crashed => {
             state.crashed = true;
+            state.unresponsive = false;
+            state.navigating = None;
             state.loading = false;
         }
         Change::Destroyed => state.closed = true,

@@ -15,6 +15,7 @@ mod keys;
 mod launch;
 mod page_read;
 mod permission;
+mod probe;
 mod refs;
 mod screenshot;
 mod script;
@@ -42,11 +43,12 @@ pub use download::{Download, DownloadState, TaskEvents};
 pub use launch::{LaunchOptions, find_chromium};
 pub use page_read::{PageHtml, PageText};
 pub use permission::PermissionDenial;
+pub use probe::{DEFAULT_UNRESPONSIVE, Probe, Recovery};
 pub use screenshot::{
     CaptureTarget, CssRect, DEFAULT_MAX_SIDE, ImageFormat, Screenshot, ScreenshotOptions,
 };
-pub use tab::{LoadOutcome, PageState, Tab};
-pub use task::{HistoryMove, TabId, TabSummary, Task};
+pub use tab::{LoadOutcome, PageState, Tab, Unfinished};
+pub use task::{HistoryMove, Remnant, Reopened, TabId, TabSummary, Task};
 pub use url_policy::{UrlPolicy, check_url};
 pub use viewport::{CUSTOM_HEIGHTS, CUSTOM_WIDTHS, Preset, ViewportReport};
 pub use wait::{Condition, ElementState, Matcher, WaitOutcome};

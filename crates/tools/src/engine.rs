@@ -17,7 +17,7 @@ use serde::Serialize;
 use serde_json::Value;
 use tokio::sync::Notify;
 
-use crate::catalogue::{self, ToolDef};
+use crate::catalogue::{self, PageGuard, ToolDef};
 use crate::envelope::{
     ActionStatus, Envelope, Events, Execution, Image, PageInfo, Status, Verification,
 };
@@ -42,6 +42,9 @@ pub struct EngineOptions {
     pub ask_dialogs: bool,
     /// The folder uploads are taken from; files named for an upload must be inside it.
     pub upload_dir: Option<std::path::PathBuf>,
+    /// How long a page may take to answer a probe before it is `PAGE_UNRESPONSIVE`
+    /// (config `unresponsiveMs`).
+    pub unresponsive: Duration,
 }
 
 impl Default for EngineOptions {
@@ -54,6 +57,7 @@ impl Default for EngineOptions {
             enable_eval: false,
             ask_dialogs: false,
             upload_dir: None,
+            unresponsive: browser::DEFAULT_UNRESPONSIVE,
         }
     }
 }
@@ -73,9 +77,17 @@ pub const MAX_COMMAND_TIMEOUT: Duration = Duration::from_millis(900_000);
 /// How long past its deadline a command may take to report a timeout it saw itself.
 const REPORT_GRACE: Duration = Duration::from_millis(50);
 
+/// How soon a tab already found unresponsive must answer again before a command on it
+/// is refused: the refusal comes at once, yet a page that recovered by itself is used.
+const RECHECK: Duration = Duration::from_millis(300);
+
 #[derive(Default)]
 pub(crate) struct Slot {
     task: Option<Task>,
+    /// The tabs of a task whose browser died, to reopen in the next one.
+    lost: Option<browser::Remnant>,
+    /// Tabs reopened by this command, for `events.recovered`.
+    reopened: Vec<browser::Reopened>,
 }
 
 /// The command that holds the task, as `diagnostics` reports it.
@@ -171,6 +183,8 @@ pub struct Ctx<'a> {
     /// What the command verified (an `expect`), filled by the tool.
     pub(crate) verification: Verification,
     image: Option<Image>,
+    /// Part of what was asked was done: the envelope is `partial` with this code.
+    partial: Option<ToolError>,
 }
 
 impl Engine {
@@ -244,6 +258,7 @@ impl Engine {
             events: Events::default(),
             verification: Verification::default(),
             image: None,
+            partial: None,
         };
         let result = match catalogue::find(method) {
             None => Err(ToolError::invalid_params(format!(
@@ -300,7 +315,23 @@ impl Engine {
                 });
                 ctx.live = true;
             }
-            (run.tool.call)(ctx, params).await
+            let watched = match run.tool.page_guard {
+                PageGuard::Probe => ctx.guard_page(&params).await?,
+                PageGuard::Own | PageGuard::Off => None,
+            };
+            let Some(tab) = watched else {
+                return (run.tool.call)(ctx, params).await;
+            };
+            // The page stopping answering ends the command at the probe point.
+            let unresponsive = tokio::select! {
+                result = (run.tool.call)(&mut *ctx, params) => return result,
+                unresponsive = tab.watch(self.options.unresponsive) => unresponsive,
+            };
+            // Stopped in its dispatch stage, the command may have sent input already.
+            if ctx.stage == "dispatch" {
+                ctx.dispatched();
+            }
+            Err(unresponsive.into())
         };
         // Tools that watch the deadline themselves report it with what they were doing;
         // this outer bound, a moment later, catches any that did not.
@@ -376,6 +407,7 @@ impl Engine {
             events: Events::default(),
             verification: Verification::default(),
             image: None,
+            partial: None,
         };
         let mut envelope = finish(command_id, &ctx, Err(error), started);
         envelope.execution.started = Some(false);
@@ -487,7 +519,8 @@ impl Engine {
         if let Some(task) = &slot.task
             && !task.browser().is_connected()
         {
-            slot.task = None;
+            // Reported once; the next command reopens the tabs in a new browser.
+            slot.lost = slot.task.take().map(|task| task.remnant());
             return Err(browser::Error::Disconnected.into());
         }
         if slot.task.is_none() {
@@ -496,6 +529,11 @@ impl Engine {
             let mut task = Task::create(&browser, self.options.task_id.clone(), deadline).await?;
             task.set_url_policy(self.options.url_policy.clone());
             task.set_ask_dialogs(self.options.ask_dialogs);
+            task.set_unresponsive_budget(self.options.unresponsive);
+            if let Some(remnant) = slot.lost.take() {
+                *stage = "recover";
+                slot.reopened = task.reopen(remnant, deadline).await;
+            }
             slot.task = Some(task);
         }
         slot.task
@@ -545,6 +583,7 @@ fn finish(
 ) -> Envelope {
     let duration_ms = started.elapsed().as_millis() as u64;
     match result {
+        Ok(data) if ctx.partial.is_some() => partial(command_id, ctx, data, duration_ms),
         Ok(data) => Envelope {
             ok: true,
             status: Status::Success,
@@ -576,7 +615,13 @@ fn finish(
             let action_status = error.action_status.unwrap_or(
                 if !ctx.dispatch_started || error.code.is_refusal() {
                     ActionStatus::NotStarted
-                } else if matches!(error.code, Code::CommandTimeout | Code::CommandCancelled) {
+                } else if matches!(
+                    error.code,
+                    Code::CommandTimeout
+                        | Code::CommandCancelled
+                        | Code::PageUnresponsive
+                        | Code::NavigationTimeout
+                ) {
                     ActionStatus::Unknown
                 } else {
                     ActionStatus::Completed
@@ -611,7 +656,92 @@ fn finish(
     }
 }
 
+/// The envelope of a command that did part of what was asked (`ctx.partial`): not ok,
+/// status `partial`, the code and reason, and the tool's data saying what was done.
+fn partial(command_id: String, ctx: &Ctx<'_>, data: Value, duration_ms: u64) -> Envelope {
+    let Some(error) = ctx.partial.clone() else {
+        return finish(command_id, ctx, Ok(data), Instant::now());
+    };
+    let mut data = data;
+    if let (Value::Object(data), Some(Value::Object(extra))) = (&mut data, error.data.as_deref()) {
+        for (key, value) in extra {
+            data.entry(key.clone()).or_insert_with(|| value.clone());
+        }
+    }
+    let action_status = error.action_status.unwrap_or(if ctx.dispatch_started {
+        ActionStatus::Completed
+    } else {
+        ActionStatus::NotStarted
+    });
+    Envelope {
+        ok: false,
+        status: Status::Partial,
+        code: Some(error.code),
+        message: Some(error.message),
+        hint: Some(error.hint),
+        execution: Execution {
+            command_id,
+            stage: ctx.stage,
+            dispatch_started: ctx.dispatch_started,
+            action_status,
+            retry_safe: action_status == ActionStatus::NotStarted,
+            duration_ms,
+            started: None,
+            cancelled: false,
+        },
+        verification: ctx.verification.clone(),
+        task: "not_evaluated",
+        page: ctx.page.clone(),
+        data,
+        events: ctx.events.clone(),
+        image: None,
+    }
+}
+
 impl Ctx<'_> {
+    /// Part of what was asked was done and part was not: the command's envelope becomes
+    /// `partial` with `error`'s code, message and hint, beside the data the tool returns.
+    pub(crate) fn partial(&mut self, error: ToolError) {
+        self.partial = Some(error);
+    }
+
+    /// The probe of [`PageGuard::Probe`]: the tab the command names (`tabId`) or the
+    /// current one, when the task has it and it is neither crashed nor closed (the tool
+    /// reports those), must answer within the probe budget — or at once, if it was
+    /// already found unresponsive. Returns the tab to watch while the handler runs.
+    async fn guard_page(&mut self, params: &Value) -> Result<Option<browser::Tab>, ToolError> {
+        let Some(task) = self.slot.as_deref().and_then(|slot| slot.task.as_ref()) else {
+            return Ok(None);
+        };
+        if !task.browser().is_connected() {
+            return Ok(None);
+        }
+        let named = params.get("tabId").and_then(Value::as_str);
+        let Ok((tab_id, tab)) = task.tab(named) else {
+            return Ok(None);
+        };
+        let tab = tab.clone();
+        let state = tab.state();
+        if state.crashed || state.closed {
+            return Ok(None);
+        }
+        let budget = self.engine.options.unresponsive;
+        let budget = if state.unresponsive {
+            RECHECK.min(budget)
+        } else {
+            budget
+        };
+        match tab.probe(budget, self.deadline).await {
+            Err(err @ browser::Error::PageUnresponsive { .. }) => {
+                self.stage("probe");
+                self.report_page(tab_id, &tab.state());
+                Err(err.into())
+            }
+            // Anything else is the tool's to find and report.
+            _ => Ok(Some(tab)),
+        }
+    }
+
     /// Marks the stage the command is in; a failure reports the last one set, and
     /// `diagnostics` shows it while the command runs.
     pub(crate) fn stage(&mut self, stage: &'static str) {
@@ -678,6 +808,26 @@ impl Ctx<'_> {
     /// downloads that changed state (one that finishes after its command shows in the
     /// next one) and denied permission requests.
     fn report_task_events(&mut self) {
+        if let Some(slot) = self.slot.as_deref_mut()
+            && !slot.reopened.is_empty()
+        {
+            let reopened = std::mem::take(&mut slot.reopened);
+            let tabs = reopened
+                .iter()
+                .map(|tab| {
+                    let mut line =
+                        serde_json::json!({ "tabId": tab.id.to_string(), "url": tab.url });
+                    if let Some(error) = &tab.error {
+                        line["error"] = error.clone().into();
+                    }
+                    line
+                })
+                .collect();
+            self.events.recovered = Some(serde_json::json!({
+                "browserRelaunched": true,
+                "tabs": Value::Array(tabs),
+            }));
+        }
         let Some(task) = self.slot.as_deref().and_then(|slot| slot.task.as_ref()) else {
             return;
         };

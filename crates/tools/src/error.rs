@@ -41,6 +41,11 @@ pub enum Code {
     ReadbackFailed,
     PopupNotOpened,
     NavigationFailed,
+    /// A navigation that did not commit by its deadline (names the URL); with `partial`,
+    /// one that committed and did not finish loading.
+    NavigationTimeout,
+    /// The page did not answer a probe within its short budget (`unresponsiveMs`).
+    PageUnresponsive,
     ScriptError,
     CommandTimeout,
     CommandCancelled,
@@ -166,6 +171,22 @@ impl From<browser::Error> for ToolError {
                 message,
                 "the page may be hung; try browser_navigate {reload:true}",
             ),
+            E::PageUnresponsive { tab, after } => ToolError::new(
+                Code::PageUnresponsive,
+                message,
+                "the page runs script that never returns: browser_navigate {reload:true} (or to a url) recovers the tab, browser_tabs {action:\"close\"} closes it",
+            )
+            .with_data(serde_json::json!({ "tabId": tab, "probeMs": after.as_millis() as u64 })),
+            E::NavigationTimeout { url, after, stopped } => ToolError::new(
+                Code::NavigationTimeout,
+                message,
+                "the server did not answer in time; check it is up, then navigate again (a longer commandTimeoutMs gives it longer)",
+            )
+            .with_data(serde_json::json!({
+                "url": url,
+                "waitedMs": after.as_millis() as u64,
+                "stopped": stopped,
+            })),
             E::Script { class, message: text } => ToolError::new(
                 Code::ScriptError,
                 message,
