@@ -5,9 +5,11 @@
 //! `Runtime.evaluate("0")` within a short budget (`unresponsiveMs`, default 2 s): no
 //! answer is `PageUnresponsive`, and the tab is marked so until the next answer, a new
 //! document or a crash. While a main-frame navigation is pending Chromium holds every
-//! message meant for the page, so an unanswered probe then proves nothing and is not a
-//! verdict. Recovery crashes the hung renderer (`Page.crash`, handled without the page's
-//! help), so the navigation or reload that follows starts in a fresh one.
+//! message meant for the page, and while a read of ours runs (a large page's
+//! accessibility tree takes seconds) the probe waits behind it: an unanswered probe then
+//! proves nothing and is no verdict. Input that never returns is. Recovery crashes the
+//! hung renderer (`Page.crash`, handled without the page's help), so the navigation or
+//! reload that follows starts in a fresh one.
 //!
 //! Not here: deciding what a command does about it (refuse, report, recover) — that is
 //! the faces' business, in `tools`.
@@ -29,12 +31,15 @@ const WATCH_INTERVAL: Duration = Duration::from_millis(250);
 /// How long recovery waits for the crash it asked for.
 const CRASH_BUDGET: Duration = Duration::from_millis(2000);
 
+const PROBE_METHOD: &str = <runtime::Evaluate as cdp::protocol::Command>::METHOD;
+
 /// What a probe learned.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Probe {
     /// The page answered, after this long.
     Answered(Duration),
-    /// No verdict: a pending navigation or an open dialog holds the page's messages.
+    /// No verdict: a pending navigation, an open dialog, or work we asked of the page
+    /// holds the probe.
     Held,
 }
 
@@ -81,7 +86,10 @@ impl Tab {
             Err(cdp::Error::Timeout { .. }) => {
                 self.check_usable_or_dialog()?;
                 let state = self.state();
-                if state.navigating.is_some() || state.open_dialog.is_some() {
+                if state.navigating.is_some()
+                    || state.open_dialog.is_some()
+                    || self.busy_with_our_work()
+                {
                     return Ok(Probe::Held);
                 }
                 if deadline.expired() {
@@ -148,6 +156,19 @@ impl Tab {
             }),
             Err(other) => Err(other),
         }
+    }
+
+    /// Work we asked of the page is still running (a read of a large page can keep its
+    /// renderer busy for seconds, and a probe waits behind it): the probe's silence is
+    /// ours, not the page's. Input that does not return is the page's doing, and so is a
+    /// silence while nothing of ours runs.
+    fn busy_with_our_work(&self) -> bool {
+        let session = self.session();
+        session
+            .connection()
+            .in_flight(session.id())
+            .iter()
+            .any(|method| method != PROBE_METHOD && !method.starts_with("Input."))
     }
 
     /// Like `check_usable`, but an open dialog is no failure here.

@@ -4,6 +4,7 @@
 mod bench;
 mod bench_acting;
 mod bench_daemon;
+mod bench_faults;
 mod bench_snapshots;
 mod client;
 mod config;
@@ -105,6 +106,9 @@ impl BrowserArgs {
             enable_eval: settings.enable_eval.unwrap_or(false),
             upload_dir: settings.upload_dir.clone(),
             ask_dialogs: settings.dialog_policy == Some(config::DialogPolicy::Ask),
+            unresponsive: Duration::from_millis(
+                settings.unresponsive_ms.unwrap_or(2000).clamp(100, 60_000),
+            ),
         }
     }
 }

@@ -192,6 +192,7 @@ impl Registry {
             url_policy: self.config.url_policy.clone(),
             enable_eval: self.config.enable_eval,
             upload_dir: self.config.upload_dir.clone(),
+            unresponsive: self.config.unresponsive,
             ..EngineOptions::default()
         };
         let engine = Arc::new(Engine::with_host(options, self.host.clone()));
