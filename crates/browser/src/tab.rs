@@ -98,15 +98,9 @@ enum Pending {
     Since { before: u64, was_crashed: bool },
 }
 
-/// How much of a navigation's deadline is kept back to stop one that never commits.
-const STOP_RESERVE: Duration = Duration::from_millis(200);
-
-/// The deadline for a navigation to commit: a little before the command's, so one that
-/// never does is stopped and named by the deadline.
-fn commit_deadline(deadline: Deadline) -> Deadline {
-    let remaining = deadline.remaining();
-    deadline.within(remaining.saturating_sub(STOP_RESERVE.min(remaining / 10)))
-}
+/// How long, past the deadline, stopping a navigation that never committed may take
+/// (the engine reports a command a moment after its deadline at the latest).
+const STOP_BUDGET: Duration = Duration::from_millis(25);
 
 pub(crate) struct TabShared {
     pub(crate) label: String,
@@ -280,7 +274,6 @@ impl Tab {
         self.check_navigable()?;
         let started = Instant::now();
         let was_crashed = self.state().crashed;
-        let commit_by = commit_deadline(deadline);
         let sent = self
             .shared
             .session
@@ -288,7 +281,7 @@ impl Tab {
                 &page::Navigate {
                     url: url.to_string(),
                 },
-                commit_by,
+                deadline,
             )
             .await;
         let reply = match sent {
@@ -403,8 +396,8 @@ impl Tab {
             .await
     }
 
-    /// A dispatched navigation: waits for it to commit (a little before `deadline`, so
-    /// that one that never does can be stopped and named: `NavigationTimeout`), then for
+    /// A dispatched navigation: waits for it to commit (by `deadline`; one that never
+    /// does is stopped at once and named: `NavigationTimeout`), then for
     /// its load event until `deadline` (not an error: `loaded:false`, `Unfinished`).
     /// Meanwhile the page is probed: one that stops answering ends the wait at the probe
     /// point — `PageUnresponsive` before the commit, `Unfinished::Unresponsive` after.
@@ -415,7 +408,6 @@ impl Tab {
         started: Instant,
         deadline: Deadline,
     ) -> Result<LoadOutcome, Error> {
-        let commit_by = commit_deadline(deadline);
         let committed = |s: &PageState| match &pending {
             Pending::Loader { loader, .. } => s.loader.as_deref() == Some(loader.as_str()),
             Pending::Since { before, .. } => s.navigations > *before,
@@ -427,7 +419,7 @@ impl Tab {
         };
         let work = async {
             let commit = self
-                .wait_state("the navigation to commit", commit_by, started, |s| {
+                .wait_state("the navigation to commit", deadline, started, |s| {
                     committed(s) || s.crashed && !was_crashed || s.closed
                 })
                 .await;
@@ -468,10 +460,11 @@ impl Tab {
     /// The navigation to `url` did not commit in time: stops it, so it no longer holds
     /// the tab's messages, and names it.
     async fn navigation_timeout(&self, url: &str, started: Instant, deadline: Deadline) -> Error {
+        let stop_by = Deadline::after(STOP_BUDGET).max(deadline);
         let stopped = self
             .shared
             .session
-            .call(&page::StopLoading {}, deadline)
+            .call(&page::StopLoading {}, stop_by)
             .await
             .is_ok();
         Error::NavigationTimeout {

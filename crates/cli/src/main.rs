@@ -109,6 +109,7 @@ impl BrowserArgs {
             unresponsive: Duration::from_millis(
                 settings.unresponsive_ms.unwrap_or(2000).clamp(100, 60_000),
             ),
+            circuit_open: tools::DEFAULT_CIRCUIT_OPEN,
         }
     }
 }

@@ -24,6 +24,7 @@ use crate::envelope::{
 use crate::error::{Code, ToolError};
 use crate::host::BrowserHost;
 use crate::journal::{CommandRecord, Journal, epoch_ms, redact_command};
+use crate::resilience::{self, Circuit};
 
 /// How an engine gets its browser and bounds its commands.
 #[derive(Debug, Clone)]
@@ -45,6 +46,8 @@ pub struct EngineOptions {
     /// How long a page may take to answer a probe before it is `PAGE_UNRESPONSIVE`
     /// (config `unresponsiveMs`).
     pub unresponsive: Duration,
+    /// How long five consecutive failures keep the task's circuit open.
+    pub circuit_open: Duration,
 }
 
 impl Default for EngineOptions {
@@ -58,6 +61,7 @@ impl Default for EngineOptions {
             ask_dialogs: false,
             upload_dir: None,
             unresponsive: browser::DEFAULT_UNRESPONSIVE,
+            circuit_open: crate::resilience::DEFAULT_CIRCUIT_OPEN,
         }
     }
 }
@@ -159,6 +163,8 @@ pub struct Engine {
     active: Mutex<Option<Active>>,
     /// Shut down: no command may create the task again.
     closed: AtomicBool,
+    /// Consecutive failures; open, it refuses the task's commands (`resilience.rs`).
+    circuit: Mutex<Circuit>,
 }
 
 impl std::fmt::Debug for Engine {
@@ -185,6 +191,8 @@ pub struct Ctx<'a> {
     image: Option<Image>,
     /// Part of what was asked was done: the envelope is `partial` with this code.
     partial: Option<ToolError>,
+    /// Tries that failed with a transient error and were tried again, for the journal.
+    retries: Vec<Value>,
 }
 
 impl Engine {
@@ -209,6 +217,7 @@ impl Engine {
             journal: Mutex::new(Journal::default()),
             active: Mutex::new(None),
             closed: AtomicBool::new(false),
+            circuit: Mutex::new(Circuit::default()),
         }
     }
 
@@ -259,8 +268,13 @@ impl Engine {
             verification: Verification::default(),
             image: None,
             partial: None,
+            retries: Vec::new(),
         };
+        let open = catalogue::find(method)
+            .filter(|tool| tool.uses_task)
+            .and_then(|_| lock(&self.circuit).open(Instant::now()));
         let result = match catalogue::find(method) {
+            _ if open.is_some() => Err(circuit_open(&self.options.task_id, open)),
             None => Err(ToolError::invalid_params(format!(
                 "there is no tool named {method:?}; the tools are: {}",
                 catalogue::catalogue()
@@ -286,9 +300,27 @@ impl Engine {
         if envelope.ok {
             envelope.image = ctx.image.take();
         }
-        self.record(method, &params, &envelope, started_at, options.sensitive);
+        self.record(
+            method,
+            &params,
+            &envelope,
+            started_at,
+            options.sensitive,
+            ctx.retries,
+        );
         if ctx.live {
             lock(&self.active).take();
+        }
+        if Engine::uses_task(method) && envelope.code != Some(Code::CircuitOpen) {
+            let opened = lock(&self.circuit).record(
+                envelope.status,
+                envelope.code,
+                Instant::now(),
+                self.options.circuit_open,
+            );
+            if opened {
+                tracing::warn!(task = %self.options.task_id, "five consecutive failures: the circuit is open");
+            }
         }
         envelope
     }
@@ -315,24 +347,31 @@ impl Engine {
                 });
                 ctx.live = true;
             }
-            let watched = match run.tool.page_guard {
-                PageGuard::Probe => ctx.guard_page(&params).await?,
-                PageGuard::Own | PageGuard::Off => None,
-            };
-            let Some(tab) = watched else {
-                return (run.tool.call)(ctx, params).await;
-            };
-            // The page stopping answering ends the command at the probe point.
-            let unresponsive = tokio::select! {
-                result = (run.tool.call)(&mut *ctx, params) => return result,
-                unresponsive = tab.watch(self.options.unresponsive) => unresponsive,
-            };
-            // Stopped in its dispatch stage, the command may have sent input already.
-            if ctx.stage == "dispatch" {
-                ctx.dispatched();
+            for try_number in 2..=resilience::MAX_TRIES {
+                let result = self.try_once(run.tool, ctx, params.clone()).await;
+                let wait = resilience::backoff(try_number);
+                match result {
+                    // Only what passes by itself, only before anything was dispatched,
+                    // and only when the deadline leaves room for the wait and a try.
+                    Err(error)
+                        if error.transient
+                            && !ctx.dispatch_started
+                            && ctx.deadline.remaining() > wait * 2 =>
+                    {
+                        ctx.retries.push(serde_json::json!({
+                            "code": error.code,
+                            "message": error.message,
+                            "waitMs": wait.as_millis() as u64,
+                        }));
+                        ctx.stage("retry");
+                        tokio::time::sleep(wait).await;
+                    }
+                    result => return result,
+                }
             }
-            Err(unresponsive.into())
+            self.try_once(run.tool, ctx, params).await
         };
+
         // Tools that watch the deadline themselves report it with what they were doing;
         // this outer bound, a moment later, catches any that did not.
         let outer = deadline.at() + REPORT_GRACE;
@@ -368,6 +407,33 @@ impl Engine {
             active.worker_running = false;
         }
         outcome
+    }
+
+    /// One try of a command's handler, under the tool's page guard: the tab it works on
+    /// is probed first, and watched while the handler runs, so a page that stops
+    /// answering ends the command at the probe point.
+    async fn try_once(
+        &self,
+        tool: &'static ToolDef,
+        ctx: &mut Ctx<'_>,
+        params: Value,
+    ) -> Result<Value, ToolError> {
+        let watched = match tool.page_guard {
+            PageGuard::Probe => ctx.guard_page(&params).await?,
+            PageGuard::Own | PageGuard::Off => None,
+        };
+        let Some(tab) = watched else {
+            return (tool.call)(ctx, params).await;
+        };
+        let unresponsive = tokio::select! {
+            result = (tool.call)(&mut *ctx, params) => return result,
+            unresponsive = tab.watch(self.options.unresponsive) => unresponsive,
+        };
+        // Stopped in its dispatch stage, the command may have sent input already.
+        if ctx.stage == "dispatch" {
+            ctx.dispatched();
+        }
+        Err(unresponsive.into())
     }
 
     /// The TASK_BUSY refusal (`started:false`) of a command that arrived while another
@@ -408,10 +474,11 @@ impl Engine {
             verification: Verification::default(),
             image: None,
             partial: None,
+            retries: Vec::new(),
         };
         let mut envelope = finish(command_id, &ctx, Err(error), started);
         envelope.execution.started = Some(false);
-        self.record(method, params, &envelope, started_at, sensitive);
+        self.record(method, params, &envelope, started_at, sensitive, Vec::new());
         envelope
     }
 
@@ -478,6 +545,7 @@ impl Engine {
         envelope: &Envelope,
         started_at: SystemTime,
         sensitive: bool,
+        retries: Vec<Value>,
     ) {
         let record = CommandRecord {
             command_id: envelope.execution.command_id.clone(),
@@ -497,6 +565,7 @@ impl Engine {
                 envelope.page.as_ref().map(|p| p.url.clone())
             },
             started_at: epoch_ms(started_at),
+            retries,
         };
         lock(&self.journal).push(record);
     }
@@ -654,6 +723,27 @@ fn finish(
             }
         }
     }
+}
+
+/// The refusal of a command while the task's circuit is open.
+fn circuit_open(task: &str, open: Option<resilience::Open>) -> ToolError {
+    let (left, failures, last) = open.map_or((Duration::ZERO, 0, None), |o| {
+        (o.left, o.failures, o.last_code)
+    });
+    let left_ms = left.as_millis() as u64;
+    ToolError::new(
+        Code::CircuitOpen,
+        format!(
+            "task {task} had {failures} failed commands in a row (the last {}); its circuit is open for {left_ms} ms more, so nothing was run",
+            last.map(Code::as_str).unwrap_or_default()
+        ),
+        "wait that long (browser_diagnostics answers meanwhile), then call again; a success closes the circuit",
+    )
+    .with_data(serde_json::json!({
+        "retryAfterMs": left_ms,
+        "failures": failures,
+        "lastCode": last,
+    }))
 }
 
 /// The envelope of a command that did part of what was asked (`ctx.partial`): not ok,

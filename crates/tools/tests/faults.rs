@@ -436,13 +436,12 @@ async fn a_killed_browser_is_reported_once_then_the_tabs_come_back_at_their_urls
     assert_eq!(tabs[0]["active"], true, "{back:#}");
     // The old browser's processes are gone; the next command is normal again.
     assert_no_orphans(&profile).await;
-    let read = h
-        .ok("snapshot", json!({ "mode": "text", "tabId": "tab1" }))
-        .await;
-    assert!(
-        text_of(&read).contains("This is the second page."),
-        "{read:#}"
-    );
+    // The reopened tabs load on their own; their pages come back.
+    h.ok(
+        "wait",
+        json!({ "text": "This is the second page.", "tabId": "tab1" }),
+    )
+    .await;
     assert!(h.call("tabs", json!({})).await["events"]["recovered"].is_null());
     finish(h).await;
 }
@@ -550,5 +549,72 @@ async fn twenty_downloads_at_once_are_each_reported_once() {
     assert!(!seen.is_empty(), "no download reported");
     let read = h.ok("snapshot", json!({ "mode": "text" })).await;
     assert!(text_of(&read).contains("Started 20 downloads"), "{read:#}");
+    finish(h).await;
+}
+
+#[tokio::test]
+async fn five_failures_in_a_row_open_the_circuit_and_a_success_closes_it() {
+    let open_for = Duration::from_millis(1500);
+    let h = Harness::with(|options| options.circuit_open = open_for);
+    h.ok("navigate", json!({ "url": h.url("second.html") }))
+        .await;
+    let never = h.url("never");
+    let fail = || async {
+        h.engine
+            .call(
+                "navigate",
+                json!({ "url": never }),
+                Some(Duration::from_millis(300)),
+            )
+            .await
+            .to_json()
+    };
+    for n in 1..=5 {
+        let failed = fail().await;
+        assert_eq!(
+            failed["code"], "NAVIGATION_TIMEOUT",
+            "failure {n}: {failed:#}"
+        );
+    }
+    // Open: refused at once, with the time left; diagnostics still answers.
+    let refused = h
+        .refused(
+            "navigate",
+            json!({ "url": h.url("page-a.html") }),
+            "CIRCUIT_OPEN",
+        )
+        .await
+        .to_json();
+    let left = refused["data"]["retryAfterMs"].as_u64().unwrap();
+    assert!(left > 0 && left <= 1500, "{refused:#}");
+    assert_eq!(
+        refused["data"]["lastCode"], "NAVIGATION_TIMEOUT",
+        "{refused:#}"
+    );
+    assert!(refused["execution"]["durationMs"].as_u64().unwrap() < 100);
+    let journal = h.ok("diagnostics", json!({})).await;
+    let last = journal["data"]["last"].as_array().unwrap();
+    assert_eq!(last.last().unwrap()["code"], "CIRCUIT_OPEN", "{journal:#}");
+
+    // Once the time is up commands run again; a success closes the circuit, so a
+    // single failure afterwards does not open it.
+    let started = Instant::now();
+    loop {
+        let listed = h.call("tabs", json!({})).await;
+        if listed["ok"] == true {
+            break;
+        }
+        assert_eq!(listed["code"], "CIRCUIT_OPEN", "{listed:#}");
+        assert!(started.elapsed() < Duration::from_secs(10), "still open");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    eprintln!(
+        "circuit: closed again after {} ms",
+        started.elapsed().as_millis()
+    );
+    h.ok("navigate", json!({ "url": h.url("page-a.html") }))
+        .await;
+    assert_eq!(fail().await["code"], "NAVIGATION_TIMEOUT");
+    h.ok("snapshot", json!({ "mode": "text" })).await;
     finish(h).await;
 }
