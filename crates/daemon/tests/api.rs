@@ -797,3 +797,44 @@ async fn an_idle_daemon_shuts_down_and_takes_its_browser_with_it() {
     }
     assert!(!daemon.state_dir.token_path().exists());
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_killed_browser_leaves_the_daemon_serving_and_every_task_gets_its_tabs_back() {
+    let server = FixtureServer::start();
+    let daemon = Daemon::start().await;
+    for (task, page) in [("a", "page-a.html"), ("b", "second.html")] {
+        daemon.start_task(task).await;
+        daemon
+            .ok(task, "navigate", json!({ "url": server.url(page) }))
+            .await;
+    }
+    let pid = daemon.state.browser_pid().unwrap();
+    // SAFETY: kill sends a signal to a browser this test's daemon started.
+    assert_eq!(unsafe { libc::kill(pid as libc::pid_t, libc::SIGKILL) }, 0);
+    let started = Instant::now();
+    while alive(pid) {
+        assert!(started.elapsed() < Duration::from_secs(10), "{pid} lives");
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    // Each task hears of it once, then goes on in a new browser with its tab back.
+    for (task, page) in [("a", "page-a.html"), ("b", "second.html")] {
+        let mut lost = daemon.call(task, "tabs", json!({}), None).await;
+        // The death may not have reached the connection yet: wait for it to show.
+        while lost["ok"] == true {
+            assert!(started.elapsed() < Duration::from_secs(10), "{lost:#}");
+            tokio::time::sleep(Duration::from_millis(25)).await;
+            lost = daemon.call(task, "tabs", json!({}), None).await;
+        }
+        assert_eq!(lost["code"], "BROWSER_DISCONNECTED", "{lost:#}");
+        let back = daemon.ok(task, "tabs", json!({})).await;
+        assert_eq!(
+            back["events"]["recovered"]["tabs"],
+            json!([{ "tabId": "tab0", "url": server.url(page) }]),
+            "{back:#}"
+        );
+    }
+    assert_ne!(daemon.state.browser_pid(), Some(pid));
+    let listed = daemon.ask(|c| c.tasks(), |a| a.body).await;
+    assert_eq!(listed["data"]["tasks"].as_array().unwrap().len(), 2);
+    daemon.shutdown().await;
+}
