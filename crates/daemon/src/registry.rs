@@ -233,6 +233,12 @@ impl Registry {
                 headless: request.headless.unwrap_or(launch.headless),
                 args: request.args.clone().unwrap_or(launch.args.clone()),
             },
+            Endpoint::Replay(tape) => {
+                return Err(conflict(format!(
+                    "this daemon plays back the tape {}; it cannot launch a browser",
+                    tape.display()
+                )));
+            }
             Endpoint::Attach(url) => {
                 if request.headless.is_some()
                     || request.executable.is_some()
