@@ -48,7 +48,7 @@ pub use screenshot::{
     CaptureTarget, CssRect, DEFAULT_MAX_SIDE, ImageFormat, Screenshot, ScreenshotOptions,
 };
 pub use tab::{LoadOutcome, PageState, Tab, Unfinished};
-pub use task::{HistoryMove, Remnant, Reopened, TabId, TabSummary, Task};
+pub use task::{Closed, HistoryMove, Remnant, Reopened, TabId, TabSummary, Task};
 pub use url_policy::{UrlPolicy, check_url};
 pub use viewport::{CUSTOM_HEIGHTS, CUSTOM_WIDTHS, Preset, ViewportReport};
 pub use wait::{Condition, ElementState, Matcher, WaitOutcome};

@@ -77,6 +77,13 @@ pub struct Remnant {
     next_tab: u32,
 }
 
+/// What `close_tabs` did: the tabs closed, and those that could not be, with why.
+#[derive(Debug)]
+pub struct Closed {
+    pub closed: Vec<TabId>,
+    pub failed: Vec<(TabId, Error)>,
+}
+
 /// A tab reopened after its browser died.
 #[derive(Debug, Clone)]
 pub struct Reopened {
@@ -294,52 +301,69 @@ impl Task {
         Ok((id, tab))
     }
 
-    /// Closes the given tabs, after checking that every id exists. Success is reported
-    /// only once the browser's target list no longer has them.
+    /// Closes the given tabs, after checking that every id exists. A tab counts as
+    /// closed only once the browser's target list no longer has it; the ones that could
+    /// not be closed are reported beside the closed ones (an error only if none closed).
     pub async fn close_tabs(
         &mut self,
         ids: &[String],
         deadline: Deadline,
-    ) -> Result<Vec<TabId>, Error> {
+    ) -> Result<Closed, Error> {
         let mut closing = Vec::new();
         for id in ids {
             let (id, tab) = self.tab(Some(id))?;
             closing.push((id, tab.clone()));
         }
         let session = self.browser.connection().browser_session();
-        for (_, tab) in &closing {
-            session
-                .call(
-                    &target::CloseTarget {
-                        target_id: tab.target_id().to_string(),
-                    },
-                    deadline,
-                )
-                .await?;
+        let mut failed = Vec::new();
+        let mut sent = Vec::new();
+        for (id, tab) in closing {
+            let close = target::CloseTarget {
+                target_id: tab.target_id().to_string(),
+            };
+            match session.call(&close, deadline).await {
+                Ok(_) => sent.push((id, tab)),
+                Err(err) => failed.push((id, err.into())),
+            }
         }
         let started = std::time::Instant::now();
-        for (id, tab) in &closing {
-            tab.wait_state("the target to close", deadline, started, |s| s.closed)
-                .await?;
-            self.tabs.remove(id);
+        let mut gone = Vec::new();
+        for (id, tab) in sent {
+            match tab
+                .wait_state("the target to close", deadline, started, |s| s.closed)
+                .await
+            {
+                Ok(_) => gone.push((id, tab)),
+                Err(err) => failed.push((id, err)),
+            }
         }
         let targets = session.call(&target::GetTargets {}, deadline).await?;
-        for (id, tab) in &closing {
+        let mut closed = Vec::new();
+        for (id, tab) in gone {
             if targets
                 .target_infos
                 .iter()
                 .any(|t| t.target_id == tab.target_id())
             {
-                return Err(Error::Protocol {
-                    method: "Target.closeTarget".into(),
-                    message: format!("{id} is still in the browser's target list"),
-                });
+                failed.push((
+                    id,
+                    Error::Protocol {
+                        method: "Target.closeTarget".into(),
+                        message: format!("{id} is still in the browser's target list"),
+                    },
+                ));
+            } else {
+                self.tabs.remove(&id);
+                closed.push(id);
             }
         }
         if self.current.is_some_and(|c| !self.tabs.contains_key(&c)) {
             self.current = self.tabs.keys().next_back().copied();
         }
-        Ok(closing.into_iter().map(|(id, _)| id).collect())
+        if closed.is_empty() && !failed.is_empty() {
+            return Err(failed.swap_remove(0).1);
+        }
+        Ok(Closed { closed, failed })
     }
 
     /// Every tab with its load state.

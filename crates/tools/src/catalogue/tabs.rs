@@ -65,10 +65,21 @@ pub(crate) struct Output {
     /// Of the closed tabs, those whose page was not answering when they were closed.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     closed_unresponsive: Vec<String>,
+    /// close: the tabs that could not be closed, and why.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    not_closed: Vec<NotClosed>,
     /// Why the new tab's page is not loaded, when it is not.
     #[serde(skip_serializing_if = "Option::is_none")]
     reason: Option<String>,
     tabs: Vec<TabLine>,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct NotClosed {
+    tab_id: String,
+    code: crate::error::Code,
+    reason: String,
 }
 
 pub(crate) struct Tabs;
@@ -88,11 +99,13 @@ impl ToolSpec for Tabs {
             tab_id: None,
             closed: Vec::new(),
             closed_unresponsive: Vec::new(),
+            not_closed: Vec::new(),
             reason: None,
             tabs: Vec::new(),
         };
         let mut report = None;
         let mut unfinished = None;
+        let mut not_closed = Vec::new();
         match params.action {
             Action::List => {}
             Action::New => {
@@ -171,12 +184,9 @@ impl ToolSpec for Tabs {
                         output.closed_unresponsive.push(id.to_string());
                     }
                 }
-                output.closed = task
-                    .close_tabs(&ids, deadline)
-                    .await?
-                    .iter()
-                    .map(ToString::to_string)
-                    .collect();
+                let done = task.close_tabs(&ids, deadline).await?;
+                output.closed = done.closed.iter().map(ToString::to_string).collect();
+                not_closed = done.failed;
             }
         }
         output.tabs = task
@@ -205,6 +215,33 @@ impl ToolSpec for Tabs {
         }
         if let Some((url, outcome)) = unfinished {
             output.reason = super::navigate::report_unfinished(ctx, &url, &outcome);
+        }
+        // Some closed, some not: partial, naming each that stays open and why.
+        if let Some((first, _)) = not_closed.first() {
+            let first = first.to_string();
+            let reasons: Vec<(String, ToolError)> = not_closed
+                .into_iter()
+                .map(|(id, err)| (id.to_string(), ToolError::from(err)))
+                .collect();
+            output.not_closed = reasons
+                .iter()
+                .map(|(id, err)| NotClosed {
+                    tab_id: id.clone(),
+                    code: err.code,
+                    reason: err.message.clone(),
+                })
+                .collect();
+            let (_, err) = &reasons[0];
+            ctx.partial(ToolError::new(
+                err.code,
+                format!(
+                    "closed {}; {first} and {} more stayed open: {}",
+                    output.closed.join(", "),
+                    reasons.len() - 1,
+                    err.message
+                ),
+                "browser_tabs {action:\"list\"} shows what is open; close those again",
+            ));
         }
         Ok(output)
     }
