@@ -287,6 +287,8 @@ async fn a_server_that_never_answers_is_navigation_timeout_naming_the_url_at_the
 #[tokio::test]
 async fn a_body_that_never_ends_is_partial_with_loaded_false() {
     let h = Harness::new();
+    // The browser is started first, so the deadline below bounds the navigation only.
+    h.ok("tabs", json!({ "action": "new" })).await;
     let url = h.url("stream");
     let started = Instant::now();
     let envelope = h

@@ -264,6 +264,8 @@ async fn screenshot_of_a_failed_navigation_is_page_load_failed_without_an_image(
 #[tokio::test]
 async fn screenshot_of_a_page_that_does_not_answer_is_page_unresponsive() {
     let h = Harness::new();
+    // The browser is started first, so the deadline below bounds the navigation only.
+    h.ok("tabs", json!({ "action": "new" })).await;
     // The page never finishes loading: its script runs forever.
     let _ = h
         .engine
