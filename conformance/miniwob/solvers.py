@@ -221,6 +221,9 @@ def tree_items(page: Node) -> list[Node]:
 
 
 def item_label(item: Node) -> str:
+    # An item whose only content is its text carries it as its name.
+    if item.name:
+        return item.name
     for child in item.children:
         if child.is_text or child.name:
             return child.name

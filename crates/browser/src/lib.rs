@@ -19,6 +19,7 @@ mod probe;
 mod refs;
 mod screenshot;
 mod script;
+mod settle;
 mod snapshot;
 mod tab;
 mod task;
@@ -47,6 +48,7 @@ pub use probe::{DEFAULT_UNRESPONSIVE, Probe, Recovery};
 pub use screenshot::{
     CaptureTarget, CssRect, DEFAULT_MAX_SIDE, ImageFormat, Screenshot, ScreenshotOptions,
 };
+pub use settle::{DEFAULT_SETTLE, Settled};
 pub use tab::{LoadOutcome, PageState, Tab, Unfinished};
 pub use task::{Closed, HistoryMove, Remnant, Reopened, TabId, TabSummary, Task};
 pub use url_policy::{UrlPolicy, check_url};

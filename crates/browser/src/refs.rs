@@ -66,6 +66,9 @@ pub(crate) struct Identity {
     pub name: String,
     /// Among elements with the same container, role and name, in document order.
     pub ordinal: u32,
+    /// What tells apart two elements a page shows at different times in the same place:
+    /// the heading they sit under.
+    pub context: String,
 }
 
 impl Identity {
@@ -75,6 +78,7 @@ impl Identity {
             .number(self.container)
             .field(&self.role)
             .field(&self.name)
+            .field(&self.context)
             .number(u64::from(self.ordinal))
             .finish()
     }
@@ -86,56 +90,149 @@ impl Identity {
             .number(self.container)
             .field(&self.role)
             .field(&self.name)
+            .field(&self.context)
             .finish()
     }
 }
 
-/// What the registry remembers of a ref: the identity it was given to.
+/// A DOM node of an observation: the session that owns it and its backend id.
+pub(crate) type NodeKey = (usize, i64);
+
+/// What the registry remembers of a ref: the identity it was given to, and the DOM node
+/// it was last bound to.
 #[derive(Debug, Clone)]
 pub(crate) struct RefEntry {
     pub identity: Identity,
+    pub node: Option<NodeKey>,
+    /// The observation (generation) it was last given out in.
+    pub seen: u64,
+    /// The observation in which it was bound to its current node.
+    pub born: u64,
 }
 
 /// The refs of one tab. Names are never reused for another identity.
+///
+/// A ref follows its DOM node while the node lives, whatever its identity becomes. A
+/// new node takes the ref of its identity only when the node that ref was bound to is
+/// gone (the same thing re-rendered: same role, name, container, heading and ordinal);
+/// while that node lives, the new one is a different element and gets a ref of its own.
 #[derive(Debug, Default)]
 pub(crate) struct RefRegistry {
     by_key: HashMap<u64, String>,
     by_ref: HashMap<String, RefEntry>,
+    by_node: HashMap<NodeKey, String>,
+    /// Counts observations.
+    generation: u64,
 }
 
 impl RefRegistry {
-    /// The ref of `identity`, assigning the shortest free name the first time.
+    /// The ref of `identity` without a DOM node (pure tests), assigning the shortest free
+    /// name the first time.
+    #[cfg(test)]
     pub fn assign(&mut self, identity: &Identity) -> String {
+        self.assign_node(identity, None, &|_| false)
+    }
+
+    /// A new observation begins.
+    pub fn next_generation(&mut self) {
+        self.generation += 1;
+    }
+
+    /// The ref of the element `node` with `identity`; `live` says whether a node is in
+    /// the page now.
+    pub fn assign_node(
+        &mut self,
+        identity: &Identity,
+        node: Option<NodeKey>,
+        live: &dyn Fn(NodeKey) -> bool,
+    ) -> String {
+        // The node already has a ref and is still the same thing (same role, name,
+        // container and heading; its place among equals may change): it keeps it. A node
+        // whose content changed (a recycled row, a relabelled control) is another element.
+        if let Some(node) = node
+            && let Some(name) = self.by_node.get(&node)
+            && self.by_ref.get(name).is_some_and(|e| {
+                e.identity.epoch == identity.epoch && e.identity.loose_key() == identity.loose_key()
+            })
+        {
+            let name = name.clone();
+            self.by_key
+                .entry(identity.key())
+                .or_insert_with(|| name.clone());
+            if let Some(entry) = self.by_ref.get_mut(&name) {
+                entry.identity = identity.clone();
+                entry.seen = self.generation;
+            }
+            return name;
+        }
         let key = identity.key();
         let name = match self.by_key.get(&key) {
-            Some(name) => name.clone(),
+            // Its identity's ref, bound to no node, to this one, or to one that is gone.
+            Some(name)
+                if self.by_ref.get(name).is_none_or(|e| {
+                    e.node.is_none() || e.node == node || e.node.is_some_and(|n| !live(n))
+                }) =>
+            {
+                name.clone()
+            }
+            // Another element with the same identity lives: this one is new.
+            Some(_) => self.fresh(
+                Fnv::new()
+                    .number(key)
+                    .number(self.by_ref.len() as u64)
+                    .finish(),
+            ),
             None => {
-                let name = (4..=6)
-                    .map(|len| name(key, len))
-                    .find(|candidate| !self.by_ref.contains_key(candidate))
-                    .unwrap_or_else(|| {
-                        // Three prefixes taken: count on from the six-digit one.
-                        let base = name(key, 5);
-                        (0..)
-                            .map(|n| format!("{base}{}", ALPHABET[n % 32] as char))
-                            .find(|c| !self.by_ref.contains_key(c))
-                            .unwrap_or(base)
-                    });
+                let name = self.fresh(key);
                 self.by_key.insert(key, name.clone());
                 name
             }
         };
+        let previous = self.by_ref.get(&name);
+        let born = match previous {
+            Some(e) if e.node == node => e.born,
+            _ => self.generation,
+        };
+        if let Some(old) = previous.and_then(|e| e.node) {
+            self.by_node.remove(&old);
+        }
+        if let Some(node) = node {
+            self.by_node.insert(node, name.clone());
+        }
         self.by_ref.insert(
             name.clone(),
             RefEntry {
                 identity: identity.clone(),
+                node,
+                seen: self.generation,
+                born,
             },
         );
         name
     }
 
+    /// The shortest name for `key` not yet taken.
+    fn fresh(&self, key: u64) -> String {
+        (4..=6)
+            .map(|len| name(key, len))
+            .find(|candidate| !self.by_ref.contains_key(candidate))
+            .unwrap_or_else(|| {
+                // Three prefixes taken: count on from the six-digit one.
+                let base = name(key, 5);
+                (0..)
+                    .map(|n| format!("{base}{}", ALPHABET[n % 32] as char))
+                    .find(|c| !self.by_ref.contains_key(c))
+                    .unwrap_or(base)
+            })
+    }
+
     pub fn get(&self, r#ref: &str) -> Option<&RefEntry> {
         self.by_ref.get(r#ref)
+    }
+
+    /// The ref a node is bound to now.
+    pub fn of_node(&self, node: NodeKey) -> Option<&str> {
+        self.by_node.get(&node).map(String::as_str)
     }
 
     #[cfg(test)]
@@ -166,6 +263,7 @@ mod tests {
             role: role.into(),
             name: name.into(),
             ordinal,
+            context: String::new(),
         }
     }
 
@@ -211,6 +309,35 @@ mod tests {
             names.iter().any(|n| n.len() > 5),
             "5000 names in 20 bits collide somewhere"
         );
+    }
+
+    #[test]
+    fn a_ref_follows_its_node_and_a_second_live_element_never_shares_it() {
+        let mut registry = RefRegistry::default();
+        let star = identity(1, 0, "button", "Star", 0);
+        registry.next_generation();
+        let first = registry.assign_node(&star, Some((0, 10)), &|n| n == (0, 10));
+        // The node lives on, moved among equals: it keeps its ref.
+        registry.next_generation();
+        let moved = identity(1, 0, "button", "Star", 1);
+        assert_eq!(
+            registry.assign_node(&moved, Some((0, 10)), &|_| true),
+            first
+        );
+        // Another live element takes the first one's old place: a ref of its own.
+        let other = registry.assign_node(&star, Some((0, 11)), &|_| true);
+        assert_ne!(other, first);
+        // The node's content changes (a recycled row): it is another element now.
+        registry.next_generation();
+        let recycled = identity(1, 0, "button", "Unstar", 0);
+        let again = registry.assign_node(&recycled, Some((0, 10)), &|_| true);
+        assert_ne!(again, first);
+        assert_eq!(registry.of_node((0, 10)), Some(again.as_str()));
+        // The first element is gone; a new node of its identity is it, re-rendered.
+        registry.next_generation();
+        let live = |n: NodeKey| n == (0, 12);
+        assert_eq!(registry.assign_node(&moved, Some((0, 12)), &live), first);
+        assert_eq!(registry.get(&first).unwrap().node, Some((0, 12)));
     }
 
     proptest! {

@@ -49,3 +49,7 @@ pub(crate) const WAIT_FOR: Script = script!("wait_for");
 pub(crate) const EVAL: Script = script!("eval");
 /// `{controls, total, hiddenInputs, scopeMatched}`: every form control in scope, secrets masked.
 pub(crate) const FORM_STATE: Script = script!("form_state");
+/// `{quiet, waitedMs, region}`: waits until the page stops changing (see `settle.rs`).
+pub(crate) const SETTLE_QUIET: Script = script!("settle_quiet");
+/// Installs the mutation watcher in the document (also an init script; see `settle.rs`).
+pub(crate) const SETTLE_WATCH: Script = script!("settle_watch");

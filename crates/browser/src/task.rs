@@ -255,7 +255,10 @@ impl Task {
         let tab = Tab::attach(&self.browser, id.to_string(), created.target_id, deadline).await?;
         tab.set_ask_dialogs(self.ask_dialogs);
         tab.set_unresponsive_budget(self.unresponsive);
-        self.permissions.watch(&tab, deadline).await?;
+        tokio::try_join!(
+            self.permissions.watch(&tab, deadline),
+            crate::settle::watch(&tab, deadline)
+        )?;
         self.tabs.insert(id, tab.clone());
         self.current = Some(id);
         Ok((id, tab))
@@ -282,7 +285,10 @@ impl Task {
             tab.set_ask_dialogs(self.ask_dialogs);
             tab.set_unresponsive_budget(self.unresponsive);
             tab.sync_attached(deadline).await;
-            self.permissions.watch(&tab, deadline).await?;
+            tokio::try_join!(
+                self.permissions.watch(&tab, deadline),
+                crate::settle::watch(&tab, deadline)
+            )?;
             self.tabs.insert(id, tab.clone());
             adopted.push((id, tab));
         }

@@ -38,7 +38,7 @@ const SECRET_KEYS: &[&str] = &[
 const REDACTED: &str = "[redacted]";
 
 /// Keys that differ from one run to the next by design: left out when requests are
-/// compared.
+/// compared (so are measured times passed to page-side scripts; see `request_key`).
 const PER_RUN_KEYS: &[&str] = &["downloadPath"];
 
 /// The probe `browser` sends on a timer.
@@ -97,6 +97,18 @@ fn request_key(message: &Value) -> String {
     if let Value::Object(map) = &mut params {
         for key in PER_RUN_KEYS {
             map.remove(*key);
+        }
+        // Fractional numbers passed to page-side scripts are measured times (ms since
+        // an action began), different in every run; whole numbers (budgets, indexes)
+        // and everything else must match.
+        if message["method"] == "Runtime.callFunctionOn"
+            && let Some(Value::Array(arguments)) = map.get_mut("arguments")
+        {
+            for argument in arguments {
+                if argument["value"].as_number().is_some_and(|n| n.is_f64()) {
+                    argument["value"] = Value::String("[measured]".into());
+                }
+            }
         }
     }
     json!([message["method"], message["sessionId"], params]).to_string()
@@ -298,5 +310,17 @@ mod tests {
         assert_eq!(request_key(&a), request_key(&b));
         let c = json!({ "id": 9, "method": "Browser.setDownloadBehavior", "params": { "behavior": "deny" } });
         assert_ne!(request_key(&a), request_key(&c));
+        let call = |since: Value, budget: u64| {
+            json!({ "method": "Runtime.callFunctionOn", "params": {
+                "functionDeclaration": "f", "arguments": [{ "value": budget }, { "value": since }] } })
+        };
+        assert_eq!(
+            request_key(&call(json!(12.5), 1000)),
+            request_key(&call(json!(3.25), 1000))
+        );
+        assert_ne!(
+            request_key(&call(json!(12.5), 1000)),
+            request_key(&call(json!(12.5), 999))
+        );
     }
 }

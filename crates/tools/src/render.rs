@@ -54,6 +54,15 @@ pub fn render_text(method: &str, envelope: &Envelope) -> String {
     } else if envelope.ok && envelope.execution.dispatch_started {
         out.push_str("verification: dispatched, not verified (no expect given)\n");
     }
+    // A page that had not stopped changing is said plainly: what follows may be half drawn.
+    let data = &envelope.data;
+    if data["settled"] == Value::Bool(false) || data["settling"] == Value::Bool(true) {
+        out.push_str(&format!(
+            "settle: the page was still changing after {} ms ({}); what is shown may be mid-transition — snapshot again or browser_wait\n",
+            data["settleMs"].as_u64().unwrap_or(0),
+            data["stillChanging"].as_str().unwrap_or("region unknown"),
+        ));
+    }
     let events = serde_json::to_value(&envelope.events).unwrap_or(Value::Null);
     if let Value::Object(map) = &events {
         let happened: serde_json::Map<String, Value> = map

@@ -109,8 +109,13 @@ pub struct ActOutcome {
     pub scroll: Option<(f64, f64)>,
     pub upload: Option<Value>,
     pub navigated: bool,
-    /// No navigation was still under way when the action returned.
+    /// The navigation the action started (if any) committed and loaded, and the page
+    /// stopped changing, within the settle budget.
     pub settled: bool,
+    /// How long settling took.
+    pub settle_ms: u64,
+    /// What was still changing when the settle budget ran out.
+    pub still_changing: Option<String>,
     /// The action opened a dialog that waits for an answer (policy `ask`).
     pub dialog_open: bool,
 }
@@ -127,6 +132,9 @@ pub struct ActFailure {
 pub struct ActOptions {
     /// type/fill: press Enter after the value was read back correctly.
     pub submit: bool,
+    /// The most the action waits for the page to stop changing (`None`: the default,
+    /// zero: only the navigation it started).
+    pub settle: Option<Duration>,
 }
 
 /// The most an action waits for a navigation it started to load.
@@ -156,6 +164,7 @@ impl Tab {
             dispatched: false,
         };
         let before = self.state();
+        let started = Instant::now();
         // A page in the background gets no frames, and input to it waits for one (about
         // five seconds): the tab acted on comes to the front first.
         if let Err(error) = self
@@ -189,7 +198,11 @@ impl Tab {
         };
         match result {
             Ok(mut outcome) => {
-                outcome.settled = self.settle(&before, deadline).await;
+                let budget = options.settle.unwrap_or(crate::DEFAULT_SETTLE);
+                let settled = self.settle(&before, started, budget, deadline).await;
+                outcome.settled = settled.quiet;
+                outcome.settle_ms = settled.waited.as_millis() as u64;
+                outcome.still_changing = settled.region;
                 outcome.navigated = self.state().navigations > before.navigations;
                 Ok(outcome)
             }
@@ -197,32 +210,86 @@ impl Tab {
         }
     }
 
-    /// After input: one round trip into the page, so whatever the input started
-    /// synchronously (handlers, default actions) has run and been reported; then, if a
-    /// navigation began, its commit and load, within `deadline` and at most
-    /// [`SETTLE_LIMIT`]. Returns whether the page settled.
-    pub(crate) async fn settle(&self, before: &PageState, deadline: Deadline) -> bool {
-        if self.evaluate_one(deadline).await.is_err() {
-            return false;
+    /// After input: the navigation the input started, if any, committed and loaded
+    /// (within `deadline` and at most [`SETTLE_LIMIT`]); then the page quiet (see
+    /// `settle.rs`) within `budget`, changes counted from `started`. With a zero budget,
+    /// one round trip stands in for the quiet test, so whatever the input started
+    /// synchronously has run and been reported.
+    pub(crate) async fn settle(
+        &self,
+        before: &PageState,
+        started: Instant,
+        budget: Duration,
+        deadline: Deadline,
+    ) -> crate::Settled {
+        let begun = Instant::now();
+        let unsettled = |region: Option<String>| crate::Settled {
+            quiet: false,
+            waited: begun.elapsed(),
+            region,
+        };
+        let same_document = |s: &PageState| !s.loading && s.navigations == before.navigations;
+        if budget.is_zero() {
+            if self.evaluate_one(deadline).await.is_err() {
+                return unsettled(None);
+            }
+        } else if same_document(&self.state()) {
+            // The quiet test; if the document goes away meanwhile, the navigation below
+            // decides.
+            let quiet = self.wait_quiet(budget, Some(started), deadline).await;
+            if same_document(&self.state()) {
+                return match quiet {
+                    Ok(settled) => crate::Settled {
+                        waited: begun.elapsed(),
+                        ..settled
+                    },
+                    // The page did not answer the quiet test: not known to be quiet.
+                    Err(_) => unsettled(None),
+                };
+            }
         }
-        let now = self.state();
-        if !now.loading && now.navigations == before.navigations {
-            return true;
+        if same_document(&self.state()) {
+            return crate::Settled {
+                quiet: true,
+                waited: begun.elapsed(),
+                region: None,
+            };
         }
         let limit = deadline.within(SETTLE_LIMIT);
         let navigations = before.navigations;
-        self.wait_state(
-            "the page to settle after the action",
-            limit,
-            Instant::now(),
-            |s| {
-                s.crashed
-                    || s.closed
-                    || !s.loading && (s.navigations > navigations || s.loaded_loader == s.loader)
+        let loaded = self
+            .wait_state(
+                "the page to settle after the action",
+                limit,
+                Instant::now(),
+                |s| {
+                    s.crashed
+                        || s.closed
+                        || !s.loading
+                            && (s.navigations > navigations || s.loaded_loader == s.loader)
+                },
+            )
+            .await
+            .is_ok();
+        if !loaded {
+            return unsettled(Some("the page it navigated to is still loading".into()));
+        }
+        let left = budget.saturating_sub(begun.elapsed());
+        if left.is_zero() {
+            return crate::Settled {
+                quiet: true,
+                waited: begun.elapsed(),
+                region: None,
+            };
+        }
+        // The new document: quiet from its load on.
+        match self.wait_quiet(left, None, deadline).await {
+            Ok(settled) => crate::Settled {
+                waited: begun.elapsed(),
+                ..settled
             },
-        )
-        .await
-        .is_ok()
+            Err(_) => unsettled(None),
+        }
     }
 
     /// Calls a page-side script with `this` bound to the DOM node `backend_id`.

@@ -147,3 +147,92 @@ fn distance_to(line: &Line, viewport: &Viewport) -> f64 {
             .max(1.0)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::snapshot::capture::Rect;
+
+    /// A flat page of `n` one-line elements stacked 40 px apart, the viewport at the top
+    /// showing the first ten.
+    fn page(n: usize) -> (Vec<Line>, Viewport) {
+        let lines = (0..n)
+            .map(|i| Line {
+                depth: 0,
+                text: format!("button \"Item {i}\" [e{i:04}]"),
+                node: Some(i),
+                rect: Some(Rect {
+                    x: 0.0,
+                    y: i as f64 * 40.0,
+                    width: 100.0,
+                    height: 30.0,
+                }),
+                parent: None,
+                element: true,
+                hidden_elements: 0,
+            })
+            .collect();
+        let viewport = Viewport {
+            width: 800.0,
+            height: 400.0,
+            content_width: 800.0,
+            content_height: n as f64 * 40.0,
+            ..Viewport::default()
+        };
+        (lines, viewport)
+    }
+
+    #[test]
+    fn everything_fits_a_large_budget_and_nothing_is_counted_as_left_out() {
+        let (lines, viewport) = page(30);
+        let packed = pack(&lines, &viewport, 10_000);
+        assert_eq!(packed.chosen, (0..30).collect::<Vec<_>>());
+        assert!(!packed.truncated);
+        assert_eq!((packed.elements_above, packed.elements_below), (0, 0));
+        assert_eq!(packed.elements_shown, 30);
+    }
+
+    #[test]
+    fn a_small_budget_keeps_the_viewport_first_and_counts_what_is_below() {
+        let (lines, viewport) = page(200);
+        let packed = pack(&lines, &viewport, 300);
+        // The viewport's ten lines come first, in document order, then a contiguous run.
+        assert!(packed.chosen.len() >= 10, "{:?}", packed.chosen);
+        assert_eq!(packed.chosen, (0..packed.chosen.len()).collect::<Vec<_>>());
+        assert!(packed.tokens <= 300);
+        assert_eq!(packed.elements_shown + packed.elements_below, 200);
+        assert!(packed.screens_below > 0.0);
+        assert!(!packed.truncated, "the whole viewport fitted");
+    }
+
+    #[test]
+    fn a_viewport_that_does_not_fit_is_truncated() {
+        let (lines, viewport) = page(10);
+        let packed = pack(&lines, &viewport, SUMMARY_RESERVE + 20);
+        assert!(packed.truncated);
+        assert!(packed.chosen.len() < 10);
+    }
+
+    #[test]
+    fn a_container_line_comes_only_with_its_content() {
+        let (mut lines, viewport) = page(3);
+        for line in lines.iter_mut().skip(1) {
+            line.parent = Some(0);
+            line.depth = 1;
+        }
+        let packed = pack(&lines, &viewport, 10_000);
+        assert_eq!(packed.chosen, vec![0, 1, 2]);
+        // The budget for one line takes the child with its container, never the
+        // container alone.
+        let cost = |i: usize| estimate_tokens(&render_line(&lines[i]));
+        let packed = pack(&lines, &viewport, SUMMARY_RESERVE + cost(0) + cost(1));
+        assert_eq!(packed.chosen, vec![0, 1]);
+    }
+
+    #[test]
+    fn tokens_are_estimated_from_ascii_and_other_characters() {
+        assert_eq!(estimate_tokens(""), 0);
+        assert_eq!(estimate_tokens("abcdefg"), 2);
+        assert_eq!(estimate_tokens("日本"), 2);
+    }
+}

@@ -14,10 +14,22 @@ use cdp::{Deadline, Session};
 use crate::Error;
 
 /// Computed styles requested from the DOM snapshot, in this order.
-pub(super) const STYLES: &[&str] = &["cursor", "overflow-x", "overflow-y"];
+pub(super) const STYLES: &[&str] = &["cursor", "overflow-x", "overflow-y", "display", "opacity"];
 const CURSOR: usize = 0;
 const OVERFLOW_X: usize = 1;
 const OVERFLOW_Y: usize = 2;
+const DISPLAY: usize = 3;
+const OPACITY: usize = 4;
+
+/// What separates a text node from the rendered text before it, as `innerText` reads
+/// it: nothing (adjacent inline boxes), a space, or a line break (a block boundary or
+/// `<br>`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Sep {
+    None,
+    Space,
+    Line,
+}
 
 /// A rectangle in CSS pixels, in the top-level document's coordinates (the viewport's
 /// plus its scroll offset).
@@ -60,6 +72,17 @@ pub struct Node {
     pub focusable: bool,
     pub href: Option<String>,
     pub input_type: Option<String>,
+    /// Text: what separates it from the text before it (`None`: not known, as on a
+    /// region read; geometry decides).
+    pub sep_before: Option<Sep>,
+    /// Drawn fully transparent (`opacity: 0`): hidden with what it holds.
+    pub transparent: bool,
+    /// Scrolls its content (`overflow` `auto` or `scroll`): a scroll container.
+    pub scrolls: bool,
+    /// An input's live value, as the DOM holds it (`2015-03-10` for a date).
+    pub dom_value: Option<String>,
+    /// In the keyboard's tab order by its own `tabindex` (0 or more).
+    pub tabbable: bool,
     pub children: Vec<usize>,
     pub parent: Option<usize>,
 }
@@ -121,6 +144,7 @@ const STATE_PROPERTIES: &[&str] = &[
     "level",
     "focused",
     "multiselectable",
+    "multiline",
     "modal",
 ];
 
@@ -136,6 +160,13 @@ pub(super) struct DomFacts {
     pub has_onclick: bool,
     pub content_document: Option<usize>,
     pub parent_backend: Option<i64>,
+    pub sep_before: Option<Sep>,
+    pub transparent: bool,
+    /// Scrolls its content (`overflow` `auto` or `scroll`).
+    pub scrolls: bool,
+    /// An input's live value, as the DOM holds it.
+    pub dom_value: Option<String>,
+    pub tabbable: bool,
 }
 
 /// A document of one session's DOM snapshot: its frame and where it sits on screen.
@@ -348,6 +379,17 @@ pub(super) fn read_dom(
                     .unwrap_or_default()
             };
         let clickable = rare_bool(&nodes.is_clickable);
+        let input_values: HashMap<i64, i64> = nodes
+            .input_value
+            .as_ref()
+            .map(|d| {
+                d.index
+                    .iter()
+                    .copied()
+                    .zip(d.value.iter().copied())
+                    .collect()
+            })
+            .unwrap_or_default();
         let content_documents: HashMap<i64, i64> = nodes
             .content_document_index
             .as_ref()
@@ -403,11 +445,112 @@ pub(super) fn read_dom(
                     has_onclick: attribute("onclick").is_some(),
                     content_document,
                     parent_backend,
+                    sep_before: None,
+                    transparent: style(OPACITY) == "0"
+                        && !matches!(tag.as_str(), "input" | "select" | "textarea"),
+                    scrolls: [OVERFLOW_X, OVERFLOW_Y]
+                        .iter()
+                        .any(|i| matches!(style(*i), "auto" | "scroll")),
+                    dom_value: input_values
+                        .get(&(index as i64))
+                        .map(|v| text(*v).to_string()),
+                    tabbable: attribute("tabindex")
+                        .and_then(|t| t.trim().parse::<i64>().ok())
+                        .is_some_and(|t| t >= 0),
                 },
             );
         }
+        for (backend, sep) in separators(doc, &bounds, &text) {
+            if let Some(f) = facts.get_mut(&backend) {
+                f.sep_before = Some(sep);
+            }
+        }
     }
     (facts, documents)
+}
+
+/// For each rendered text node of a document (by backend id), what separates it from
+/// the rendered text before it — the rule of `HTMLElement.innerText`: block-level boxes
+/// (and `<br>`) break lines, inline boundaries add nothing, and collapsed whitespace
+/// that is rendered is one space. Nodes come in document order; a node is entered when
+/// it appears and left when a later node is not inside it.
+fn separators<'s>(
+    doc: &dom_snapshot::DocumentSnapshot,
+    layout: &HashMap<usize, (Rect, &[i64])>,
+    text: &impl Fn(i64) -> &'s str,
+) -> Vec<(i64, Sep)> {
+    const TEXT_NODE: i64 = 3;
+    let nodes = &doc.nodes;
+    let mut rendered_text: HashMap<usize, i64> = HashMap::new();
+    for (layout_index, node_index) in doc.layout.node_index.iter().enumerate() {
+        if let (Ok(node), Some(t)) = (
+            usize::try_from(*node_index),
+            doc.layout.text.get(layout_index),
+        ) && *t >= 0
+        {
+            rendered_text.entry(node).or_insert(*t);
+        }
+    }
+    let block = |index: usize| -> bool {
+        let Some((_, styles)) = layout.get(&index) else {
+            return false;
+        };
+        let display = styles.get(DISPLAY).map_or("", |s| text(*s));
+        !display.is_empty() && !display.starts_with("inline") && display != "contents"
+    };
+    let mut out = Vec::new();
+    let mut open: Vec<(usize, bool)> = Vec::new(); // (node, is block)
+    let mut pending = Sep::None;
+    let mut started = false;
+    for index in 0..nodes.backend_node_id.len() {
+        let parent = nodes
+            .parent_index
+            .get(index)
+            .and_then(|p| usize::try_from(*p).ok());
+        while let Some((top, is_block)) = open.last().copied() {
+            if Some(top) == parent {
+                break;
+            }
+            open.pop();
+            if is_block {
+                pending = pending.max(Sep::Line);
+            }
+        }
+        let name = text(nodes.node_name.get(index).copied().unwrap_or(-1));
+        if nodes.node_type.get(index) == Some(&TEXT_NODE) {
+            let Some(content) = rendered_text.get(&index).map(|t| text(*t)) else {
+                continue; // not rendered
+            };
+            if content.trim().is_empty() {
+                if !content.is_empty() {
+                    pending = pending.max(Sep::Space);
+                }
+                continue;
+            }
+            if content.starts_with(char::is_whitespace) {
+                pending = pending.max(Sep::Space);
+            }
+            if let Some(backend) = nodes.backend_node_id.get(index) {
+                out.push((*backend, if started { pending } else { Sep::Line }));
+            }
+            started = true;
+            pending = if content.ends_with(char::is_whitespace) {
+                Sep::Space
+            } else {
+                Sep::None
+            };
+            continue;
+        }
+        if name.eq_ignore_ascii_case("br") {
+            pending = Sep::Line;
+        }
+        let is_block = block(index);
+        if is_block {
+            pending = pending.max(Sep::Line);
+        }
+        open.push((index, is_block));
+    }
+    out
 }
 
 /// Joins every session's AX trees with its DOM facts into one tree in document order,
@@ -550,6 +693,11 @@ pub(super) fn node_from_ax(
         focusable,
         href: facts.and_then(|f| f.href.clone()),
         input_type: facts.and_then(|f| f.input_type.clone()),
+        sep_before: facts.and_then(|f| f.sep_before),
+        transparent: facts.is_some_and(|f| f.transparent),
+        scrolls: facts.is_some_and(|f| f.scrolls),
+        dom_value: facts.and_then(|f| f.dom_value.clone()),
+        tabbable: facts.is_some_and(|f| f.tabbable),
         children: Vec::new(),
         parent: None,
     }
@@ -608,4 +756,113 @@ pub(super) fn reorder(nodes: Vec<Node>) -> Vec<Node> {
             Some(node)
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A DOM node: parent index, node type, name, value, display, rendered text.
+    type Row<'a> = (i64, i64, &'a str, &'a str, &'a str, Option<&'a str>);
+
+    /// One document from rows; a node with a display (or rendered text) has a layout
+    /// box. Backend ids are index+1.
+    fn document(rows: &[Row<'_>]) -> dom_snapshot::Snapshot {
+        let mut strings: Vec<String> = Vec::new();
+        let mut string = |s: &str| -> i64 {
+            if let Some(i) = strings.iter().position(|t| t == s) {
+                return i as i64;
+            }
+            strings.push(s.to_string());
+            strings.len() as i64 - 1
+        };
+        let mut nodes = serde_json::json!({
+            "parentIndex": [], "nodeType": [], "nodeName": [], "nodeValue": [],
+            "backendNodeId": [], "attributes": [],
+        });
+        let mut layout = serde_json::json!({
+            "nodeIndex": [], "styles": [], "bounds": [], "text": [],
+        });
+        for (index, (parent, kind, name, value, display, text)) in rows.iter().enumerate() {
+            nodes["parentIndex"]
+                .as_array_mut()
+                .unwrap()
+                .push((*parent).into());
+            nodes["nodeType"]
+                .as_array_mut()
+                .unwrap()
+                .push((*kind).into());
+            let name = string(name);
+            nodes["nodeName"].as_array_mut().unwrap().push(name.into());
+            let value = string(value);
+            nodes["nodeValue"]
+                .as_array_mut()
+                .unwrap()
+                .push(value.into());
+            nodes["backendNodeId"]
+                .as_array_mut()
+                .unwrap()
+                .push((index as i64 + 1).into());
+            nodes["attributes"]
+                .as_array_mut()
+                .unwrap()
+                .push(serde_json::json!([]));
+            if !display.is_empty() || text.is_some() {
+                let styles: Vec<i64> = ["auto", "visible", "visible", display, "1"]
+                    .iter()
+                    .map(|s| string(s))
+                    .collect();
+                layout["nodeIndex"]
+                    .as_array_mut()
+                    .unwrap()
+                    .push(index.into());
+                layout["styles"].as_array_mut().unwrap().push(styles.into());
+                layout["bounds"]
+                    .as_array_mut()
+                    .unwrap()
+                    .push(serde_json::json!([0, index * 10, 100, 10]));
+                let text = text.map_or(-1, &mut string);
+                layout["text"].as_array_mut().unwrap().push(text.into());
+            }
+        }
+        let url = string("http://x/");
+        let frame = string("frame");
+        serde_json::from_value(serde_json::json!({
+            "documents": [{ "documentURL": url, "frameId": frame, "nodes": nodes, "layout": layout }],
+            "strings": strings,
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn separators_follow_inner_texts_block_and_inline_rule() {
+        // <body><div>Sign</div>in <span>M</span><span>e</span> x<br>y <p>z</p></body>
+        let snapshot = document(&[
+            (-1, 9, "#document", "", "block", None),
+            (0, 1, "BODY", "", "block", None),
+            (1, 1, "DIV", "", "block", None),
+            (2, 3, "#text", "Sign", "", Some("Sign")),
+            (1, 3, "#text", "in ", "", Some("in ")),
+            (1, 1, "SPAN", "", "inline", None),
+            (5, 3, "#text", "M", "", Some("M")),
+            (1, 1, "SPAN", "", "inline", None),
+            (7, 3, "#text", "e", "", Some("e")),
+            (1, 3, "#text", " x", "", Some(" x")),
+            (1, 1, "BR", "", "inline", None),
+            (1, 3, "#text", "y ", "", Some("y ")),
+            (1, 1, "P", "", "block", None),
+            (12, 3, "#text", "z", "", Some("z")),
+            (1, 3, "#text", "\n  ", "", None),
+        ]);
+        let (facts, _) = read_dom(&snapshot, (0.0, 0.0));
+        let sep = |backend: i64| facts[&backend].sep_before;
+        assert_eq!(sep(4), Some(Sep::Line), "the first text starts a line");
+        assert_eq!(sep(5), Some(Sep::Line), "after a block");
+        assert_eq!(sep(7), Some(Sep::Space), "after rendered whitespace");
+        assert_eq!(sep(9), Some(Sep::None), "inline neighbours join");
+        assert_eq!(sep(10), Some(Sep::Space), "leading whitespace");
+        assert_eq!(sep(12), Some(Sep::Line), "after <br>");
+        assert_eq!(sep(14), Some(Sep::Line), "a block after inline text");
+        assert_eq!(sep(15), None, "unrendered whitespace has no separator");
+    }
 }

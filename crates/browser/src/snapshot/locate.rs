@@ -146,7 +146,7 @@ impl Tab {
         let outlined = outline::outline(&observation, epoch, &mut memory.registry);
         let (node, relocated) = match locator {
             Locator::Ref { r#ref, snapshot_id } => {
-                let (node, relocated) = by_ref(&memory, &outlined, r#ref)?;
+                let (node, relocated) = by_ref(&memory, &observation, &outlined, r#ref)?;
                 if let Some(snapshot_id) = snapshot_id {
                     check_snapshot(
                         &memory,
@@ -190,7 +190,9 @@ impl Tab {
         let identity = outlined.identities.get(&node).cloned();
         let r#ref = match (outlined.refs.get(&node), identity) {
             (Some(r), _) => Some(r.clone()),
-            (None, Some(identity)) => Some(memory.registry.assign(&identity)),
+            (None, Some(identity)) => {
+                Some(outlined.ref_of(&observation, node, &identity, &mut memory.registry))
+            }
             (None, None) => None,
         };
         let role = identity_role(&outlined, node, n);
@@ -278,9 +280,14 @@ impl Tab {
     }
 }
 
-/// The node a ref names now: its identity, or a unique same role+name stand-in.
+/// The node a ref names now: the DOM node it was bound to, while that lives; else the
+/// node its identity was re-rendered as (the outline bound the ref to it); else a
+/// *unique* element with the same role, name, container and heading that appeared after
+/// the ref was last seen (`relocated`). An element that was already there, with a ref of
+/// its own, is never a stand-in: it is another element.
 fn by_ref(
     memory: &super::SnapshotMemory,
+    observation: &Observation,
     outlined: &Outline,
     r#ref: &str,
 ) -> Result<(usize, bool), Error> {
@@ -288,19 +295,38 @@ fn by_ref(
         r#ref: r#ref.to_string(),
         reason,
     };
-    let identity = memory
+    let entry = memory
         .registry
         .get(r#ref)
-        .map(|e| e.identity.clone())
         .ok_or_else(|| stale("unknown ref".into()))?;
-    if let Some((node, _)) = outlined.identities.iter().find(|(_, id)| **id == identity) {
+    let identity = entry.identity.clone();
+    let node_key = |index: usize| {
+        let n = &observation.nodes[index];
+        n.backend_id.map(|b| (n.session, b))
+    };
+    if let Some(bound) = entry.node
+        && memory.registry.of_node(bound) == Some(r#ref)
+        && let Some(index) = (0..observation.nodes.len()).find(|i| node_key(*i) == Some(bound))
+    {
+        return Ok((index, false));
+    }
+    if let Some((node, _)) = outlined.refs.iter().find(|(_, r)| *r == r#ref) {
         return Ok((*node, false));
     }
     let loose = identity.loose_key();
     let candidates: Vec<usize> = outlined
         .identities
         .iter()
-        .filter(|(_, id)| id.loose_key() == loose)
+        .filter(|(node, id)| {
+            id.loose_key() == loose
+                && node_key(**node).is_none_or(|k| {
+                    memory
+                        .registry
+                        .of_node(k)
+                        .and_then(|r| memory.registry.get(r))
+                        .is_none_or(|other| other.born > entry.seen)
+                })
+        })
         .map(|(node, _)| *node)
         .collect();
     match candidates.as_slice() {
@@ -456,10 +482,7 @@ fn pick(
                     let n = &observation.nodes[*node];
                     Candidate {
                         r#ref: outlined.identities.get(node).map(|identity| {
-                            match outlined.refs.get(node) {
-                                Some(r) => r.clone(),
-                                None => memory.registry.assign(identity),
-                            }
+                            outlined.ref_of(observation, *node, identity, &mut memory.registry)
                         }),
                         role: identity_role(outlined, *node, n),
                         name: outlined

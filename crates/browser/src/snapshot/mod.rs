@@ -282,10 +282,7 @@ impl Tab {
         let mut found = Vec::new();
         for m in matches.into_iter().take(query.limit.max(1)) {
             let node = &observation.nodes[m.node];
-            let r#ref = match outlined.refs.get(&m.node) {
-                Some(r) => r.clone(),
-                None => memory.registry.assign(&m.identity),
-            };
+            let r#ref = outlined.ref_of(&observation, m.node, &m.identity, &mut memory.registry);
             let name = if node.role == "StaticText" {
                 String::new() // the text itself is in `text`, around the match
             } else {

@@ -4,8 +4,8 @@
 
 use std::collections::HashMap;
 
-use super::capture::{Node, Observation, Rect, Viewport};
-use crate::refs::{Fnv, Identity, RefRegistry};
+use super::capture::{Node, Observation, Rect, Sep, Viewport};
+use crate::refs::{Fnv, Identity, NodeKey, RefRegistry};
 
 /// One line of the outline.
 #[derive(Debug, Clone)]
@@ -32,6 +32,26 @@ pub(crate) struct Outline {
     pub refs: HashMap<usize, String>,
     /// Node index → identity, for every node with a ref.
     pub identities: HashMap<usize, Identity>,
+    /// The DOM nodes of the observation, for ref continuity.
+    pub live: std::collections::HashSet<NodeKey>,
+}
+
+impl Outline {
+    /// The ref of node `index` of `observation`, given to it now if it has none.
+    pub(crate) fn ref_of(
+        &self,
+        observation: &Observation,
+        index: usize,
+        identity: &Identity,
+        registry: &mut RefRegistry,
+    ) -> String {
+        if let Some(r) = self.refs.get(&index) {
+            return r.clone();
+        }
+        let node = &observation.nodes[index];
+        let key = node.backend_id.map(|b| (node.session, b));
+        registry.assign_node(identity, key, &|n| self.live.contains(&n))
+    }
 }
 
 /// Roles an agent acts on: they always get a ref.
@@ -141,6 +161,23 @@ const CONTAINERS: &[&str] = &[
 /// Containers whose unnamed instances are told apart by their text.
 const TEXT_IDENTIFIED: &[&str] = &["listitem", "row", "article", "treeitem"];
 
+/// Options of a listbox or select: always listed (they can be chosen without scrolling),
+/// never collapsed.
+const OPTIONS: &[&str] = &["option", "ListBoxOption", "MenuListOption"];
+
+/// Inputs shown as one element with their DOM value, never as the user agent's parts
+/// (a date's month, day and year spin buttons).
+const TYPED_INPUTS: &[&str] = &[
+    "date",
+    "time",
+    "datetime-local",
+    "month",
+    "week",
+    "color",
+    "range",
+    "number",
+];
+
 /// A run of at least this many same-shape siblings is collapsed.
 const COLLAPSE_RUN: usize = 12;
 /// Of a collapsed run, this many leading siblings stay.
@@ -155,15 +192,30 @@ pub(crate) fn outline(
     epoch: u64,
     registry: &mut RefRegistry,
 ) -> Outline {
+    registry.next_generation();
+    let visible = visibility(&observation.nodes);
+    let scrolled = scrolled_out(&observation.nodes, &visible);
     let mut builder = Builder {
         nodes: &observation.nodes,
         viewport: observation.viewport,
-        visible: visibility(&observation.nodes),
+        scrollers: scrolled.iter().flatten().map(|(s, _)| *s).collect(),
+        scrolled,
+        discarding: 0,
+        beyond: HashMap::new(),
+        visible,
         epoch,
         registry,
         ordinals: HashMap::new(),
         text_memo: HashMap::new(),
-        out: Outline::default(),
+        heading: String::new(),
+        out: Outline {
+            live: observation
+                .nodes
+                .iter()
+                .filter_map(|n| Some((n.session, n.backend_id?)))
+                .collect(),
+            ..Outline::default()
+        },
     };
     if !observation.nodes.is_empty() {
         let blocks = builder.visit(0, 0, None, Fnv::new().finish());
@@ -184,10 +236,20 @@ struct Builder<'a> {
     nodes: &'a [Node],
     viewport: Viewport,
     visible: Vec<bool>,
+    /// Per node: the scroll container it lies outside of, and whether below (or right).
+    scrolled: Vec<Option<(usize, bool)>>,
+    /// Scroll containers with content scrolled out of view: they get a ref and a count.
+    scrollers: std::collections::HashSet<usize>,
+    /// Inside a subtree visited for its refs only (scrolled out of view).
+    discarding: usize,
+    /// Per scroll container: items scrolled out above, below, and the elements in them.
+    beyond: HashMap<usize, (usize, usize, usize)>,
     epoch: u64,
     registry: &'a mut RefRegistry,
     ordinals: HashMap<u64, u32>,
     text_memo: HashMap<usize, String>,
+    /// The heading last passed in document order: part of an element's identity.
+    heading: String,
     out: Outline,
 }
 
@@ -203,6 +265,31 @@ impl Builder<'_> {
     ) -> Vec<Block> {
         let node = &self.nodes[index];
         if !self.visible[index] || DROPPED_ROLES.contains(&node.role.as_str()) {
+            return Vec::new();
+        }
+        // Content only scrolled out of its container is not hidden: it is visited (its
+        // refs reach find and acting) and counted on the container's line.
+        if self.discarding == 0
+            && let Some((scroller, below)) = self.scrolled[index]
+            && !OPTIONS.contains(&node.role.as_str())
+        {
+            self.discarding += 1;
+            let blocks = self.visit(index, depth, parent_rect, container);
+            self.discarding -= 1;
+            if !blocks.is_empty() {
+                let elements = blocks
+                    .iter()
+                    .flat_map(|b| &b.lines)
+                    .map(|l| usize::from(l.element) + l.hidden_elements)
+                    .sum::<usize>();
+                let count = self.beyond.entry(scroller).or_default();
+                if below {
+                    count.1 += 1;
+                } else {
+                    count.0 += 1;
+                }
+                count.2 += elements;
+            }
             return Vec::new();
         }
         if node.role == "StaticText" {
@@ -225,7 +312,12 @@ impl Builder<'_> {
                 shape: 0,
             }];
         }
-        let actionable = self.actionable(node) && !self.forwards_clicks(index);
+        let scroller = self.scrollers.contains(&index);
+        let actionable = self.actionable(node) && !self.forwards_clicks(index) || scroller;
+        let typed = node
+            .input_type
+            .as_deref()
+            .is_some_and(|t| TYPED_INPUTS.contains(&t));
         let unnamed_image =
             matches!(node.role.as_str(), "image" | "img") && node.name.trim().is_empty();
         let folded = FOLDED.contains(&node.role.as_str()) && !actionable
@@ -233,6 +325,9 @@ impl Builder<'_> {
             || unnamed_image && !actionable;
         let rect = node.bounds.or(parent_rect);
         let role = node.role.as_str();
+        if role == "heading" {
+            self.heading = clip(&normalise(&node.name), 60);
+        }
         let inner_container = if LANDMARKS.contains(&role) || CONTAINERS.contains(&role) {
             let label =
                 if node.name.trim().is_empty() && TEXT_IDENTIFIED.contains(&node.role.as_str()) {
@@ -249,7 +344,12 @@ impl Builder<'_> {
             container
         };
         let child_depth = if folded { depth } else { depth + 1 };
-        let children: Vec<usize> = node.children.clone();
+        // A typed input's parts are the user agent's, not the page's.
+        let children: Vec<usize> = if typed {
+            Vec::new()
+        } else {
+            node.children.clone()
+        };
         let mut child_blocks = Vec::new();
         for child in children {
             child_blocks.extend(self.visit(child, child_depth, rect, inner_container));
@@ -260,19 +360,46 @@ impl Builder<'_> {
         }
         // A wrapper that takes clicks (a span with a listener, a div with onclick) is
         // shown as `clickable`, named by its text.
-        let (role, raw_name) = if actionable && FOLDED.contains(&node.role.as_str()) {
+        let (role, mut raw_name) = if actionable && FOLDED.contains(&node.role.as_str()) {
+            // Named by its text only when that is short: a cut name never stands in
+            // for the content, which stays as lines of its own.
             let name = if node.name.trim().is_empty() {
-                self.text_of(index)
+                Some(self.text_of(index))
+                    .filter(|t| !t.ends_with('…'))
+                    .unwrap_or_default()
             } else {
                 normalise(&node.name)
             };
             ("clickable".to_string(), name)
+        } else if typed {
+            let shown = match node.input_type.as_deref() {
+                Some("range") => "slider",
+                Some("number") => "spinbutton",
+                Some(other) => other,
+                None => "textbox",
+            };
+            (shown.to_string(), normalise(&node.name))
         } else {
             (display_role(&node.role).to_string(), normalise(&node.name))
         };
+        // An item whose only content is a short text carries it as its name.
+        let mut child_blocks = child_blocks;
+        if raw_name.is_empty()
+            && child_blocks.len() == 1
+            && let Some(text) = only_text(&child_blocks)
+            && !text.is_empty()
+            && text.chars().count() <= MAX_NAME
+        {
+            raw_name = text;
+            child_blocks.clear();
+        }
         let identity = self.identify(index, container, &role, &raw_name);
         let r#ref = actionable.then(|| {
-            let r#ref = self.registry.assign(&identity);
+            let key = node.backend_id.map(|b| (node.session, b));
+            let live = &self.out.live;
+            let r#ref = self
+                .registry
+                .assign_node(&identity, key, &|n| live.contains(&n));
             self.out.refs.insert(index, r#ref.clone());
             r#ref
         });
@@ -316,14 +443,45 @@ impl Builder<'_> {
             .fold(Fnv::new().field(&node.role), |h, b| h.number(b.shape))
             .finish();
         let mut lines = vec![line];
-        for block in self.collapse(child_blocks, depth + 1) {
-            lines.extend(block.lines);
+        let beyond = self.beyond.remove(&index);
+        let summary = |count: usize, elements: usize, place: &str| Line {
+            depth: depth + 1,
+            text: format!(
+                "… {count} more item{} {place} (scrolled out of view) — scroll [{}] or browser_find",
+                if count == 1 { "" } else { "s" },
+                r#ref.as_deref().unwrap_or("the container"),
+            ),
+            node: None,
+            rect,
+            parent: None,
+            element: false,
+            hidden_elements: elements,
+        };
+        if let Some((above, below, elements)) = beyond {
+            let share = |n: usize| elements * n / (above + below).max(1);
+            if above > 0 {
+                lines.push(summary(above, share(above), "above"));
+            }
+            for block in self.collapse(child_blocks, depth + 1) {
+                lines.extend(block.lines);
+            }
+            if below > 0 {
+                lines.push(summary(below, elements - share(above), "below"));
+            }
+        } else {
+            for block in self.collapse(child_blocks, depth + 1) {
+                lines.extend(block.lines);
+            }
         }
         vec![Block { lines, shape }]
     }
 
     /// Whether the node gets a ref in the snapshot.
     fn actionable(&self, node: &Node) -> bool {
+        // A label clicks its control, which has a ref of its own: one element, one ref.
+        if node.role == "LabelText" {
+            return false;
+        }
         INTERACTIVE.contains(&node.role.as_str())
             || node.clickable && node.role != "RootWebArea"
             || node.focusable
@@ -331,6 +489,8 @@ impl Builder<'_> {
                     node.role.as_str(),
                     "RootWebArea" | "Iframe" | "ignored" | "generic" | "none"
                 )
+            // A role-less element the page put in the tab order (a slider's handle).
+            || node.focusable && node.tabbable && node.role != "RootWebArea"
     }
 
     /// Whether a wrapper that takes clicks only through a listener (or a label's
@@ -405,6 +565,7 @@ impl Builder<'_> {
             role: role.to_string(),
             name: name.to_string(),
             ordinal: *ordinal,
+            context: self.heading.clone(),
         };
         *ordinal += 1;
         identity
@@ -430,7 +591,11 @@ impl Builder<'_> {
             while j < blocks.len() && blocks[j].shape == blocks[i].shape && blocks[i].shape != 0 {
                 j += 1;
             }
-            if j - i < COLLAPSE_RUN {
+            let options = blocks[i].lines.first().is_some_and(|l| {
+                l.node
+                    .is_some_and(|n| OPTIONS.contains(&self.nodes[n].role.as_str()))
+            });
+            if j - i < COLLAPSE_RUN || options {
                 out.extend(blocks[i..j].iter().cloned());
                 i = j;
                 continue;
@@ -538,9 +703,11 @@ fn only_text(blocks: &[Block]) -> Option<String> {
     Some(normalise(&parts.join(" ")))
 }
 
-/// Adjacent text blocks at the same depth become one line: with a space between two
-/// pieces, unless the page shows none there (see [`continues`]), so that
-/// `"<b>Vanda</b>"` reads `"Vanda"`, not `" Vanda "`.
+/// Adjacent text blocks at the same depth become one line where the page reads them as
+/// one: text separated by a block boundary or `<br>` stays on its own line, and inline
+/// neighbours join with a space only where the page renders one (see [`capture::Sep`];
+/// without that knowledge, [`continues`] decides by geometry), so that `"<b>Vanda</b>"`
+/// reads `"Vanda"` and `M<span>e</span>p` reads `"Mep"`.
 fn merge_text(nodes: &[Node], blocks: Vec<Block>) -> Vec<Block> {
     let mut out: Vec<Block> = Vec::with_capacity(blocks.len());
     // Per block of `out`: the last text node merged into it.
@@ -549,18 +716,23 @@ fn merge_text(nodes: &[Node], blocks: Vec<Block>) -> Vec<Block> {
         let is_text = block.lines.len() == 1
             && !block.lines[0].element
             && block.lines[0].hidden_elements == 0;
+        let next = block.lines[0].node;
+        let sep = next.map_or(Some(Sep::Line), |n| nodes[n].sep_before);
         if is_text
+            && sep != Some(Sep::Line)
             && let Some(last) = out.last_mut()
             && last.lines.len() == 1
             && !last.lines[0].element
             && last.lines[0].hidden_elements == 0
             && last.lines[0].depth == block.lines[0].depth
         {
-            let next = block.lines[0].node;
             let tail = tails.last_mut().expect("a tail per block");
-            let joined = tail
-                .zip(next)
-                .is_some_and(|(a, b)| continues(&nodes[a], &nodes[b]));
+            let joined = match sep {
+                Some(sep) => sep == Sep::None,
+                None => tail
+                    .zip(next)
+                    .is_some_and(|(a, b)| continues(&nodes[a], &nodes[b])),
+            };
             let merged = &mut last.lines[0];
             if !joined {
                 merged.text.push(' ');
@@ -569,7 +741,7 @@ fn merge_text(nodes: &[Node], blocks: Vec<Block>) -> Vec<Block> {
             *tail = next;
             continue;
         }
-        tails.push(if is_text { block.lines[0].node } else { None });
+        tails.push(if is_text { next } else { None });
         out.push(block);
     }
     for block in &mut out {
@@ -623,7 +795,12 @@ pub(crate) fn visibility(nodes: &[Node]) -> Vec<bool> {
     let mut clip: Vec<Option<Rect>> = vec![None; nodes.len()];
     for (index, node) in nodes.iter().enumerate() {
         let inherited = node.parent.and_then(|p| clip[p]);
-        let own = if node.clips { node.bounds } else { None };
+        // A scroll container's content is scrolled out of view, not hidden.
+        let own = if node.clips && !node.scrolls {
+            node.bounds
+        } else {
+            None
+        };
         clip[index] = match (inherited, own) {
             (Some(a), Some(b)) => Some(intersection(&a, &b)),
             (a, b) => a.or(b),
@@ -636,7 +813,9 @@ pub(crate) fn visibility(nodes: &[Node]) -> Vec<bool> {
         let node = &nodes[index];
         let parent_clip = node.parent.and_then(|p| clip[p]);
         let own = match node.bounds {
-            None => true,
+            // No layout box: `display: contents` (its children show), or not rendered at
+            // all (`display: none`, which the accessibility tree marks ignored).
+            None => node.role != "ignored",
             Some(r) => {
                 let shown = parent_clip.map_or(r, |c| intersection(&r, &c));
                 shown.right() > 0.0
@@ -651,8 +830,44 @@ pub(crate) fn visibility(nodes: &[Node]) -> Vec<bool> {
             .is_some_and(|r| r.right() < 0.0 || r.bottom() < 0.0);
         let child_shows = node.children.iter().any(|c| visible[*c]);
         visible[index] = !offscreen && !clipped_away && (own || child_shows);
+        // Fully transparent (`opacity: 0`, a fade's end): hidden with everything
+        // inside (the outline does not descend into a hidden node).
+        if node.transparent {
+            visible[index] = false;
+        }
     }
     visible
+}
+
+/// Per node: the nearest scroll container whose box it lies wholly outside of (content
+/// shown by scrolling that container), and whether it lies below or to the right.
+pub(crate) fn scrolled_out(nodes: &[Node], visible: &[bool]) -> Vec<Option<(usize, bool)>> {
+    let mut scroller: Vec<Option<usize>> = vec![None; nodes.len()];
+    let mut out = vec![None; nodes.len()];
+    for (index, node) in nodes.iter().enumerate() {
+        let Some(parent) = node.parent else { continue };
+        scroller[index] = if nodes[parent].scrolls && nodes[parent].bounds.is_some() {
+            Some(parent)
+        } else {
+            scroller[parent]
+        };
+        if !visible[index] {
+            continue;
+        }
+        let (Some(s), Some(r)) = (scroller[index], node.bounds) else {
+            continue;
+        };
+        let Some(b) = nodes[s].bounds else { continue };
+        if r.width < 1.0 && r.height < 1.0 {
+            continue;
+        }
+        let below = r.y >= b.bottom() || r.x >= b.right();
+        let above = r.bottom() <= b.y || r.right() <= b.x;
+        if below || above {
+            out[index] = Some((s, below));
+        }
+    }
+    out
 }
 
 /// The overlap of two rectangles (empty: zero width or height).
@@ -684,12 +899,16 @@ fn describe(node: &Node, role: &str, name: &str, r#ref: Option<&str>) -> String 
     if let Some(r) = r#ref {
         text.push_str(&format!(" [{r}]"));
     }
-    if let Some(value) = node
-        .value
+    let typed = node
+        .input_type
         .as_deref()
-        .map(normalise)
-        .filter(|v| !v.is_empty() && *v != name)
-    {
+        .is_some_and(|t| TYPED_INPUTS.contains(&t));
+    let value = if typed {
+        node.dom_value.as_deref().or(node.value.as_deref())
+    } else {
+        node.value.as_deref()
+    };
+    if let Some(value) = value.map(normalise).filter(|v| !v.is_empty() && *v != name) {
         if node.input_type.as_deref() == Some("password") {
             text.push_str(" value=\"••••\"");
         } else {
@@ -754,7 +973,8 @@ pub(crate) fn text_under(nodes: &[Node], index: usize, max: usize) -> String {
         }
         let node = &nodes[i];
         if node.role == "StaticText" {
-            if !text.is_empty() {
+            // Inline neighbours with nothing between them on the page join directly.
+            if !text.is_empty() && node.sep_before != Some(Sep::None) {
                 text.push(' ');
             }
             text.push_str(node.name.trim());

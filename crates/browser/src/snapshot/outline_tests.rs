@@ -362,11 +362,16 @@ fn people(order: &[usize]) -> Observation {
             )
         })
         .collect();
-    observation(el(
+    let mut page = observation(el(
         "RootWebArea",
         "",
         vec![el("main", "", vec![el("list", "", items)])],
-    ))
+    ));
+    // Re-rendered: new DOM nodes every time, so only identity can carry a ref over.
+    for node in &mut page.nodes {
+        node.backend_id = None;
+    }
+    page
 }
 
 fn refs_by_name(
@@ -396,4 +401,39 @@ proptest! {
         let mut fresh = RefRegistry::default();
         prop_assert_eq!(&first, &refs_by_name(&people(&order), &mut fresh));
     }
+}
+
+#[test]
+fn markdown_reads_headings_paragraphs_lists_and_links_with_refs() {
+    let mut page = observation(el(
+        "RootWebArea",
+        "Shop",
+        vec![
+            el("heading", "Fruit", vec![text("Fruit")]),
+            el("paragraph", "", vec![text("Fresh every day.")]),
+            el(
+                "list",
+                "",
+                vec![
+                    el("listitem", "", vec![text("Apples")]),
+                    el("listitem", "", vec![text("Pears")]),
+                ],
+            ),
+            el("link", "Order now", vec![text("Order now")]),
+        ],
+    ));
+    page.nodes[1].states.push(("level", "2".into()));
+    let link = page.nodes.iter().position(|n| n.role == "link").unwrap();
+    page.nodes[link].href = Some("/order".into());
+    let mut registry = RefRegistry::default();
+    let outlined = outline(&page, 1, &mut registry);
+    let md = crate::snapshot::markdown::render(&page, &outlined);
+    assert!(md.contains("## Fruit"), "{md}");
+    assert!(md.contains("Fresh every day."), "{md}");
+    assert!(md.contains("- Apples") && md.contains("- Pears"), "{md}");
+    let r = &outlined.refs[&link];
+    assert!(
+        md.contains("[Order now](/order)") && md.contains(r.as_str()),
+        "{md}"
+    );
 }

@@ -65,6 +65,8 @@ pub(crate) struct Params {
     /// The action opens a new tab: wait for it and make it current.
     #[serde(default)]
     expect_popup: bool,
+    /// Most ms to wait for the page to stop changing after (default 1000, 0 skips).
+    settle_ms: Option<u64>,
     /// Return what changed on the page since its last snapshot (default true).
     snapshot: Option<bool>,
     /// Tab (default: current).
@@ -119,8 +121,13 @@ pub(crate) struct Output {
     scroll: Option<Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
     upload: Option<Value>,
-    /// No navigation was under way when the command returned.
+    /// Any navigation it started loaded and the page stopped changing.
     settled: bool,
+    /// How long settling took.
+    settle_ms: u64,
+    /// What was still changing when the settle budget ran out.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    still_changing: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     readback: Option<Value>,
     /// A dialog opened and waits for browser_dialog (policy ask).
@@ -323,6 +330,7 @@ impl ToolSpec for Act {
         ctx.stage("dispatch");
         let options = browser::ActOptions {
             submit: params.submit,
+            settle: params.settle_ms.map(std::time::Duration::from_millis),
         };
         let acted = tab.act(locator.as_ref(), &action, &options, deadline).await;
         let outcome = match acted {
@@ -354,6 +362,8 @@ impl ToolSpec for Act {
                 scroll: None,
                 upload: None,
                 settled: false,
+                settle_ms: 0,
+                still_changing: None,
                 readback: None,
                 dialog_open: true,
                 diff: None,
@@ -420,6 +430,8 @@ impl ToolSpec for Act {
             scroll: outcome.scroll.map(|(x, y)| json!({ "x": x, "y": y })),
             upload: outcome.upload,
             settled: outcome.settled,
+            settle_ms: outcome.settle_ms,
+            still_changing: outcome.still_changing,
             readback,
             dialog_open: false,
             diff,

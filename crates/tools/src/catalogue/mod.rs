@@ -14,6 +14,7 @@ use crate::engine::Ctx;
 use crate::error::ToolError;
 
 mod act;
+mod condition;
 mod diagnostics;
 mod dialog;
 mod eval;

@@ -29,6 +29,8 @@ pub(crate) struct Params {
     /// elements: only the lines changed since this tab's previous snapshot.
     #[serde(default)]
     diff: bool,
+    /// Most ms to wait for a page mid-transition to stop changing (default 1000, 0 skips).
+    settle_ms: Option<u64>,
     /// Tab to read (default: current).
     tab_id: Option<String>,
 }
@@ -72,6 +74,15 @@ pub(crate) struct Output {
     /// elements with diff: the snapshot `text` is a diff against.
     #[serde(skip_serializing_if = "Option::is_none")]
     diff_against: Option<String>,
+    /// The page was still changing when it was read (an animation, a transition).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    settling: bool,
+    /// How long the read waited for the page to stop changing.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    settle_ms: Option<u64>,
+    /// With `settling`: what was still changing.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    still_changing: Option<String>,
 }
 
 #[derive(Debug, Serialize)]
@@ -112,6 +123,9 @@ impl Output {
             elements_omitted: None,
             refs: None,
             diff_against: None,
+            settling: false,
+            settle_ms: None,
+            still_changing: None,
         }
     }
 }
@@ -147,6 +161,17 @@ impl ToolSpec for Snapshot {
             ctx.report_page(tab_id, &tab.state());
             return Err(refused.into());
         }
+        // A page mid-transition is waited out (within its budget) rather than shown half
+        // drawn; if it does not stop, the result says so.
+        ctx.stage("settle");
+        let budget = params
+            .settle_ms
+            .map_or(browser::DEFAULT_SETTLE, std::time::Duration::from_millis);
+        let settled = if budget.is_zero() {
+            None
+        } else {
+            tab.wait_settled(budget, deadline).await.ok()
+        };
         ctx.stage("read");
         let result = match params.mode {
             Mode::Text | Mode::Html => {
@@ -217,13 +242,21 @@ impl ToolSpec for Snapshot {
                         elements_omitted: Some(snap.elements_omitted),
                         refs: Some(snap.refs_shown),
                         diff_against: snap.diff_against,
+                        settling: false,
+                        settle_ms: None,
+                        still_changing: None,
                     };
                     (state, Some(id), output)
                 })
             }
         };
         match result {
-            Ok((state, snapshot_id, output)) => {
+            Ok((state, snapshot_id, mut output)) => {
+                if let Some(settled) = settled {
+                    output.settling = !settled.quiet;
+                    output.settle_ms = Some(settled.waited.as_millis() as u64).filter(|ms| *ms > 0);
+                    output.still_changing = settled.region;
+                }
                 ctx.report_page(tab_id, &state);
                 if let Some(page) = ctx.page.as_mut() {
                     page.snapshot_id = snapshot_id;

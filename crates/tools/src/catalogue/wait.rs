@@ -5,12 +5,15 @@
 
 use std::time::Duration;
 
-use browser::{Condition, ElementState, Matcher};
+use std::collections::BTreeMap;
+
+use browser::Condition;
 use schemars::JsonSchema;
-use serde::{Deserialize, Deserializer, Serialize};
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::ToolSpec;
+use super::condition::{Arity, ConditionParams, refuse_unknown};
 use crate::engine::Ctx;
 use crate::envelope::ActionStatus;
 use crate::error::{Code, ToolError};
@@ -21,38 +24,11 @@ const DEFAULT_TIMEOUT: Duration = Duration::from_millis(5_000);
 const MAX_TIMEOUT_MS: u64 = 900_000;
 
 #[derive(Debug, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
 pub(crate) struct Params {
-    /// CSS selector to wait for (with state).
-    selector: Option<String>,
-    /// visible (default), attached, or hidden (absent or not visible).
-    state: Option<State>,
-    /// Text the page must show.
-    text: Option<String>,
-    /// URL to wait for.
-    url: Option<String>,
-    /// URL glob (* and ?).
-    url_matches: Option<String>,
-    /// Read-only JS expression, polled (needs eval); one matcher, default truthy.
-    js: Option<String>,
-    /// js value equals this.
-    #[serde(default, deserialize_with = "present")]
-    #[schemars(transform = no_default)]
-    equals: Option<Value>,
-    /// js value differs from this.
-    #[serde(default, deserialize_with = "present")]
-    #[schemars(transform = no_default)]
-    not_equals: Option<Value>,
-    /// js string/array contains this.
-    #[serde(default, deserialize_with = "present")]
-    #[schemars(transform = no_default)]
-    contains: Option<Value>,
-    /// js number at least this.
-    min: Option<f64>,
-    /// js number at most this.
-    max: Option<f64>,
-    /// js value truthy.
-    truthy: Option<bool>,
+    /// Exactly one condition.
+    #[serde(flatten)]
+    condition: ConditionParams,
     /// Timeout in ms (default 5000).
     #[schemars(range(min = 1, max = 900000))]
     timeout_ms: Option<u64>,
@@ -60,24 +36,10 @@ pub(crate) struct Params {
     timeout_seconds: Option<f64>,
     /// Tab to watch (default: current).
     tab_id: Option<String>,
-}
-
-/// A present JSON `null` is a value to match, not an absent parameter.
-fn present<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Value>, D::Error> {
-    Value::deserialize(deserializer).map(Some)
-}
-
-/// A matcher's value has no default (`null` is a value to match).
-fn no_default(schema: &mut schemars::Schema) {
-    schema.remove("default");
-}
-
-#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-enum State {
-    Visible,
-    Attached,
-    Hidden,
+    /// Keys no field took: refused.
+    #[serde(flatten)]
+    #[schemars(skip)]
+    rest: BTreeMap<String, Value>,
 }
 
 #[derive(Debug, Serialize)]
@@ -99,10 +61,11 @@ impl ToolSpec for Wait {
     type Output = Output;
 
     async fn run(ctx: &mut Ctx<'_>, params: Params) -> Result<Output, ToolError> {
-        let condition = params.condition()?;
-        if matches!(condition, Condition::Js { .. }) && !ctx.options().enable_eval {
-            return Err(super::eval::disabled("a js wait condition"));
-        }
+        refuse_unknown("wait", &params.rest)?;
+        let condition = params
+            .condition
+            .conditions("wait", Arity::One, ctx.options().enable_eval)?
+            .remove(0);
         let timeout = params.timeout()?;
         let deadline = ctx.deadline;
         let task = ctx.task().await?;
@@ -210,130 +173,6 @@ impl ToolSpec for Wait {
 }
 
 impl Params {
-    /// The one condition asked for: none is `EMPTY_CONDITION`, several `INVALID_PARAMS`.
-    fn condition(&self) -> Result<Condition, ToolError> {
-        let given = [
-            ("selector", &self.selector),
-            ("text", &self.text),
-            ("url", &self.url),
-            ("urlMatches", &self.url_matches),
-            ("js", &self.js),
-        ];
-        let named: Vec<&str> = given
-            .iter()
-            .filter(|(_, value)| value.is_some())
-            .map(|(name, _)| *name)
-            .collect();
-        let matchers = self.matchers();
-        match named.as_slice() {
-            [] => {
-                return Err(ToolError::new(
-                    Code::EmptyCondition,
-                    "wait needs a condition: selector (with state), text, url, urlMatches or js",
-                    "call browser_wait {selector:\"#result\"} or {text:\"Saved\"}",
-                ));
-            }
-            [_] => {}
-            several => {
-                return Err(ToolError::invalid_params(format!(
-                    "wait takes exactly one condition, not {}; call it once per condition",
-                    several.join(" and ")
-                )));
-            }
-        }
-        if self.state.is_some() && self.selector.is_none() {
-            return Err(ToolError::invalid_params("state goes with selector"));
-        }
-        if !matchers.is_empty() && self.js.is_none() {
-            return Err(ToolError::invalid_params(format!(
-                "{} goes with js",
-                matchers.join(", ")
-            )));
-        }
-        if let Some((name, value)) = given
-            .iter()
-            .find_map(|(name, value)| value.as_deref().map(|v| (name, v)))
-            && value.trim().is_empty()
-        {
-            return Err(ToolError::new(
-                Code::EmptyCondition,
-                format!("wait's {name} is empty"),
-                "give the selector, text, URL or expression to wait for",
-            ));
-        }
-        Ok(if let Some(selector) = &self.selector {
-            Condition::Selector {
-                selector: selector.clone(),
-                state: match self.state.unwrap_or(State::Visible) {
-                    State::Visible => ElementState::Visible,
-                    State::Attached => ElementState::Attached,
-                    State::Hidden => ElementState::Hidden,
-                },
-            }
-        } else if let Some(text) = &self.text {
-            Condition::Text(text.clone())
-        } else if let Some(url) = &self.url {
-            Condition::Url(url.clone())
-        } else if let Some(glob) = &self.url_matches {
-            Condition::UrlMatches(glob.clone())
-        } else {
-            Condition::Js {
-                expression: self.js.clone().unwrap_or_default(),
-                matcher: self.matcher(&matchers)?,
-            }
-        })
-    }
-
-    /// The names of the js matchers given.
-    fn matchers(&self) -> Vec<&'static str> {
-        [
-            ("equals", self.equals.is_some()),
-            ("notEquals", self.not_equals.is_some()),
-            ("contains", self.contains.is_some()),
-            ("min", self.min.is_some()),
-            ("max", self.max.is_some()),
-            ("truthy", self.truthy.is_some()),
-        ]
-        .into_iter()
-        .filter(|(_, given)| *given)
-        .map(|(name, _)| name)
-        .collect()
-    }
-
-    fn matcher(&self, given: &[&str]) -> Result<Matcher, ToolError> {
-        if given.len() > 1 {
-            return Err(ToolError::invalid_params(format!(
-                "js takes one matcher, not {}",
-                given.join(" and ")
-            )));
-        }
-        if self.truthy == Some(false) {
-            return Err(ToolError::invalid_params(
-                "truthy:false is not a matcher; use equals or notEquals",
-            ));
-        }
-        for (name, bound) in [("min", self.min), ("max", self.max)] {
-            if bound.is_some_and(|b| !b.is_finite()) {
-                return Err(ToolError::invalid_params(format!(
-                    "{name} must be a finite number"
-                )));
-            }
-        }
-        Ok(if let Some(value) = &self.equals {
-            Matcher::Equals(value.clone())
-        } else if let Some(value) = &self.not_equals {
-            Matcher::NotEquals(value.clone())
-        } else if let Some(value) = &self.contains {
-            Matcher::Contains(value.clone())
-        } else if let Some(bound) = self.min {
-            Matcher::Min(bound)
-        } else if let Some(bound) = self.max {
-            Matcher::Max(bound)
-        } else {
-            Matcher::Truthy
-        })
-    }
-
     /// `timeoutMs` or `timeoutSeconds` (which must agree when both are given), > 0 and
     /// at most 900000 ms.
     fn timeout(&self) -> Result<Duration, ToolError> {
@@ -402,48 +241,6 @@ mod tests {
             Ok(ok) => panic!("expected a refusal, got {ok:?}"),
             Err(error) => error.code,
         }
-    }
-
-    #[test]
-    fn exactly_one_condition() {
-        let none = params(json!({ "timeoutMs": 10 })).unwrap();
-        assert_eq!(code(none.condition()), Code::EmptyCondition);
-        let blank = params(json!({ "text": "  " })).unwrap();
-        assert_eq!(code(blank.condition()), Code::EmptyCondition);
-        let two = params(json!({ "text": "a", "url": "http://x/" })).unwrap();
-        assert_eq!(code(two.condition()), Code::InvalidParams);
-        let state_alone = params(json!({ "text": "a", "state": "hidden" })).unwrap();
-        assert_eq!(code(state_alone.condition()), Code::InvalidParams);
-        let matcher_alone = params(json!({ "text": "a", "equals": 1 })).unwrap();
-        assert_eq!(code(matcher_alone.condition()), Code::InvalidParams);
-        let two_matchers = params(json!({ "js": "1", "min": 1, "max": 2 })).unwrap();
-        assert_eq!(code(two_matchers.condition()), Code::InvalidParams);
-        let falsy = params(json!({ "js": "1", "truthy": false })).unwrap();
-        assert_eq!(code(falsy.condition()), Code::InvalidParams);
-    }
-
-    #[test]
-    fn conditions_and_matchers_are_built_from_params() {
-        let selector = params(json!({ "selector": "#x" }))
-            .unwrap()
-            .condition()
-            .unwrap();
-        assert_eq!(selector.to_string(), "selector \"#x\" to be visible");
-        let hidden = params(json!({ "selector": "#x", "state": "hidden" }))
-            .unwrap()
-            .condition()
-            .unwrap();
-        assert_eq!(hidden.to_string(), "selector \"#x\" to be hidden");
-        let null = params(json!({ "js": "window.x", "equals": null }))
-            .unwrap()
-            .condition()
-            .unwrap();
-        assert_eq!(null.to_string(), "js \"window.x\" to equal null");
-        let truthy = params(json!({ "js": "window.x" }))
-            .unwrap()
-            .condition()
-            .unwrap();
-        assert_eq!(truthy.to_string(), "js \"window.x\" to be truthy");
     }
 
     #[test]

@@ -7,7 +7,11 @@
 
 mod acting;
 mod capture;
+mod conditions;
 mod harness;
 mod navigation;
+mod refs;
 mod snapshot;
+mod untuned;
 mod waits;
+mod widgets;

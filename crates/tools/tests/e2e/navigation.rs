@@ -258,11 +258,21 @@ async fn reload_of_a_page_whose_server_went_away_is_navigation_failed() {
 
 #[tokio::test]
 async fn a_slow_page_that_never_commits_by_the_deadline_is_navigation_timeout_naming_it() {
-    let h = Harness::with_timeout(Duration::from_millis(1500));
+    let h = Harness::new();
+    // The browser is started first, so the deadline below bounds the navigation only
+    // (a launch on a loaded machine can take most of it).
+    h.ok("tabs", json!({ "action": "new" })).await;
     let url = h.url("slow?ms=5000");
     let envelope = h
-        .fails("navigate", json!({ "url": url }), "NAVIGATION_TIMEOUT")
-        .await;
+        .engine
+        .call(
+            "navigate",
+            json!({ "url": url }),
+            Some(Duration::from_millis(1500)),
+        )
+        .await
+        .to_json();
+    assert_eq!(envelope["code"], "NAVIGATION_TIMEOUT", "{envelope:#}");
     let message = envelope["message"].as_str().unwrap();
     assert!(message.contains(&url), "{message}");
     assert!(message.contains("stopped"), "{message}");

@@ -1,0 +1,38 @@
+// Installed in every new document of a tab (Page.addScriptToEvaluateOnNewDocument), before
+// the page's own scripts, and called directly on a document that predates it: remembers
+// the last DOM mutations of the document (nodes added or removed, attributes — `style`
+// and `class` included —, text) in a fixed ring of (time, node, kind), so that after an
+// action candor can tell whether the page has stopped changing (js/settle_quiet.js). It
+// changes nothing in the page. The state sits under a registry symbol, not a named
+// global, so the page's own code does not trip over it.
+function watchSettle() {
+  const key = Symbol.for("candor.settle");
+  if (globalThis[key]) return false;
+  const size = 512;
+  const state = {
+    times: new Float64Array(size),
+    nodes: new Array(size),
+    kinds: new Array(size),
+    next: 0,
+    count: 0,
+  };
+  const observer = new MutationObserver((records) => {
+    const now = performance.now();
+    for (const record of records) {
+      state.times[state.next] = now;
+      state.nodes[state.next] = record.target;
+      state.kinds[state.next] =
+        record.type === "attributes" ? "a:" + record.attributeName : record.type;
+      state.next = (state.next + 1) % size;
+      state.count += 1;
+    }
+  });
+  observer.observe(document, {
+    subtree: true,
+    childList: true,
+    attributes: true,
+    characterData: true,
+  });
+  Object.defineProperty(globalThis, key, { value: state, enumerable: false });
+  return true;
+}

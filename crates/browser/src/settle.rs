@@ -1,0 +1,109 @@
+//! Settling (SPEC §4, §6.2): whether the page has stopped changing after an action, or
+//! before a snapshot is read.
+//!
+//! A page-side watcher (`js/settle_watch.js`, installed in every new document of a tab)
+//! keeps a small ring of recent DOM mutations. `js/settle_quiet.js` then decides, in one
+//! call that resolves inside the page: quiet means two consecutive animation frames with
+//! no mutation (attributes, `style` and `class` included; same-origin frames too) and no
+//! running *finite* CSS/Web animation. Infinite animations (spinners) never count, and
+//! changes that were repeating before the action and still going at it (a ticking
+//! clock, a carousel) are ignored: the action cannot have caused them. When, one frame
+//! after the action, nothing changed since it began and nothing animates, the page is
+//! quiet, so a quiet page pays about one frame. The wait is capped by a budget; at the cap the result names what
+//! was still changing.
+
+use std::time::{Duration, Instant};
+
+use cdp::Deadline;
+use cdp::protocol::page;
+use serde_json::json;
+
+use crate::script::{SETTLE_QUIET, SETTLE_WATCH};
+use crate::{Error, Tab};
+
+/// The settle budget when the caller gives none.
+pub const DEFAULT_SETTLE: Duration = Duration::from_millis(1_000);
+
+/// Changes in the last this-long count when a snapshot asks whether the page is still
+/// changing (about three frames).
+const RECENT: Duration = Duration::from_millis(50);
+
+const WATCH_SOURCE: &str = concat!("(", include_str!("../js/settle_watch.js"), ")();");
+
+/// How the page settled.
+#[derive(Debug, Clone, Default)]
+pub struct Settled {
+    /// The page stopped changing within the budget.
+    pub quiet: bool,
+    /// How long it was waited for (zero: nothing was changing, no wait at all).
+    pub waited: Duration,
+    /// What was still changing when the budget ran out (`div#panel-2`).
+    pub region: Option<String>,
+}
+
+/// Installs the mutation watcher in `tab`'s future documents.
+pub(crate) async fn watch(tab: &Tab, deadline: Deadline) -> Result<(), Error> {
+    let script = page::AddScriptToEvaluateOnNewDocument {
+        source: WATCH_SOURCE.into(),
+    };
+    tab.session().call(&script, deadline).await?;
+    Ok(())
+}
+
+impl Tab {
+    /// Before a read: waits, at most `budget`, for a page that changed in the last few
+    /// frames to stop changing.
+    pub async fn wait_settled(
+        &self,
+        budget: Duration,
+        deadline: Deadline,
+    ) -> Result<Settled, Error> {
+        self.wait_quiet(budget, None, deadline).await
+    }
+
+    /// Waits, at most `budget`, until the page has stopped changing; changes from
+    /// `since` on count (the start of an action), or, without it, those of the last few
+    /// frames (a snapshot asking whether the page is mid-transition).
+    pub(crate) async fn wait_quiet(
+        &self,
+        budget: Duration,
+        since: Option<Instant>,
+        deadline: Deadline,
+    ) -> Result<Settled, Error> {
+        // The page-side wait ends at its budget; the call itself may take a little more.
+        let call_deadline = deadline.within(budget + Duration::from_millis(500));
+        // Negative: the watcher is new, nothing before is known; watch two frames.
+        let mut since_ms = since.map_or(RECENT, |t| t.elapsed()).as_secs_f64() * 1000.0;
+        for _ in 0..2 {
+            let reply = self
+                .call_script(
+                    &SETTLE_QUIET,
+                    vec![
+                        json!(budget.as_millis() as u64),
+                        json!(since_ms),
+                        json!(if since.is_some() { "action" } else { "read" }),
+                    ],
+                    call_deadline,
+                )
+                .await?;
+            if reply["unwatched"] == true {
+                // A document older than the watcher (a page adopted once loaded): watch
+                // it from now on; what changed before is not known, so only what changes
+                // from here counts.
+                self.call_script(&SETTLE_WATCH, Vec::new(), call_deadline)
+                    .await?;
+                since_ms = -1.0;
+                continue;
+            }
+            return Ok(Settled {
+                quiet: reply["quiet"].as_bool().unwrap_or(false),
+                waited: Duration::from_millis(reply["waitedMs"].as_u64().unwrap_or(0)),
+                region: reply["region"].as_str().map(str::to_string),
+            });
+        }
+        Err(Error::Timeout {
+            waiting_for: "a document with the settle watcher".into(),
+            after: Duration::ZERO,
+        })
+    }
+}
