@@ -34,7 +34,7 @@ pub enum Error {
     #[error(
         "the navigation to {url} did not commit within {} ms{}",
         after.as_millis(),
-        if *stopped { "; it was stopped, and the tab still shows the page it showed before" } else { "" }
+        if *stopped { "; it was stopped, and the tab keeps the page it showed before" } else { "" }
     )]
     NavigationTimeout {
         url: String,

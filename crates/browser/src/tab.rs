@@ -98,10 +98,6 @@ enum Pending {
     Since { before: u64, was_crashed: bool },
 }
 
-/// How long, past the deadline, stopping a navigation that never committed may take
-/// (the engine reports a command a moment after its deadline at the latest).
-const STOP_BUDGET: Duration = Duration::from_millis(25);
-
 pub(crate) struct TabShared {
     pub(crate) label: String,
     target_id: String,
@@ -288,9 +284,7 @@ impl Tab {
             Ok(reply) => reply,
             // No answer from the server yet: the navigation never committed.
             Err(cdp::Error::Timeout { .. }) => {
-                return Err(self
-                    .navigation_timeout(url.as_str(), started, deadline)
-                    .await);
+                return Err(self.navigation_timeout(url.as_str(), started));
             }
             Err(other) => return Err(other.into()),
         };
@@ -426,7 +420,7 @@ impl Tab {
             let state = match commit {
                 Ok(state) => state,
                 Err(Error::Timeout { .. }) => {
-                    return Err(self.navigation_timeout(url, started, deadline).await);
+                    return Err(self.navigation_timeout(url, started));
                 }
                 Err(other) => return Err(other),
             };
@@ -457,16 +451,11 @@ impl Tab {
         }
     }
 
-    /// The navigation to `url` did not commit in time: stops it, so it no longer holds
-    /// the tab's messages, and names it.
-    async fn navigation_timeout(&self, url: &str, started: Instant, deadline: Deadline) -> Error {
-        let stop_by = Deadline::after(STOP_BUDGET).max(deadline);
-        let stopped = self
-            .shared
-            .session
-            .call(&page::StopLoading {}, stop_by)
-            .await
-            .is_ok();
+    /// The navigation to `url` did not commit in time: sends the stop (so it no longer
+    /// holds the tab's messages; the next command's calls reach the browser after it)
+    /// without waiting, so the answer comes at the deadline, and names it.
+    fn navigation_timeout(&self, url: &str, started: Instant) -> Error {
+        let stopped = self.shared.session.send(&page::StopLoading {}).is_ok();
         Error::NavigationTimeout {
             url: url.to_string(),
             after: started.elapsed(),

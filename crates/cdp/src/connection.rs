@@ -237,6 +237,27 @@ impl Connection {
         decode(method, &reply)
     }
 
+    /// Sends `method` with no one waiting for its reply.
+    fn send_only(
+        &self,
+        session: Option<&SessionId>,
+        method: &str,
+        params: Value,
+    ) -> Result<(), Error> {
+        if self.is_closed() {
+            return Err(Error::Closed);
+        }
+        let id = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
+        let mut message = serde_json::json!({ "id": id, "method": method, "params": params });
+        if let Some(session) = session {
+            message["sessionId"] = Value::String(session.0.clone());
+        }
+        self.inner
+            .outgoing
+            .send(message.to_string())
+            .map_err(|_| Error::Closed)
+    }
+
     /// Sends `method` and returns its reply's raw JSON.
     async fn call_reply(
         &self,
@@ -424,6 +445,18 @@ impl Session {
     }
 
     /// Sends a typed command and decodes its reply.
+    /// Sends `command` and does not wait for its reply (ignored when it comes): for a
+    /// step that must be on its way at once, at a deadline. Messages leave in the order
+    /// they were sent, so a later call on the connection reaches the browser after it.
+    pub fn send<C: Command>(&self, command: &C) -> Result<(), Error> {
+        let params = serde_json::to_value(command).map_err(|e| Error::Decode {
+            method: C::METHOD.to_string(),
+            reason: e.to_string(),
+        })?;
+        self.connection
+            .send_only(self.id.as_ref(), C::METHOD, params)
+    }
+
     pub async fn call<C: Command>(
         &self,
         command: &C,

@@ -51,6 +51,7 @@ fn is_probe(message: &Value) -> bool {
 /// input commands type (it may go into a password field; nothing here can tell).
 pub fn redact(message: &mut Value) {
     redact_keys(message);
+    redact_password_values(message);
     let typing = matches!(
         message["method"].as_str(),
         Some("Input.insertText" | "Input.dispatchKeyEvent" | "Input.imeSetComposition")
@@ -59,6 +60,107 @@ pub fn redact(message: &mut Value) {
         for key in ["text", "unmodifiedText"] {
             if let Some(value) = params.get_mut(key) {
                 *value = Value::String(REDACTED.into());
+            }
+        }
+    }
+}
+
+/// The values of password inputs as the page set them: in flat attribute lists
+/// (`[name, value, …]`, e.g. `DOM.describeNode`) and in `DOMSnapshot` string tables.
+fn redact_password_values(value: &mut Value) {
+    if let Some(result) = value.get_mut("result")
+        && result.get("documents").is_some()
+        && result.get("strings").is_some()
+    {
+        redact_snapshot_passwords(result);
+    }
+    redact_attribute_lists(value);
+}
+
+fn redact_attribute_lists(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            if let Some(Value::Array(attributes)) = map.get_mut("attributes")
+                && attributes.iter().all(Value::is_string)
+            {
+                let password = attributes.chunks(2).any(|pair| {
+                    pair[0] == "type"
+                        && pair
+                            .get(1)
+                            .and_then(Value::as_str)
+                            .is_some_and(|t| t.eq_ignore_ascii_case("password"))
+                });
+                if password {
+                    for pair in attributes.chunks_mut(2) {
+                        if pair[0] == "value" && pair.len() == 2 {
+                            pair[1] = Value::String(REDACTED.into());
+                        }
+                    }
+                }
+            }
+            map.values_mut().for_each(redact_attribute_lists);
+        }
+        Value::Array(items) => items.iter_mut().for_each(redact_attribute_lists),
+        _ => {}
+    }
+}
+
+/// `DOMSnapshot.captureSnapshot`: strings are shared in one table and nodes refer to
+/// them by index; the `value` attribute and the live value of password inputs are
+/// replaced in the table.
+fn redact_snapshot_passwords(result: &mut Value) {
+    let mut secret = Vec::new();
+    {
+        let strings = result["strings"].as_array().cloned().unwrap_or_default();
+        let text = |index: &Value| {
+            index
+                .as_u64()
+                .and_then(|i| strings.get(i as usize))
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string()
+        };
+        for document in result["documents"].as_array().into_iter().flatten() {
+            let nodes = &document["nodes"];
+            let mut password_nodes = Vec::new();
+            for (node, attributes) in nodes["attributes"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .enumerate()
+            {
+                let pairs: Vec<&[Value]> = attributes
+                    .as_array()
+                    .map(|a| a.chunks(2).collect())
+                    .unwrap_or_default();
+                if pairs.iter().any(|p| {
+                    text(&p[0]) == "type"
+                        && p.get(1)
+                            .is_some_and(|v| text(v).eq_ignore_ascii_case("password"))
+                }) {
+                    password_nodes.push(node as u64);
+                    secret.extend(
+                        pairs
+                            .iter()
+                            .filter(|p| text(&p[0]) == "value" && p.len() == 2)
+                            .filter_map(|p| p[1].as_u64()),
+                    );
+                }
+            }
+            let live = &nodes["inputValue"];
+            let indexes = live["index"].as_array().cloned().unwrap_or_default();
+            let values = live["value"].as_array().cloned().unwrap_or_default();
+            for (node, value) in indexes.iter().zip(values.iter()) {
+                if node.as_u64().is_some_and(|n| password_nodes.contains(&n)) {
+                    secret.extend(value.as_u64());
+                }
+            }
+        }
+    }
+    if let Some(strings) = result["strings"].as_array_mut() {
+        for index in secret {
+            if let Some(string) = strings.get_mut(index as usize) {
+                *string = Value::String(REDACTED.into());
             }
         }
     }
@@ -298,6 +400,21 @@ mod tests {
         let mut typed = json!({ "method": "Input.insertText", "params": { "text": "hunter2" } });
         redact(&mut typed);
         assert_eq!(typed["params"]["text"], REDACTED);
+        let mut described = json!({ "result": { "node": {
+            "attributes": ["type", "password", "value", "hunter2"] } } });
+        redact(&mut described);
+        assert_eq!(described["result"]["node"]["attributes"][3], REDACTED);
+        let mut captured = json!({ "id": 3, "result": {
+            "strings": ["type", "password", "value", "hunter2", "text", "visible"],
+            "documents": [{ "nodes": {
+                "attributes": [[0, 1, 2, 3], [0, 4, 2, 5]],
+                "inputValue": { "index": [0, 1], "value": [3, 5] },
+            }}],
+        }});
+        redact(&mut captured);
+        let strings = &captured["result"]["strings"];
+        assert_eq!(strings[3], REDACTED);
+        assert_eq!(strings[5], "visible");
         let mut pairs = json!({ "headers": [{ "name": "set-cookie", "value": "a=b" }] });
         redact(&mut pairs);
         assert_eq!(pairs["headers"][0]["value"], REDACTED);
