@@ -7,7 +7,10 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, Weak};
 
 use cdp::protocol::{browser as cdp_browser, target};
-use cdp::{Connection, Deadline, PipeTransport, RawEvent, Recorder, Transport, WebSocketTransport};
+use cdp::{
+    Connection, Deadline, PipeTransport, RawEvent, Recorder, ReplayTransport, Transport,
+    WebSocketTransport,
+};
 
 use crate::Error;
 use crate::launch::{ChromiumProcess, LaunchOptions};
@@ -21,6 +24,8 @@ pub enum Endpoint {
     /// Attach to a running one: `ws://…` or `http://host:port` (its `/json/version`
     /// names the WebSocket).
     Attach(String),
+    /// No browser: play back a tape recorded with `record_cdp` (tests without Chromium).
+    Replay(PathBuf),
 }
 
 #[derive(Debug, Clone)]
@@ -96,6 +101,13 @@ impl Browser {
                 Endpoint::Attach(endpoint) => {
                     let ws = websocket_url(endpoint, deadline).await?;
                     (Box::new(WebSocketTransport::connect(&ws).await?), None)
+                }
+                Endpoint::Replay(tape) => {
+                    let replay = ReplayTransport::open(tape).map_err(|e| Error::Launch {
+                        executable: tape.clone(),
+                        reason: format!("cannot read the tape: {e}"),
+                    })?;
+                    (Box::new(replay), None)
                 }
             };
         let connection = Connection::start(transport, recorder);
@@ -298,6 +310,8 @@ fn follow_target(browser: &Weak<Inner>, event: &RawEvent) -> bool {
         }
         Change::Crashed => {
             state.crashed = true;
+            state.unresponsive = false;
+            state.navigating = None;
             state.loading = false;
         }
         Change::Destroyed => state.closed = true,

@@ -26,6 +26,22 @@ pub enum Error {
     TargetCrashed { tab: String },
     #[error("{tab} did not answer a page-side read within {} ms", after.as_millis())]
     PageUnverified { tab: String, after: Duration },
+    #[error(
+        "{tab} did not answer a probe within {} ms: its page runs script that never returns, or is otherwise hung",
+        after.as_millis()
+    )]
+    PageUnresponsive { tab: String, after: Duration },
+    #[error(
+        "the navigation to {url} did not commit within {} ms{}",
+        after.as_millis(),
+        if *stopped { "; it was stopped, and the tab keeps the page it showed before" } else { "" }
+    )]
+    NavigationTimeout {
+        url: String,
+        after: Duration,
+        /// The pending navigation was stopped, so it no longer holds the tab.
+        stopped: bool,
+    },
     #[error("page script failed: {class}: {message}")]
     Script { class: String, message: String },
     #[error("timed out after {} ms waiting for {waiting_for}", after.as_millis())]

@@ -15,6 +15,7 @@ mod keys;
 mod launch;
 mod page_read;
 mod permission;
+mod probe;
 mod refs;
 mod screenshot;
 mod script;
@@ -43,12 +44,13 @@ pub use download::{Download, DownloadState, TaskEvents};
 pub use launch::{LaunchOptions, find_chromium};
 pub use page_read::{PageHtml, PageText};
 pub use permission::PermissionDenial;
+pub use probe::{DEFAULT_UNRESPONSIVE, Probe, Recovery};
 pub use screenshot::{
     CaptureTarget, CssRect, DEFAULT_MAX_SIDE, ImageFormat, Screenshot, ScreenshotOptions,
 };
 pub use settle::{DEFAULT_SETTLE, Settled};
-pub use tab::{LoadOutcome, PageState, Tab};
-pub use task::{HistoryMove, TabId, TabSummary, Task};
+pub use tab::{LoadOutcome, PageState, Tab, Unfinished};
+pub use task::{Closed, HistoryMove, Remnant, Reopened, TabId, TabSummary, Task};
 pub use url_policy::{UrlPolicy, check_url};
 pub use viewport::{CUSTOM_HEIGHTS, CUSTOM_WIDTHS, Preset, ViewportReport};
 pub use wait::{Condition, ElementState, Matcher, WaitOutcome};

@@ -6,6 +6,7 @@
 //! inferred from another. A crashed renderer is a fourth fact, reported on next use.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use cdp::protocol::{inspector, network, page, runtime, target};
@@ -36,6 +37,13 @@ pub struct PageState {
     pub unverified: bool,
     /// The renderer crashed; a reload recovers.
     pub crashed: bool,
+    /// The last probe got no answer within its budget (the page runs script that never
+    /// returns); cleared by the next answer, a new document, or a crash.
+    pub unresponsive: bool,
+    /// A main-frame navigation to this URL started and has not committed, failed or
+    /// stopped. Meanwhile Chromium holds every message meant for the page, so a probe
+    /// that goes unanswered says nothing about the page.
+    pub navigating: Option<String>,
     /// The target is gone.
     pub closed: bool,
     /// Counts changes of the page's URL (fragment aside); refs carry the epoch they were
@@ -69,6 +77,25 @@ pub struct LoadOutcome {
     /// It was a same-document navigation (fragment or history API).
     pub same_document: bool,
     pub waited: Duration,
+    /// Why `loaded` is false: the navigation committed, and its load did not finish.
+    pub unfinished: Option<Unfinished>,
+}
+
+/// Why a committed navigation's load did not finish.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unfinished {
+    /// The load event had not fired by the deadline (a slow or endless body).
+    Deadline,
+    /// The page stopped answering probes while it loaded (script that never returns).
+    Unresponsive,
+}
+
+/// What a dispatched navigation is known by until it commits.
+enum Pending {
+    /// `Page.navigate` named its loader.
+    Loader { loader: String, was_crashed: bool },
+    /// Reload and history moves: the next main-frame commit after `before`.
+    Since { before: u64, was_crashed: bool },
 }
 
 pub(crate) struct TabShared {
@@ -81,6 +108,8 @@ pub(crate) struct TabShared {
     viewport: std::sync::Mutex<crate::viewport::Preset>,
     /// Dialogs wait for `answer_dialog` instead of being answered at once.
     pub(crate) ask_dialogs: std::sync::atomic::AtomicBool,
+    /// The probe budget in milliseconds (`probe.rs`).
+    unresponsive_ms: AtomicU64,
 }
 
 /// A tab of a task. Cheap to clone.
@@ -130,6 +159,7 @@ impl Tab {
             state,
             snapshots: std::sync::Mutex::default(),
             ask_dialogs: std::sync::atomic::AtomicBool::new(false),
+            unresponsive_ms: AtomicU64::new(crate::probe::DEFAULT_UNRESPONSIVE.as_millis() as u64),
             viewport: std::sync::Mutex::default(),
         });
         let followed = Arc::downgrade(&shared);
@@ -233,12 +263,14 @@ impl Tab {
         }
     }
 
-    /// Navigates to `url` (already checked against the task's policy) and waits for its
-    /// load event until `deadline`.
+    /// Navigates to `url` (already checked against the task's policy) and waits for it
+    /// to commit and load (see [`Tab::settle_navigation`]). A crashed tab may navigate:
+    /// that is how it recovers.
     pub async fn navigate(&self, url: &Url, deadline: Deadline) -> Result<LoadOutcome, Error> {
-        self.check_usable()?;
+        self.check_navigable()?;
         let started = Instant::now();
-        let reply = self
+        let was_crashed = self.state().crashed;
+        let sent = self
             .shared
             .session
             .call(
@@ -247,7 +279,15 @@ impl Tab {
                 },
                 deadline,
             )
-            .await?;
+            .await;
+        let reply = match sent {
+            Ok(reply) => reply,
+            // No answer from the server yet: the navigation never committed.
+            Err(cdp::Error::Timeout { .. }) => {
+                return Err(self.navigation_timeout(url.as_str(), started));
+            }
+            Err(other) => return Err(other.into()),
+        };
         if let Some(error_text) = reply.error_text.filter(|t| !t.is_empty()) {
             self.update(|s| {
                 s.url = url.to_string();
@@ -266,10 +306,19 @@ impl Tab {
                 loaded: true,
                 same_document: true,
                 waited: started.elapsed(),
+                unfinished: None,
             });
         };
-        self.wait_loaded(&loader, url.as_str(), started, deadline)
-            .await
+        self.settle_navigation(
+            Pending::Loader {
+                loader,
+                was_crashed,
+            },
+            url.as_str(),
+            started,
+            deadline,
+        )
+        .await
     }
 
     /// Goes one entry back or forward in the tab's history.
@@ -278,8 +327,9 @@ impl Tab {
         step: crate::HistoryMove,
         deadline: Deadline,
     ) -> Result<LoadOutcome, Error> {
-        self.check_usable()?;
+        self.check_navigable()?;
         let started = Instant::now();
+        let was_crashed = self.state().crashed;
         let history = self
             .shared
             .session
@@ -303,7 +353,11 @@ impl Tab {
                 deadline,
             )
             .await?;
-        self.wait_committed_and_loaded(before, false, &entry.url, started, deadline)
+        let pending = Pending::Since {
+            before,
+            was_crashed,
+        };
+        self.settle_navigation(pending, &entry.url, started, deadline)
             .await
     }
 
@@ -313,14 +367,12 @@ impl Tab {
         ignore_cache: bool,
         deadline: Deadline,
     ) -> Result<LoadOutcome, Error> {
-        if self.state().closed {
-            return Err(Error::TabNotFound {
-                tab: self.label().to_string(),
-            });
-        }
+        self.check_navigable()?;
         let started = Instant::now();
         let before = self.state().navigations;
         let url = self.state().url;
+        // A reload is how a crashed tab recovers: the old crash does not end the wait.
+        let was_crashed = self.state().crashed;
         self.shared
             .session
             .call(
@@ -330,32 +382,84 @@ impl Tab {
                 deadline,
             )
             .await?;
-        // A reload is how a crashed tab recovers: the old crash does not end the wait.
-        let was_crashed = self.state().crashed;
-        self.wait_committed_and_loaded(before, was_crashed, &url, started, deadline)
+        let pending = Pending::Since {
+            before,
+            was_crashed,
+        };
+        self.settle_navigation(pending, &url, started, deadline)
             .await
     }
 
-    async fn wait_committed_and_loaded(
+    /// A dispatched navigation: waits for it to commit (by `deadline`; one that never
+    /// does is stopped at once and named: `NavigationTimeout`), then for
+    /// its load event until `deadline` (not an error: `loaded:false`, `Unfinished`).
+    /// Meanwhile the page is probed: one that stops answering ends the wait at the probe
+    /// point — `PageUnresponsive` before the commit, `Unfinished::Unresponsive` after.
+    async fn settle_navigation(
         &self,
-        before: u64,
-        was_crashed: bool,
+        pending: Pending,
         url: &str,
         started: Instant,
         deadline: Deadline,
     ) -> Result<LoadOutcome, Error> {
-        let committed = self
-            .wait_state("the navigation to commit", deadline, started, |s| {
-                s.navigations > before || s.crashed && !was_crashed || s.closed
-            })
-            .await?;
-        match committed.loader.clone() {
-            Some(loader)
-                if committed.loaded_loader.as_ref() != Some(&loader) || committed.loading =>
-            {
-                self.wait_loaded(&loader, url, started, deadline).await
+        let committed = |s: &PageState| match &pending {
+            Pending::Loader { loader, .. } => s.loader.as_deref() == Some(loader.as_str()),
+            Pending::Since { before, .. } => s.navigations > *before,
+        };
+        let was_crashed = match &pending {
+            Pending::Loader { was_crashed, .. } | Pending::Since { was_crashed, .. } => {
+                *was_crashed
             }
-            _ => self.finish(url, started, true),
+        };
+        let work = async {
+            let commit = self
+                .wait_state("the navigation to commit", deadline, started, |s| {
+                    committed(s) || s.crashed && !was_crashed || s.closed
+                })
+                .await;
+            let state = match commit {
+                Ok(state) => state,
+                Err(Error::Timeout { .. }) => {
+                    return Err(self.navigation_timeout(url, started));
+                }
+                Err(other) => return Err(other),
+            };
+            if !committed(&state) {
+                self.check_usable()?;
+            }
+            match state.loader.clone() {
+                Some(loader) if state.loaded_loader.as_ref() != Some(&loader) || state.loading => {
+                    self.wait_loaded(&loader, url, started, deadline).await
+                }
+                _ => self.finish(url, started, matches!(pending, Pending::Since { .. })),
+            }
+        };
+        tokio::select! {
+            outcome = work => outcome,
+            unresponsive = self.watch(self.unresponsive_budget()) => {
+                if committed(&self.state()) {
+                    Ok(LoadOutcome {
+                        loaded: false,
+                        same_document: false,
+                        waited: started.elapsed(),
+                        unfinished: Some(Unfinished::Unresponsive),
+                    })
+                } else {
+                    Err(unresponsive)
+                }
+            }
+        }
+    }
+
+    /// The navigation to `url` did not commit in time: sends the stop (so it no longer
+    /// holds the tab's messages; the next command's calls reach the browser after it)
+    /// without waiting, so the answer comes at the deadline, and names it.
+    fn navigation_timeout(&self, url: &str, started: Instant) -> Error {
+        let stopped = self.shared.session.send(&page::StopLoading {}).is_ok();
+        Error::NavigationTimeout {
+            url: url.to_string(),
+            after: started.elapsed(),
+            stopped,
         }
     }
 
@@ -382,6 +486,7 @@ impl Tab {
                 loaded: false,
                 same_document: false,
                 waited: started.elapsed(),
+                unfinished: Some(Unfinished::Deadline),
             }),
             Err(other) => Err(other),
         }
@@ -404,7 +509,26 @@ impl Tab {
             loaded: true,
             same_document,
             waited: started.elapsed(),
+            unfinished: None,
         })
+    }
+
+    /// Refuses a navigation on a tab that is gone (a crashed one may navigate).
+    fn check_navigable(&self) -> Result<(), Error> {
+        match self.check_usable() {
+            Err(Error::TargetCrashed { .. }) | Ok(()) => Ok(()),
+            Err(other) => Err(other),
+        }
+    }
+
+    /// The probe budget of this tab's task (see `probe.rs`).
+    pub fn unresponsive_budget(&self) -> Duration {
+        Duration::from_millis(self.shared.unresponsive_ms.load(Ordering::Relaxed))
+    }
+
+    pub(crate) fn set_unresponsive_budget(&self, budget: Duration) {
+        let ms = budget.as_millis().clamp(1, u64::MAX as u128) as u64;
+        self.shared.unresponsive_ms.store(ms, Ordering::Relaxed);
     }
 
     /// Waits until `condition` holds for the page state, or the deadline; the timeout
@@ -653,7 +777,20 @@ fn apply(state: &mut PageState, event: &RawEvent) -> bool {
         state.loader = Some(e.frame.loader_id);
         state.loading = true;
         state.crashed = false;
+        state.unresponsive = false;
+        state.navigating = None;
         state.navigations += 1;
+        return true;
+    }
+    if let Some(e) = event.parse::<page::FrameStartedNavigating>() {
+        let same_document = e
+            .navigation_type
+            .as_deref()
+            .is_some_and(|t| t.to_ascii_lowercase().contains("samedocument"));
+        if e.frame_id != state.main_frame || same_document {
+            return false;
+        }
+        state.navigating = Some(e.url);
         return true;
     }
     if let Some(e) = event.parse::<page::NavigatedWithinDocument>() {
@@ -664,6 +801,7 @@ fn apply(state: &mut PageState, event: &RawEvent) -> bool {
             state.url_epoch += 1;
         }
         state.url = e.url;
+        state.navigating = None;
         state.navigations += 1;
         return true;
     }
@@ -708,6 +846,7 @@ fn apply(state: &mut PageState, event: &RawEvent) -> bool {
             return false;
         }
         state.loading = false;
+        state.navigating = None;
         // An error page may stop loading without a load event for its loader.
         if state.failed.is_some() {
             state.loaded_loader = state.loader.clone();
@@ -753,6 +892,8 @@ fn apply(state: &mut PageState, event: &RawEvent) -> bool {
     }
     if event.parse::<inspector::TargetCrashed>().is_some() {
         state.crashed = true;
+        state.unresponsive = false;
+        state.navigating = None;
         state.loading = false;
         state.main_context = None;
         return true;

@@ -68,6 +68,31 @@ pub struct TabSummary {
     pub state: PageState,
 }
 
+/// What is left of a task whose browser died: enough to reopen its tabs at their last
+/// URLs under the same ids in a new browser ([`Task::reopen`]).
+#[derive(Debug, Clone)]
+pub struct Remnant {
+    tabs: Vec<(TabId, String)>,
+    current: Option<TabId>,
+    next_tab: u32,
+}
+
+/// What `close_tabs` did: the tabs closed, and those that could not be, with why.
+#[derive(Debug)]
+pub struct Closed {
+    pub closed: Vec<TabId>,
+    pub failed: Vec<(TabId, Error)>,
+}
+
+/// A tab reopened after its browser died.
+#[derive(Debug, Clone)]
+pub struct Reopened {
+    pub id: TabId,
+    pub url: String,
+    /// Why it could not be loaded again, if it could not (it stays open, blank).
+    pub error: Option<String>,
+}
+
 /// One agent's workspace in one browser.
 pub struct Task {
     id: String,
@@ -78,6 +103,8 @@ pub struct Task {
     current: Option<TabId>,
     next_tab: u32,
     ask_dialogs: bool,
+    /// The probe budget of the task's tabs (`probe.rs`).
+    unresponsive: std::time::Duration,
     downloads: Downloads,
     permissions: Permissions,
 }
@@ -123,6 +150,7 @@ impl Task {
             current: None,
             next_tab: 0,
             ask_dialogs: false,
+            unresponsive: crate::probe::DEFAULT_UNRESPONSIVE,
             downloads,
             permissions,
         })
@@ -142,6 +170,15 @@ impl Task {
         self.ask_dialogs = ask;
         for tab in self.tabs.values() {
             tab.set_ask_dialogs(ask);
+        }
+    }
+
+    /// How long a tab's page may take to answer a probe before it counts as
+    /// unresponsive. Applies to the task's tabs now and later.
+    pub fn set_unresponsive_budget(&mut self, budget: std::time::Duration) {
+        self.unresponsive = budget;
+        for tab in self.tabs.values() {
+            tab.set_unresponsive_budget(budget);
         }
     }
 
@@ -217,6 +254,7 @@ impl Task {
         self.next_tab += 1;
         let tab = Tab::attach(&self.browser, id.to_string(), created.target_id, deadline).await?;
         tab.set_ask_dialogs(self.ask_dialogs);
+        tab.set_unresponsive_budget(self.unresponsive);
         tokio::try_join!(
             self.permissions.watch(&tab, deadline),
             crate::settle::watch(&tab, deadline)
@@ -245,6 +283,7 @@ impl Task {
             self.next_tab += 1;
             let tab = Tab::attach(&self.browser, id.to_string(), target_id, deadline).await?;
             tab.set_ask_dialogs(self.ask_dialogs);
+            tab.set_unresponsive_budget(self.unresponsive);
             tab.sync_attached(deadline).await;
             tokio::try_join!(
                 self.permissions.watch(&tab, deadline),
@@ -268,52 +307,69 @@ impl Task {
         Ok((id, tab))
     }
 
-    /// Closes the given tabs, after checking that every id exists. Success is reported
-    /// only once the browser's target list no longer has them.
+    /// Closes the given tabs, after checking that every id exists. A tab counts as
+    /// closed only once the browser's target list no longer has it; the ones that could
+    /// not be closed are reported beside the closed ones (an error only if none closed).
     pub async fn close_tabs(
         &mut self,
         ids: &[String],
         deadline: Deadline,
-    ) -> Result<Vec<TabId>, Error> {
+    ) -> Result<Closed, Error> {
         let mut closing = Vec::new();
         for id in ids {
             let (id, tab) = self.tab(Some(id))?;
             closing.push((id, tab.clone()));
         }
         let session = self.browser.connection().browser_session();
-        for (_, tab) in &closing {
-            session
-                .call(
-                    &target::CloseTarget {
-                        target_id: tab.target_id().to_string(),
-                    },
-                    deadline,
-                )
-                .await?;
+        let mut failed = Vec::new();
+        let mut sent = Vec::new();
+        for (id, tab) in closing {
+            let close = target::CloseTarget {
+                target_id: tab.target_id().to_string(),
+            };
+            match session.call(&close, deadline).await {
+                Ok(_) => sent.push((id, tab)),
+                Err(err) => failed.push((id, err.into())),
+            }
         }
         let started = std::time::Instant::now();
-        for (id, tab) in &closing {
-            tab.wait_state("the target to close", deadline, started, |s| s.closed)
-                .await?;
-            self.tabs.remove(id);
+        let mut gone = Vec::new();
+        for (id, tab) in sent {
+            match tab
+                .wait_state("the target to close", deadline, started, |s| s.closed)
+                .await
+            {
+                Ok(_) => gone.push((id, tab)),
+                Err(err) => failed.push((id, err)),
+            }
         }
         let targets = session.call(&target::GetTargets {}, deadline).await?;
-        for (id, tab) in &closing {
+        let mut closed = Vec::new();
+        for (id, tab) in gone {
             if targets
                 .target_infos
                 .iter()
                 .any(|t| t.target_id == tab.target_id())
             {
-                return Err(Error::Protocol {
-                    method: "Target.closeTarget".into(),
-                    message: format!("{id} is still in the browser's target list"),
-                });
+                failed.push((
+                    id,
+                    Error::Protocol {
+                        method: "Target.closeTarget".into(),
+                        message: format!("{id} is still in the browser's target list"),
+                    },
+                ));
+            } else {
+                self.tabs.remove(&id);
+                closed.push(id);
             }
         }
         if self.current.is_some_and(|c| !self.tabs.contains_key(&c)) {
             self.current = self.tabs.keys().next_back().copied();
         }
-        Ok(closing.into_iter().map(|(id, _)| id).collect())
+        if closed.is_empty() && !failed.is_empty() {
+            return Err(failed.swap_remove(0).1);
+        }
+        Ok(Closed { closed, failed })
     }
 
     /// Every tab with its load state.
@@ -326,6 +382,51 @@ impl Task {
                 state: tab.state(),
             })
             .collect()
+    }
+
+    /// What to reopen the task's tabs from if its browser is gone.
+    pub fn remnant(&self) -> Remnant {
+        Remnant {
+            tabs: self
+                .tabs
+                .iter()
+                .map(|(id, tab)| (*id, tab.state().url))
+                .collect(),
+            current: self.current,
+            next_tab: self.next_tab,
+        }
+    }
+
+    /// Reopens the tabs of a task whose browser died in this (fresh) task: the same ids,
+    /// each navigated to its last URL (the load is not waited for), the same current
+    /// tab. A URL the policy refuses now, or one that does not load, leaves its tab blank
+    /// and says why.
+    pub async fn reopen(&mut self, remnant: Remnant, deadline: Deadline) -> Vec<Reopened> {
+        let mut reopened = Vec::new();
+        for (id, url) in remnant.tabs {
+            self.next_tab = id.0;
+            let error = match self.open_tab(deadline).await {
+                Ok((_, tab)) if url != "about:blank" => match self.check_url(&url) {
+                    Ok(parsed) => {
+                        let navigate = cdp::protocol::page::Navigate {
+                            url: parsed.to_string(),
+                        };
+                        let limit = deadline.within(std::time::Duration::from_secs(5));
+                        match tab.session().call(&navigate, limit).await {
+                            Ok(reply) => reply.error_text.filter(|t| !t.is_empty()),
+                            Err(err) => Some(err.to_string()),
+                        }
+                    }
+                    Err(err) => Some(err.to_string()),
+                },
+                Ok(_) => None,
+                Err(err) => Some(err.to_string()),
+            };
+            reopened.push(Reopened { id, url, error });
+        }
+        self.next_tab = self.next_tab.max(remnant.next_tab);
+        self.current = remnant.current.filter(|id| self.tabs.contains_key(id));
+        reopened
     }
 
     /// Disposes of the task's browser context and with it every tab.

@@ -75,6 +75,25 @@ struct Inner {
     /// Set under the `pending` lock by `close`, so no call can register after it.
     shut: AtomicBool,
     recorder: Option<Arc<Recorder>>,
+    /// The calls awaiting their reply, by id: their session and method.
+    in_flight: Mutex<HashMap<u64, (Option<SessionId>, String)>>,
+}
+
+/// Keeps a call in `in_flight` while its caller waits, however the wait ends (a reply,
+/// the deadline, or the caller's future dropped).
+struct InFlight<'a> {
+    inner: &'a Inner,
+    id: u64,
+}
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        lock(&self.inner.in_flight).remove(&self.id);
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// A live CDP connection. Cheap to clone; the tasks stop when the transport closes.
@@ -126,6 +145,7 @@ impl Connection {
             closed,
             shut: AtomicBool::new(false),
             recorder,
+            in_flight: Mutex::new(HashMap::new()),
         });
 
         let writer = Arc::downgrade(&inner);
@@ -187,6 +207,18 @@ impl Connection {
         self.inner.shut.load(Ordering::Acquire) || *self.inner.closed.borrow()
     }
 
+    /// The methods sent on `session` (`None`: the browser) still awaiting their reply,
+    /// oldest first.
+    pub fn in_flight(&self, session: Option<&SessionId>) -> Vec<String> {
+        let mut calls: Vec<(u64, String)> = lock(&self.inner.in_flight)
+            .iter()
+            .filter(|(_, (s, _))| s.as_ref() == session)
+            .map(|(id, (_, method))| (*id, method.clone()))
+            .collect();
+        calls.sort();
+        calls.into_iter().map(|(_, method)| method).collect()
+    }
+
     /// Resolves once the transport has closed.
     pub async fn closed(&self) {
         let mut closed = self.inner.closed.clone();
@@ -203,6 +235,27 @@ impl Connection {
     ) -> Result<Value, Error> {
         let reply = self.call_reply(session, method, params, deadline).await?;
         decode(method, &reply)
+    }
+
+    /// Sends `method` with no one waiting for its reply.
+    fn send_only(
+        &self,
+        session: Option<&SessionId>,
+        method: &str,
+        params: Value,
+    ) -> Result<(), Error> {
+        if self.is_closed() {
+            return Err(Error::Closed);
+        }
+        let id = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
+        let mut message = serde_json::json!({ "id": id, "method": method, "params": params });
+        if let Some(session) = session {
+            message["sessionId"] = Value::String(session.0.clone());
+        }
+        self.inner
+            .outgoing
+            .send(message.to_string())
+            .map_err(|_| Error::Closed)
     }
 
     /// Sends `method` and returns its reply's raw JSON.
@@ -223,6 +276,11 @@ impl Connection {
             message["sessionId"] = Value::String(session.0.clone());
         }
         let (reply_tx, reply_rx) = oneshot::channel();
+        lock(&self.inner.in_flight).insert(id, (session.cloned(), method.to_string()));
+        let _in_flight = InFlight {
+            inner: &self.inner,
+            id,
+        };
         {
             let mut pending = self.inner.lock_pending();
             if self.inner.shut.load(Ordering::Acquire) {
@@ -387,6 +445,18 @@ impl Session {
     }
 
     /// Sends a typed command and decodes its reply.
+    /// Sends `command` and does not wait for its reply (ignored when it comes): for a
+    /// step that must be on its way at once, at a deadline. Messages leave in the order
+    /// they were sent, so a later call on the connection reaches the browser after it.
+    pub fn send<C: Command>(&self, command: &C) -> Result<(), Error> {
+        let params = serde_json::to_value(command).map_err(|e| Error::Decode {
+            method: C::METHOD.to_string(),
+            reason: e.to_string(),
+        })?;
+        self.connection
+            .send_only(self.id.as_ref(), C::METHOD, params)
+    }
+
     pub async fn call<C: Command>(
         &self,
         command: &C,

@@ -3,7 +3,8 @@
 //! A [`Transport`] moves whole JSON messages (a pipe to a Chromium we launched, or a
 //! WebSocket to one we attach to). A [`Connection`] runs on top of it: it numbers
 //! commands, routes responses back to their callers and events to the subscribers of
-//! their flattened session, and can record every message to a JSONL tape.
+//! their flattened session, and can record every message to a JSONL tape, which
+//! [`ReplayTransport`] plays back with no browser.
 //! [`protocol`] is the typed subset of CDP that candor uses; anything else goes through
 //! [`Session::call_raw`].
 
@@ -12,10 +13,12 @@ mod deadline;
 mod error;
 pub mod protocol;
 mod record;
+mod replay;
 mod transport;
 
 pub use connection::{Connection, EventHandler, RawEvent, Session, SessionId};
 pub use deadline::Deadline;
 pub use error::Error;
 pub use record::Recorder;
+pub use replay::{ReplayTransport, redact};
 pub use transport::{MessageSink, MessageStream, PipeTransport, Transport, WebSocketTransport};

@@ -1,4 +1,5 @@
-//! The tape hook: every message in both directions, one JSON object per line.
+//! The tape hook: every message in both directions, one JSON object per line, redacted
+//! (`replay::redact`).
 
 use std::fs::File;
 use std::io::Write;
@@ -34,12 +35,18 @@ impl Recorder {
             Direction::Send => "send",
             Direction::Recv => "recv",
         };
-        // The message is already one JSON value, so it is embedded as is rather than
-        // parsed and re-serialised on the hot path.
+        // Redacted like every other record (SPEC §16): cookies, `Authorization`,
+        // passwords and typed text never reach the tape.
+        let message = match serde_json::from_str::<serde_json::Value>(message) {
+            Ok(mut value) => {
+                crate::replay::redact(&mut value);
+                value.to_string()
+            }
+            Err(_) => "\"[not JSON]\"".to_string(),
+        };
         let line = format!(
-            "{{\"ms\":{:.3},\"dir\":\"{dir}\",\"msg\":{}}}\n",
+            "{{\"ms\":{:.3},\"dir\":\"{dir}\",\"msg\":{message}}}\n",
             self.started.elapsed().as_secs_f64() * 1000.0,
-            message.trim()
         );
         if let Ok(mut file) = self.file.lock()
             && let Err(err) = file.write_all(line.as_bytes())

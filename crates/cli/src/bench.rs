@@ -41,6 +41,8 @@ enum Figure {
     Snapshots,
     /// act click with a verified expect.text, and fill with read-back.
     Acting,
+    /// A click that never returns: time to PAGE_UNRESPONSIVE, and to recovery.
+    Faults,
 }
 
 pub async fn run(browser_args: &BrowserArgs, args: BenchArgs) -> anyhow::Result<()> {
@@ -65,6 +67,9 @@ pub async fn run(browser_args: &BrowserArgs, args: BenchArgs) -> anyhow::Result<
     }
     if measure(Figure::Acting) {
         crate::bench_acting::run(browser_args, &site, runs).await?;
+    }
+    if measure(Figure::Faults) {
+        crate::bench_faults::run(browser_args, &site, runs).await?;
     }
     if measure(Figure::Snapshots) {
         crate::bench_snapshots::run(browser_args, runs).await?;

@@ -22,6 +22,9 @@ pub struct Config {
     pub dialog_policy: Option<DialogPolicy>,
     /// The deadline of a command that names none, in milliseconds. Default 30000.
     pub command_timeout_ms: Option<u64>,
+    /// How long a page may take to answer a probe before it is `PAGE_UNRESPONSIVE`, in
+    /// milliseconds. Default 2000.
+    pub unresponsive_ms: Option<u64>,
     /// The Chromium executable.
     pub chromium: Option<PathBuf>,
     /// Run Chromium headless. Default true.
@@ -78,6 +81,12 @@ impl Config {
                 format!("CANDOR_COMMAND_TIMEOUT_MS is {value:?}, not a number of milliseconds")
             })?);
         }
+        if let Some(value) = var("CANDOR_UNRESPONSIVE_MS") {
+            let ms: u64 = value.trim().parse().with_context(|| {
+                format!("CANDOR_UNRESPONSIVE_MS is {value:?}, not a number of milliseconds")
+            })?;
+            self.unresponsive_ms = Some(ms);
+        }
         if let Some(value) = var("CANDOR_HEADLESS") {
             self.headless = Some(boolean("CANDOR_HEADLESS", &value)?);
         }
@@ -107,6 +116,8 @@ mod tests {
         assert_eq!(config.enable_eval, Some(true));
         assert_eq!(config.upload_dir, Some(PathBuf::from("/srv/up")));
         assert_eq!(config.dialog_policy, Some(DialogPolicy::Ask));
+        let config: Config = toml::from_str("unresponsiveMs = 1500").unwrap();
+        assert_eq!(config.unresponsive_ms, Some(1500));
         let err = toml::from_str::<Config>("enableEvil = true")
             .unwrap_err()
             .to_string();

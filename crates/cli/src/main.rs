@@ -4,6 +4,7 @@
 mod bench;
 mod bench_acting;
 mod bench_daemon;
+mod bench_faults;
 mod bench_snapshots;
 mod client;
 mod config;
@@ -49,9 +50,12 @@ struct BrowserArgs {
     /// Show the browser window (needs a display).
     #[arg(long, global = true)]
     headed: bool,
-    /// Write every CDP message of the run to this JSONL file.
+    /// Write every CDP message of the run to this JSONL file (redacted).
     #[arg(long, global = true, value_name = "FILE")]
     record_cdp: Option<PathBuf>,
+    /// Launch no browser: play back a tape written with --record-cdp.
+    #[arg(long, global = true, value_name = "FILE", conflicts_with_all = ["cdp", "record_cdp"])]
+    replay_cdp: Option<PathBuf>,
     /// The deadline of one command, in milliseconds (default 30000).
     #[arg(long, global = true, value_name = "MS")]
     command_timeout_ms: Option<u64>,
@@ -80,9 +84,10 @@ enum Command {
 impl BrowserArgs {
     fn engine_options(&self, task_id: &str) -> EngineOptions {
         let settings = &self.settings;
-        let endpoint = match &self.cdp {
-            Some(url) => Endpoint::Attach(url.clone()),
-            None => Endpoint::Launch(LaunchOptions {
+        let endpoint = match (&self.cdp, &self.replay_cdp) {
+            (_, Some(tape)) => Endpoint::Replay(tape.clone()),
+            (Some(url), None) => Endpoint::Attach(url.clone()),
+            (None, None) => Endpoint::Launch(LaunchOptions {
                 executable: self.chromium.clone().or_else(|| settings.chromium.clone()),
                 headless: !self.headed && settings.headless.unwrap_or(true),
                 args: Vec::new(),
@@ -105,6 +110,10 @@ impl BrowserArgs {
             enable_eval: settings.enable_eval.unwrap_or(false),
             upload_dir: settings.upload_dir.clone(),
             ask_dialogs: settings.dialog_policy == Some(config::DialogPolicy::Ask),
+            unresponsive: Duration::from_millis(
+                settings.unresponsive_ms.unwrap_or(2000).clamp(100, 60_000),
+            ),
+            circuit_open: tools::DEFAULT_CIRCUIT_OPEN,
         }
     }
 }

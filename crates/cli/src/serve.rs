@@ -43,6 +43,7 @@ pub async fn run(browser: &BrowserArgs, args: ServeArgs) -> anyhow::Result<()> {
         url_policy: options.url_policy,
         enable_eval: options.enable_eval,
         upload_dir: options.upload_dir,
+        unresponsive: options.unresponsive,
         idle_timeout: (args.idle_timeout_ms > 0)
             .then(|| Duration::from_millis(args.idle_timeout_ms)),
         ..daemon::DaemonConfig::default()

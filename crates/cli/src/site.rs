@@ -14,6 +14,7 @@ const PAGES: &[(&str, &str)] = &[
     ("index.html", include_str!("../site/index.html")),
     ("catalog.html", include_str!("../site/catalog.html")),
     ("about.html", include_str!("../site/about.html")),
+    ("stuck.html", include_str!("../site/stuck.html")),
 ];
 
 /// A running site; stops when dropped.

@@ -112,6 +112,99 @@ async fn mcp_session_over_stdio_navigates_reads_refuses_and_exits_on_eof() {
     }
 }
 
+#[tokio::test]
+async fn mcp_server_outlives_a_killed_browser_and_the_tabs_come_back() {
+    let server = FixtureServer::start();
+    let candor = Candor::start().await;
+    let page = server.url("second.html");
+    let (_, envelope) = candor
+        .call("browser_navigate", json!({ "url": page }))
+        .await;
+    assert_eq!(envelope["ok"], true, "{envelope:#}");
+    let candor_pid = candor.child.id().expect("candor runs");
+    let (browser, profile) = browser_of(candor_pid).expect("candor's Chromium");
+    // SAFETY: kill sends a signal to the browser this test's server started.
+    assert_eq!(
+        unsafe { libc::kill(browser as libc::pid_t, libc::SIGKILL) },
+        0
+    );
+
+    let started = std::time::Instant::now();
+    let lost = loop {
+        let (_, envelope) = candor.call("browser_tabs", json!({})).await;
+        if envelope["ok"] != true {
+            break envelope;
+        }
+        assert!(started.elapsed() < STEP, "the death never showed");
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    };
+    assert_eq!(lost["code"], "BROWSER_DISCONNECTED", "{lost:#}");
+    let (_, back) = candor.call("browser_tabs", json!({})).await;
+    assert_eq!(back["ok"], true, "{back:#}");
+    assert_eq!(
+        back["events"]["recovered"]["tabs"],
+        json!([{ "tabId": "tab0", "url": page }]),
+        "{back:#}"
+    );
+    // Nothing of the killed browser is left behind.
+    while processes_naming(&profile) > 0 {
+        assert!(started.elapsed() < STEP, "processes of {profile} left");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let (status, _) = candor.close().await;
+    assert!(status.success(), "candor mcp exited with {status}");
+}
+
+/// The browser process among `parent`'s children (the one without `--type=`), and its
+/// `--user-data-dir`.
+fn browser_of(parent: u32) -> Option<(u32, String)> {
+    std::fs::read_dir("/proc")
+        .ok()?
+        .flatten()
+        .find_map(|entry| {
+            let pid: u32 = entry.file_name().to_string_lossy().parse().ok()?;
+            let stat = std::fs::read_to_string(entry.path().join("stat")).ok()?;
+            let ppid: u32 = stat[stat.rfind(')')? + 2..]
+                .split(' ')
+                .nth(1)?
+                .parse()
+                .ok()?;
+            let cmdline = std::fs::read(entry.path().join("cmdline")).ok()?;
+            let args: Vec<String> = cmdline
+                .split(|b| *b == 0)
+                .map(|a| String::from_utf8_lossy(a).to_string())
+                .collect();
+            if ppid != parent || args.iter().any(|a| a.starts_with("--type=")) {
+                return None;
+            }
+            let profile = args
+                .iter()
+                .find_map(|a| a.strip_prefix("--user-data-dir="))?
+                .to_string();
+            Some((pid, profile))
+        })
+}
+
+/// How many live processes name `profile` on their command line.
+fn processes_naming(profile: &str) -> usize {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return 0;
+    };
+    entries
+        .flatten()
+        .filter(|entry| {
+            let path = entry.path();
+            let zombie = std::fs::read_to_string(path.join("stat"))
+                .ok()
+                .and_then(|s| s.rfind(')').map(|i| s[i + 2..].starts_with('Z')))
+                .unwrap_or(true);
+            !zombie
+                && std::fs::read(path.join("cmdline"))
+                    .is_ok_and(|c| String::from_utf8_lossy(&c).contains(profile))
+        })
+        .count()
+}
+
 /// `candor mcp` as a child process, with an rmcp client on its stdin/stdout.
 struct Candor {
     child: Child,

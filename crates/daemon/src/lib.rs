@@ -50,6 +50,8 @@ pub struct DaemonConfig {
     pub enable_eval: bool,
     /// The folder uploads are taken from.
     pub upload_dir: Option<std::path::PathBuf>,
+    /// How long a page may take to answer a probe before it is `PAGE_UNRESPONSIVE`.
+    pub unresponsive: Duration,
     /// Whether a headed browser could be shown (DISPLAY is set).
     pub display_available: bool,
 }
@@ -65,6 +67,7 @@ impl Default for DaemonConfig {
             url_policy: UrlPolicy::default(),
             enable_eval: false,
             upload_dir: None,
+            unresponsive: browser::DEFAULT_UNRESPONSIVE,
             display_available: std::env::var_os("DISPLAY").is_some_and(|d| !d.is_empty()),
         }
     }

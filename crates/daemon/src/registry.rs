@@ -192,6 +192,7 @@ impl Registry {
             url_policy: self.config.url_policy.clone(),
             enable_eval: self.config.enable_eval,
             upload_dir: self.config.upload_dir.clone(),
+            unresponsive: self.config.unresponsive,
             ..EngineOptions::default()
         };
         let engine = Arc::new(Engine::with_host(options, self.host.clone()));
@@ -232,6 +233,12 @@ impl Registry {
                 headless: request.headless.unwrap_or(launch.headless),
                 args: request.args.clone().unwrap_or(launch.args.clone()),
             },
+            Endpoint::Replay(tape) => {
+                return Err(conflict(format!(
+                    "this daemon plays back the tape {}; it cannot launch a browser",
+                    tape.display()
+                )));
+            }
             Endpoint::Attach(url) => {
                 if request.headless.is_some()
                     || request.executable.is_some()

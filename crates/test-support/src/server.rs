@@ -128,6 +128,8 @@ async fn wait_for_stop(mut stopped: watch::Receiver<bool>) {
 fn app() -> Router {
     Router::new()
         .route("/slow", get(slow))
+        .route("/never", get(never))
+        .route("/stream", get(stream))
         .route("/status/{code}", get(status))
         .route("/echo-title/{text}", get(echo_title))
         .fallback_service(ServeDir::new(fixtures_dir()))
@@ -155,6 +157,34 @@ async fn slow(RawQuery(query): RawQuery) -> Html<String> {
     let delay = Duration::from_millis(ms).min(SLOWEST);
     tokio::time::sleep(delay).await;
     page("Slow", &format!("Answered after {} ms.", delay.as_millis()))
+}
+
+/// `/never`: accepts the request and never answers it (until the server stops).
+async fn never() -> Response {
+    std::future::pending::<()>().await;
+    StatusCode::GATEWAY_TIMEOUT.into_response()
+}
+
+/// `/stream`: a page titled "Stream" whose body never ends: a paragraph every 200 ms.
+async fn stream() -> Response {
+    const HEAD: &str =
+        "<!doctype html><title>Stream</title><p>The body of this page never ends.</p>\n";
+    let chunks = futures::stream::unfold(0u64, |n| async move {
+        if n > 0 {
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+        let chunk = if n == 0 {
+            HEAD.to_string()
+        } else {
+            format!("<p>chunk {n}</p>\n")
+        };
+        Some((Ok::<_, std::convert::Infallible>(chunk), n + 1))
+    });
+    (
+        [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
+        axum::body::Body::from_stream(chunks),
+    )
+        .into_response()
 }
 
 /// `/status/{code}`: that status, with a page titled "Status CODE".

@@ -17,13 +17,14 @@ use serde::Serialize;
 use serde_json::Value;
 use tokio::sync::Notify;
 
-use crate::catalogue::{self, ToolDef};
+use crate::catalogue::{self, PageGuard, ToolDef};
 use crate::envelope::{
     ActionStatus, Envelope, Events, Execution, Image, PageInfo, Status, Verification,
 };
 use crate::error::{Code, ToolError};
 use crate::host::BrowserHost;
 use crate::journal::{CommandRecord, Journal, epoch_ms, redact_command};
+use crate::resilience::{self, Circuit};
 
 /// How an engine gets its browser and bounds its commands.
 #[derive(Debug, Clone)]
@@ -42,6 +43,11 @@ pub struct EngineOptions {
     pub ask_dialogs: bool,
     /// The folder uploads are taken from; files named for an upload must be inside it.
     pub upload_dir: Option<std::path::PathBuf>,
+    /// How long a page may take to answer a probe before it is `PAGE_UNRESPONSIVE`
+    /// (config `unresponsiveMs`).
+    pub unresponsive: Duration,
+    /// How long five consecutive failures keep the task's circuit open.
+    pub circuit_open: Duration,
 }
 
 impl Default for EngineOptions {
@@ -54,6 +60,8 @@ impl Default for EngineOptions {
             enable_eval: false,
             ask_dialogs: false,
             upload_dir: None,
+            unresponsive: browser::DEFAULT_UNRESPONSIVE,
+            circuit_open: crate::resilience::DEFAULT_CIRCUIT_OPEN,
         }
     }
 }
@@ -73,9 +81,17 @@ pub const MAX_COMMAND_TIMEOUT: Duration = Duration::from_millis(900_000);
 /// How long past its deadline a command may take to report a timeout it saw itself.
 const REPORT_GRACE: Duration = Duration::from_millis(50);
 
+/// How soon a tab already found unresponsive must answer again before a command on it
+/// is refused: the refusal comes at once, yet a page that recovered by itself is used.
+const RECHECK: Duration = Duration::from_millis(300);
+
 #[derive(Default)]
 pub(crate) struct Slot {
     task: Option<Task>,
+    /// The tabs of a task whose browser died, to reopen in the next one.
+    lost: Option<browser::Remnant>,
+    /// Tabs reopened by this command, for `events.recovered`.
+    reopened: Vec<browser::Reopened>,
 }
 
 /// The command that holds the task, as `diagnostics` reports it.
@@ -147,6 +163,8 @@ pub struct Engine {
     active: Mutex<Option<Active>>,
     /// Shut down: no command may create the task again.
     closed: AtomicBool,
+    /// Consecutive failures; open, it refuses the task's commands (`resilience.rs`).
+    circuit: Mutex<Circuit>,
 }
 
 impl std::fmt::Debug for Engine {
@@ -171,6 +189,10 @@ pub struct Ctx<'a> {
     /// What the command verified (an `expect`), filled by the tool.
     pub(crate) verification: Verification,
     image: Option<Image>,
+    /// Part of what was asked was done: the envelope is `partial` with this code.
+    partial: Option<ToolError>,
+    /// Tries that failed with a transient error and were tried again, for the journal.
+    retries: Vec<Value>,
 }
 
 impl Engine {
@@ -195,6 +217,7 @@ impl Engine {
             journal: Mutex::new(Journal::default()),
             active: Mutex::new(None),
             closed: AtomicBool::new(false),
+            circuit: Mutex::new(Circuit::default()),
         }
     }
 
@@ -244,8 +267,14 @@ impl Engine {
             events: Events::default(),
             verification: Verification::default(),
             image: None,
+            partial: None,
+            retries: Vec::new(),
         };
+        let open = catalogue::find(method)
+            .filter(|tool| tool.uses_task)
+            .and_then(|_| lock(&self.circuit).open(Instant::now()));
         let result = match catalogue::find(method) {
+            _ if open.is_some() => Err(circuit_open(&self.options.task_id, open)),
             None => Err(ToolError::invalid_params(format!(
                 "there is no tool named {method:?}; the tools are: {}",
                 catalogue::catalogue()
@@ -271,9 +300,27 @@ impl Engine {
         if envelope.ok {
             envelope.image = ctx.image.take();
         }
-        self.record(method, &params, &envelope, started_at, options.sensitive);
+        self.record(
+            method,
+            &params,
+            &envelope,
+            started_at,
+            options.sensitive,
+            ctx.retries,
+        );
         if ctx.live {
             lock(&self.active).take();
+        }
+        if Engine::uses_task(method) && envelope.code != Some(Code::CircuitOpen) {
+            let opened = lock(&self.circuit).record(
+                envelope.status,
+                envelope.code,
+                Instant::now(),
+                self.options.circuit_open,
+            );
+            if opened {
+                tracing::warn!(task = %self.options.task_id, "five consecutive failures: the circuit is open");
+            }
         }
         envelope
     }
@@ -300,8 +347,31 @@ impl Engine {
                 });
                 ctx.live = true;
             }
-            (run.tool.call)(ctx, params).await
+            for try_number in 2..=resilience::MAX_TRIES {
+                let result = self.try_once(run.tool, ctx, params.clone()).await;
+                let wait = resilience::backoff(try_number);
+                match result {
+                    // Only what passes by itself, only before anything was dispatched,
+                    // and only when the deadline leaves room for the wait and a try.
+                    Err(error)
+                        if error.transient
+                            && !ctx.dispatch_started
+                            && ctx.deadline.remaining() > wait * 2 =>
+                    {
+                        ctx.retries.push(serde_json::json!({
+                            "code": error.code,
+                            "message": error.message,
+                            "waitMs": wait.as_millis() as u64,
+                        }));
+                        ctx.stage("retry");
+                        tokio::time::sleep(wait).await;
+                    }
+                    result => return result,
+                }
+            }
+            self.try_once(run.tool, ctx, params).await
         };
+
         // Tools that watch the deadline themselves report it with what they were doing;
         // this outer bound, a moment later, catches any that did not.
         let outer = deadline.at() + REPORT_GRACE;
@@ -337,6 +407,33 @@ impl Engine {
             active.worker_running = false;
         }
         outcome
+    }
+
+    /// One try of a command's handler, under the tool's page guard: the tab it works on
+    /// is probed first, and watched while the handler runs, so a page that stops
+    /// answering ends the command at the probe point.
+    async fn try_once(
+        &self,
+        tool: &'static ToolDef,
+        ctx: &mut Ctx<'_>,
+        params: Value,
+    ) -> Result<Value, ToolError> {
+        let watched = match tool.page_guard {
+            PageGuard::Probe => ctx.guard_page(&params).await?,
+            PageGuard::Own | PageGuard::Off => None,
+        };
+        let Some(tab) = watched else {
+            return (tool.call)(ctx, params).await;
+        };
+        let unresponsive = tokio::select! {
+            result = (tool.call)(&mut *ctx, params) => return result,
+            unresponsive = tab.watch(self.options.unresponsive) => unresponsive,
+        };
+        // Stopped in its dispatch stage, the command may have sent input already.
+        if ctx.stage == "dispatch" {
+            ctx.dispatched();
+        }
+        Err(unresponsive.into())
     }
 
     /// The TASK_BUSY refusal (`started:false`) of a command that arrived while another
@@ -376,10 +473,12 @@ impl Engine {
             events: Events::default(),
             verification: Verification::default(),
             image: None,
+            partial: None,
+            retries: Vec::new(),
         };
         let mut envelope = finish(command_id, &ctx, Err(error), started);
         envelope.execution.started = Some(false);
-        self.record(method, params, &envelope, started_at, sensitive);
+        self.record(method, params, &envelope, started_at, sensitive, Vec::new());
         envelope
     }
 
@@ -446,6 +545,7 @@ impl Engine {
         envelope: &Envelope,
         started_at: SystemTime,
         sensitive: bool,
+        retries: Vec<Value>,
     ) {
         let record = CommandRecord {
             command_id: envelope.execution.command_id.clone(),
@@ -465,6 +565,7 @@ impl Engine {
                 envelope.page.as_ref().map(|p| p.url.clone())
             },
             started_at: epoch_ms(started_at),
+            retries,
         };
         lock(&self.journal).push(record);
     }
@@ -487,7 +588,8 @@ impl Engine {
         if let Some(task) = &slot.task
             && !task.browser().is_connected()
         {
-            slot.task = None;
+            // Reported once; the next command reopens the tabs in a new browser.
+            slot.lost = slot.task.take().map(|task| task.remnant());
             return Err(browser::Error::Disconnected.into());
         }
         if slot.task.is_none() {
@@ -496,6 +598,11 @@ impl Engine {
             let mut task = Task::create(&browser, self.options.task_id.clone(), deadline).await?;
             task.set_url_policy(self.options.url_policy.clone());
             task.set_ask_dialogs(self.options.ask_dialogs);
+            task.set_unresponsive_budget(self.options.unresponsive);
+            if let Some(remnant) = slot.lost.take() {
+                *stage = "recover";
+                slot.reopened = task.reopen(remnant, deadline).await;
+            }
             slot.task = Some(task);
         }
         slot.task
@@ -550,6 +657,7 @@ fn finish(
 ) -> Envelope {
     let duration_ms = started.elapsed().as_millis() as u64;
     match result {
+        Ok(data) if ctx.partial.is_some() => partial(command_id, ctx, data, duration_ms),
         Ok(data) => Envelope {
             ok: true,
             status: Status::Success,
@@ -581,7 +689,13 @@ fn finish(
             let action_status = error.action_status.unwrap_or(
                 if !ctx.dispatch_started || error.code.is_refusal() {
                     ActionStatus::NotStarted
-                } else if matches!(error.code, Code::CommandTimeout | Code::CommandCancelled) {
+                } else if matches!(
+                    error.code,
+                    Code::CommandTimeout
+                        | Code::CommandCancelled
+                        | Code::PageUnresponsive
+                        | Code::NavigationTimeout
+                ) {
                     ActionStatus::Unknown
                 } else {
                     ActionStatus::Completed
@@ -616,7 +730,113 @@ fn finish(
     }
 }
 
+/// The refusal of a command while the task's circuit is open.
+fn circuit_open(task: &str, open: Option<resilience::Open>) -> ToolError {
+    let (left, failures, last) = open.map_or((Duration::ZERO, 0, None), |o| {
+        (o.left, o.failures, o.last_code)
+    });
+    let left_ms = left.as_millis() as u64;
+    ToolError::new(
+        Code::CircuitOpen,
+        format!(
+            "task {task} had {failures} failed commands in a row (the last {}); its circuit is open for {left_ms} ms more, so nothing was run",
+            last.map(Code::as_str).unwrap_or_default()
+        ),
+        "wait that long (browser_diagnostics answers meanwhile), then call again; a success closes the circuit",
+    )
+    .with_data(serde_json::json!({
+        "retryAfterMs": left_ms,
+        "failures": failures,
+        "lastCode": last,
+    }))
+}
+
+/// The envelope of a command that did part of what was asked (`ctx.partial`): not ok,
+/// status `partial`, the code and reason, and the tool's data saying what was done.
+fn partial(command_id: String, ctx: &Ctx<'_>, data: Value, duration_ms: u64) -> Envelope {
+    let Some(error) = ctx.partial.clone() else {
+        return finish(command_id, ctx, Ok(data), Instant::now());
+    };
+    let mut data = data;
+    if let (Value::Object(data), Some(Value::Object(extra))) = (&mut data, error.data.as_deref()) {
+        for (key, value) in extra {
+            data.entry(key.clone()).or_insert_with(|| value.clone());
+        }
+    }
+    let action_status = error.action_status.unwrap_or(if ctx.dispatch_started {
+        ActionStatus::Completed
+    } else {
+        ActionStatus::NotStarted
+    });
+    Envelope {
+        ok: false,
+        status: Status::Partial,
+        code: Some(error.code),
+        message: Some(error.message),
+        hint: Some(error.hint),
+        execution: Execution {
+            command_id,
+            stage: ctx.stage,
+            dispatch_started: ctx.dispatch_started,
+            action_status,
+            retry_safe: action_status == ActionStatus::NotStarted,
+            duration_ms,
+            started: None,
+            cancelled: false,
+        },
+        verification: ctx.verification.clone(),
+        task: "not_evaluated",
+        page: ctx.page.clone(),
+        data,
+        events: ctx.events.clone(),
+        image: None,
+    }
+}
+
 impl Ctx<'_> {
+    /// Part of what was asked was done and part was not: the command's envelope becomes
+    /// `partial` with `error`'s code, message and hint, beside the data the tool returns.
+    pub(crate) fn partial(&mut self, error: ToolError) {
+        self.partial = Some(error);
+    }
+
+    /// The probe of [`PageGuard::Probe`]: the tab the command names (`tabId`) or the
+    /// current one, when the task has it and it is neither crashed nor closed (the tool
+    /// reports those), must answer within the probe budget — or at once, if it was
+    /// already found unresponsive. Returns the tab to watch while the handler runs.
+    async fn guard_page(&mut self, params: &Value) -> Result<Option<browser::Tab>, ToolError> {
+        let Some(task) = self.slot.as_deref().and_then(|slot| slot.task.as_ref()) else {
+            return Ok(None);
+        };
+        if !task.browser().is_connected() {
+            return Ok(None);
+        }
+        let named = params.get("tabId").and_then(Value::as_str);
+        let Ok((tab_id, tab)) = task.tab(named) else {
+            return Ok(None);
+        };
+        let tab = tab.clone();
+        let state = tab.state();
+        if state.crashed || state.closed {
+            return Ok(None);
+        }
+        let budget = self.engine.options.unresponsive;
+        let budget = if state.unresponsive {
+            RECHECK.min(budget)
+        } else {
+            budget
+        };
+        match tab.probe(budget, self.deadline).await {
+            Err(err @ browser::Error::PageUnresponsive { .. }) => {
+                self.stage("probe");
+                self.report_page(tab_id, &tab.state());
+                Err(err.into())
+            }
+            // Anything else is the tool's to find and report.
+            _ => Ok(Some(tab)),
+        }
+    }
+
     /// Marks the stage the command is in; a failure reports the last one set, and
     /// `diagnostics` shows it while the command runs.
     pub(crate) fn stage(&mut self, stage: &'static str) {
@@ -683,6 +903,26 @@ impl Ctx<'_> {
     /// downloads that changed state (one that finishes after its command shows in the
     /// next one) and denied permission requests.
     fn report_task_events(&mut self) {
+        if let Some(slot) = self.slot.as_deref_mut()
+            && !slot.reopened.is_empty()
+        {
+            let reopened = std::mem::take(&mut slot.reopened);
+            let tabs = reopened
+                .iter()
+                .map(|tab| {
+                    let mut line =
+                        serde_json::json!({ "tabId": tab.id.to_string(), "url": tab.url });
+                    if let Some(error) = &tab.error {
+                        line["error"] = error.clone().into();
+                    }
+                    line
+                })
+                .collect();
+            self.events.recovered = Some(serde_json::json!({
+                "browserRelaunched": true,
+                "tabs": Value::Array(tabs),
+            }));
+        }
         let Some(task) = self.slot.as_deref().and_then(|slot| slot.task.as_ref()) else {
             return;
         };

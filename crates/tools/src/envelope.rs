@@ -98,6 +98,10 @@ pub struct Events {
     pub navigated: bool,
     /// Permission requests the page made that were denied: `[{permission, origin, …}]`.
     pub permission: Option<Value>,
+    /// The browser died and was started again before this command: the task's tabs,
+    /// reopened at their last URLs under the same ids (`[{tabId, url}]`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub recovered: Option<Value>,
 }
 
 impl Envelope {

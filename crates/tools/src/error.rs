@@ -35,12 +35,19 @@ pub enum Code {
     TaskAlreadyExists,
     TaskBusy,
     BrowserConfigConflict,
+    /// Five consecutive failures opened the task's circuit; the time left is in `data`.
+    CircuitOpen,
     // After dispatch: something may have happened.
     ExpectationFailed,
     InputMismatch,
     ReadbackFailed,
     PopupNotOpened,
     NavigationFailed,
+    /// A navigation that did not commit by its deadline (names the URL); with `partial`,
+    /// one that committed and did not finish loading.
+    NavigationTimeout,
+    /// The page did not answer a probe within its short budget (`unresponsiveMs`).
+    PageUnresponsive,
     ScriptError,
     CommandTimeout,
     CommandCancelled,
@@ -76,6 +83,23 @@ impl Code {
                 | Code::TaskAlreadyExists
                 | Code::TaskBusy
                 | Code::BrowserConfigConflict
+                | Code::CircuitOpen
+        )
+    }
+
+    /// Whether this code means the page or the browser failed (not the caller): these
+    /// count towards opening a task's circuit.
+    pub fn is_fault(self) -> bool {
+        matches!(
+            self,
+            Code::CommandTimeout
+                | Code::PageUnresponsive
+                | Code::PageUnverified
+                | Code::NavigationTimeout
+                | Code::NavigationFailed
+                | Code::TargetCrashed
+                | Code::BrowserDisconnected
+                | Code::BrowserUnavailable
         )
     }
 
@@ -97,6 +121,9 @@ pub struct ToolError {
     pub data: Option<Box<Value>>,
     /// Overrides what the code implies, when the tool knows better.
     pub action_status: Option<ActionStatus>,
+    /// A passing condition (a context destroyed by a navigation, a target detached
+    /// mid-read): a command that failed so before dispatching anything may be tried again.
+    pub transient: bool,
 }
 
 impl ToolError {
@@ -107,6 +134,7 @@ impl ToolError {
             hint: hint.into(),
             data: None,
             action_status: None,
+            transient: false,
         }
     }
 
@@ -126,8 +154,41 @@ impl ToolError {
 
 impl From<browser::Error> for ToolError {
     fn from(err: browser::Error) -> Self {
-        use browser::Error as E;
         let message = err.to_string();
+        let transient = is_transient(&err);
+        let mut error = Self::from_engine(err, message);
+        error.transient = transient;
+        error
+    }
+}
+
+/// What passes by itself: the page's document or frame went away under a read (a
+/// navigation replaced it, a target detached). A page that hangs, a browser that died, a
+/// wrong selector are not: trying again would not change them.
+fn is_transient(err: &browser::Error) -> bool {
+    const PASSING: &[&str] = &[
+        "Execution context was destroyed",
+        "Cannot find context",
+        "Cannot find default execution context",
+        "No node with given id",
+        "Could not find node with given id",
+        "No target with given id",
+        "Session with given id not found",
+        "Target closed",
+    ];
+    let text = match err {
+        browser::Error::Protocol { message, .. } | browser::Error::Script { message, .. } => {
+            message
+        }
+        _ => return false,
+    };
+    PASSING.iter().any(|passing| text.contains(passing))
+}
+
+impl ToolError {
+    /// The code, hint and data of each engine error.
+    fn from_engine(err: browser::Error, message: String) -> Self {
+        use browser::Error as E;
         match err {
             E::ChromiumNotFound { .. } | E::Launch { .. } => ToolError::new(
                 Code::BrowserUnavailable,
@@ -166,6 +227,22 @@ impl From<browser::Error> for ToolError {
                 message,
                 "the page may be hung; try browser_navigate {reload:true}",
             ),
+            E::PageUnresponsive { tab, after } => ToolError::new(
+                Code::PageUnresponsive,
+                message,
+                "the page runs script that never returns: browser_navigate {reload:true} (or to a url) recovers the tab, browser_tabs {action:\"close\"} closes it",
+            )
+            .with_data(serde_json::json!({ "tabId": tab, "probeMs": after.as_millis() as u64 })),
+            E::NavigationTimeout { url, after, stopped } => ToolError::new(
+                Code::NavigationTimeout,
+                message,
+                "the server did not answer in time; check it is up, then navigate again (a longer commandTimeoutMs gives it longer)",
+            )
+            .with_data(serde_json::json!({
+                "url": url,
+                "waitedMs": after.as_millis() as u64,
+                "stopped": stopped,
+            })),
             E::Script { class, message: text } => ToolError::new(
                 Code::ScriptError,
                 message,
@@ -263,5 +340,51 @@ impl From<browser::Error> for ToolError {
 
 
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_what_passes_by_itself_is_transient() {
+        let passing = browser::Error::Protocol {
+            method: "DOM.describeNode".into(),
+            message: "Execution context was destroyed.".into(),
+        };
+        assert!(ToolError::from(passing).transient);
+        let detached = browser::Error::Protocol {
+            method: "Accessibility.getFullAXTree".into(),
+            message: "Session with given id not found.".into(),
+        };
+        assert!(ToolError::from(detached).transient);
+        for lasting in [
+            browser::Error::Disconnected,
+            browser::Error::PageUnresponsive {
+                tab: "tab0".into(),
+                after: std::time::Duration::from_secs(2),
+            },
+            browser::Error::InvalidSelector {
+                selector: "[".into(),
+                reason: "unclosed".into(),
+            },
+            browser::Error::Script {
+                class: "TypeError".into(),
+                message: "x is undefined".into(),
+            },
+        ] {
+            assert!(!ToolError::from(lasting.clone()).transient, "{lasting}");
+        }
+    }
+
+    #[test]
+    fn faults_count_towards_the_circuit_and_the_callers_mistakes_do_not() {
+        assert!(Code::PageUnresponsive.is_fault());
+        assert!(Code::NavigationTimeout.is_fault());
+        assert!(!Code::InvalidParams.is_fault());
+        assert!(!Code::ExpectationFailed.is_fault());
+        assert!(Code::CircuitOpen.is_refusal());
+        assert!(!Code::PageUnresponsive.is_refusal());
     }
 }

@@ -22,6 +22,10 @@ pub(crate) struct CommandRecord {
     pub url: Option<String>,
     /// Milliseconds since the Unix epoch when the command started.
     pub started_at: u64,
+    /// The tries that failed with a transient error before the last: code, message,
+    /// and the wait before the next try.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub retries: Vec<Value>,
 }
 
 #[derive(Debug, Default)]
@@ -121,6 +125,7 @@ mod tests {
             duration_ms: 1,
             url: None,
             started_at: 0,
+            retries: Vec::new(),
         }
     }
 

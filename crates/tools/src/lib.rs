@@ -13,6 +13,7 @@ mod error;
 mod host;
 mod journal;
 mod render;
+mod resilience;
 mod schema;
 
 pub use catalogue::{ToolDef, catalogue, find};
@@ -24,3 +25,4 @@ pub use error::{Code, ToolError};
 pub use host::BrowserHost;
 pub use journal::redact_command;
 pub use render::render_text;
+pub use resilience::DEFAULT_CIRCUIT_OPEN;

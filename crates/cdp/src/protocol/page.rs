@@ -135,6 +135,17 @@ pub struct NavigatedWithinDocument {
     pub url: String,
 }
 
+/// A frame began a navigation; until it commits (or fails, or stops) Chromium holds
+/// the messages meant for the page's renderer.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FrameStartedNavigating {
+    pub frame_id: String,
+    pub url: String,
+    #[serde(default)]
+    pub navigation_type: Option<String>,
+}
+
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct FrameStartedLoading {
@@ -146,6 +157,16 @@ pub struct FrameStartedLoading {
 pub struct FrameStoppedLoading {
     pub frame_id: String,
 }
+
+/// Stops the pending navigation and loading of the page (handled by the browser, so it
+/// works while a navigation holds the renderer's messages).
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct StopLoading {}
+
+/// Crashes the page's renderer (answered only if it survives, so callers wait for the
+/// crash event instead of the reply).
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Crash {}
 
 /// `name` is e.g. `init`, `DOMContentLoaded`, `load`, `networkIdle`.
 #[derive(Debug, Clone, Deserialize)]
@@ -222,12 +243,15 @@ command! {
     SetInterceptFileChooserDialog => "Page.setInterceptFileChooserDialog", Empty;
     HandleJavaScriptDialog => "Page.handleJavaScriptDialog", Empty;
     BringToFront => "Page.bringToFront", Empty;
+    StopLoading => "Page.stopLoading", Empty;
+    Crash => "Page.crash", Empty;
 
 }
 
 event! {
     FrameNavigated => "Page.frameNavigated";
     NavigatedWithinDocument => "Page.navigatedWithinDocument";
+    FrameStartedNavigating => "Page.frameStartedNavigating";
     FrameStartedLoading => "Page.frameStartedLoading";
     FrameStoppedLoading => "Page.frameStoppedLoading";
     LifecycleEvent => "Page.lifecycleEvent";

@@ -21,6 +21,8 @@ pub struct Evaluate {
     pub return_by_value: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub await_promise: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub silent: Option<bool>,
 }
 
 /// Calls a function in a context with JSON arguments: the way page-side scripts run,
@@ -165,7 +167,13 @@ pub struct ReleaseObjectGroup {
     pub object_group: String,
 }
 
+/// Stops the script running in the page now (a loop that never returns); handled
+/// between the script's steps, so it works while the page answers nothing else.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct TerminateExecution {}
+
 command! {
+    TerminateExecution => "Runtime.terminateExecution", Empty;
     GetProperties => "Runtime.getProperties", Properties;
     ReleaseObjectGroup => "Runtime.releaseObjectGroup", Empty;
     AddBinding => "Runtime.addBinding", Empty;

@@ -5,7 +5,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::ToolSpec;
+use super::{PageGuard, ToolSpec};
 use crate::engine::Ctx;
 use crate::error::ToolError;
 
@@ -34,6 +34,7 @@ impl ToolSpec for Dialog {
     const NAME: &'static str = "dialog";
     const DESCRIPTION: &'static str =
         "Accept or dismiss the JavaScript dialog a page waits on (dialog policy ask).";
+    const PAGE_GUARD: PageGuard = PageGuard::Off;
     type Params = Params;
     type Output = Output;
 

@@ -39,6 +39,8 @@ pub struct ToolDef {
     pub input_schema: Value,
     /// Whether the handler works on the task (and so waits for the running command).
     pub(crate) uses_task: bool,
+    /// What the engine does about a tab that does not answer.
+    pub(crate) page_guard: PageGuard,
     pub(crate) call: Handler,
 }
 
@@ -48,11 +50,26 @@ impl std::fmt::Debug for ToolDef {
     }
 }
 
+/// What the engine does about a tab whose page does not answer (`browser::Tab::probe`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum PageGuard {
+    /// Probe the tab the command names (or the current one) first, refusing at once with
+    /// `PAGE_UNRESPONSIVE` when it does not answer, and keep probing it while the handler
+    /// runs, so a page that hangs mid-command ends it at the probe point.
+    Probe,
+    /// The tool deals with an unresponsive tab itself (navigate recovers it, tabs lists
+    /// and closes it).
+    Own,
+    /// Never probe: the tool works while the page is held (an open dialog).
+    Off,
+}
+
 /// What each tool file implements.
 pub(crate) trait ToolSpec {
     const NAME: &'static str;
     const DESCRIPTION: &'static str;
     const USES_TASK: bool = true;
+    const PAGE_GUARD: PageGuard = PageGuard::Probe;
     type Params: DeserializeOwned + JsonSchema + Send;
     type Output: Serialize;
     fn run<'a, 'b>(
@@ -67,6 +84,7 @@ fn define<T: ToolSpec + 'static>() -> ToolDef {
         description: T::DESCRIPTION,
         input_schema: crate::schema::params_schema::<T::Params>(),
         uses_task: T::USES_TASK,
+        page_guard: T::PAGE_GUARD,
         call: |ctx, params| Box::pin(invoke::<T>(ctx, params)),
     }
 }

@@ -4,9 +4,9 @@ use browser::HistoryMove;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::ToolSpec;
+use super::{PageGuard, ToolSpec};
 use crate::engine::Ctx;
-use crate::error::ToolError;
+use crate::error::{Code, ToolError};
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -42,6 +42,12 @@ pub(crate) struct Output {
     loaded: bool,
     same_document: bool,
     waited_ms: u64,
+    /// What was done to get an unresponsive tab going first, if anything.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    recovered: Option<&'static str>,
+    /// Why `loaded` is false, when it is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reason: Option<String>,
 }
 
 pub(crate) struct Navigate;
@@ -78,6 +84,7 @@ impl Params {
 impl ToolSpec for Navigate {
     const NAME: &'static str = "navigate";
     const DESCRIPTION: &'static str = "Open a URL in the current tab (or a new one), or go back/forward/reload. Waits for the load event.";
+    const PAGE_GUARD: PageGuard = PageGuard::Own;
     type Params = Params;
     type Output = Output;
 
@@ -94,8 +101,17 @@ impl ToolSpec for Navigate {
         } else {
             task.tab_or_open(params.tab_id.as_deref(), deadline).await?
         };
+        let recovered = if params.new_tab {
+            None
+        } else {
+            recover(ctx, &tab, deadline).await?
+        };
         ctx.stage("dispatch");
         ctx.dispatched();
+        let target = match (&movement, &url) {
+            (_, Some(url)) => url.to_string(),
+            _ => tab.state().url,
+        };
         let outcome = match (movement, url) {
             (Move::To(_), Some(url)) => tab.navigate(&url, deadline).await,
             (Move::History(step), _) => tab.go(step, deadline).await,
@@ -109,6 +125,7 @@ impl ToolSpec for Navigate {
         };
         ctx.report_page(tab_id, &state);
         let outcome = outcome?;
+        let reason = report_unfinished(ctx, &target, &outcome);
         Ok(Output {
             tab_id: tab_id.to_string(),
             url: state.url,
@@ -116,6 +133,63 @@ impl ToolSpec for Navigate {
             loaded: outcome.loaded,
             same_document: outcome.same_document,
             waited_ms: outcome.waited.as_millis() as u64,
+            recovered: recovered.map(browser::Recovery::describe),
+            reason,
         })
     }
+}
+
+/// Gets the tab going first when its page does not answer (found so before, or by a
+/// probe now): its hung renderer is stopped, so the navigation runs in a fresh one.
+/// Returns what was done; a tab that cannot be recovered is `PAGE_UNRESPONSIVE`.
+async fn recover(
+    ctx: &mut Ctx<'_>,
+    tab: &browser::Tab,
+    deadline: browser::Deadline,
+) -> Result<Option<browser::Recovery>, ToolError> {
+    let state = tab.state();
+    if state.crashed || state.closed {
+        return Ok(None);
+    }
+    let unresponsive = state.unresponsive
+        || matches!(
+            tab.probe(ctx.options().unresponsive, deadline).await,
+            Err(browser::Error::PageUnresponsive { .. })
+        );
+    if !unresponsive {
+        return Ok(None);
+    }
+    ctx.stage("recover");
+    ctx.dispatched();
+    Ok(Some(tab.recover(deadline).await?))
+}
+
+/// A navigation that committed but did not finish loading makes the command `partial`
+/// (code and reason); returns the reason for the output.
+pub(super) fn report_unfinished(
+    ctx: &mut Ctx<'_>,
+    url: &str,
+    outcome: &browser::LoadOutcome,
+) -> Option<String> {
+    let waited = outcome.waited.as_millis();
+    let (code, reason, hint) = match outcome.unfinished? {
+        browser::Unfinished::Deadline => (
+            Code::NavigationTimeout,
+            format!("its load event did not fire within {waited} ms; the page is still loading"),
+            "read what has loaded (browser_snapshot), or browser_wait for what you need",
+        ),
+        browser::Unfinished::Unresponsive => (
+            Code::PageUnresponsive,
+            format!(
+                "the page stopped answering while it loaded ({waited} ms): its script never returns"
+            ),
+            "navigate elsewhere or reload: either recovers the tab",
+        ),
+    };
+    ctx.partial(ToolError::new(
+        code,
+        format!("the navigation to {url} committed, but {reason}"),
+        hint,
+    ));
+    Some(reason)
 }

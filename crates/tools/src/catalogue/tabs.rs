@@ -3,7 +3,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::ToolSpec;
+use super::{PageGuard, ToolSpec};
 use crate::engine::Ctx;
 use crate::error::ToolError;
 
@@ -50,6 +50,8 @@ pub(crate) struct TabLine {
     error_text: Option<String>,
     unverified: bool,
     crashed: bool,
+    /// The page did not answer its last probe.
+    unresponsive: bool,
     active: bool,
 }
 
@@ -60,7 +62,24 @@ pub(crate) struct Output {
     tab_id: Option<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     closed: Vec<String>,
+    /// Of the closed tabs, those whose page was not answering when they were closed.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    closed_unresponsive: Vec<String>,
+    /// close: the tabs that could not be closed, and why.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    not_closed: Vec<NotClosed>,
+    /// Why the new tab's page is not loaded, when it is not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reason: Option<String>,
     tabs: Vec<TabLine>,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct NotClosed {
+    tab_id: String,
+    code: crate::error::Code,
+    reason: String,
 }
 
 pub(crate) struct Tabs;
@@ -69,6 +88,7 @@ impl ToolSpec for Tabs {
     const NAME: &'static str = "tabs";
     const DESCRIPTION: &'static str =
         "List the task's tabs with their load state, or open (new), select, or close tabs.";
+    const PAGE_GUARD: PageGuard = PageGuard::Own;
     type Params = Params;
     type Output = Output;
 
@@ -78,9 +98,14 @@ impl ToolSpec for Tabs {
         let mut output = Output {
             tab_id: None,
             closed: Vec::new(),
+            closed_unresponsive: Vec::new(),
+            not_closed: Vec::new(),
+            reason: None,
             tabs: Vec::new(),
         };
         let mut report = None;
+        let mut unfinished = None;
+        let mut not_closed = Vec::new();
         match params.action {
             Action::List => {}
             Action::New => {
@@ -91,7 +116,8 @@ impl ToolSpec for Tabs {
                     .transpose()?;
                 let (id, tab) = task.open_tab(deadline).await?;
                 if let Some(url) = url {
-                    tab.navigate(&url, deadline).await?;
+                    let outcome = tab.navigate(&url, deadline).await?;
+                    unfinished = Some((url.to_string(), outcome));
                 }
                 output.tab_id = Some(id.to_string());
                 report = Some((id, tab.refresh_info(deadline).await?));
@@ -149,12 +175,18 @@ impl ToolSpec for Tabs {
                         return Err(ToolError::invalid_params("give tabId or tabIds, not both"));
                     }
                 };
-                output.closed = task
-                    .close_tabs(&ids, deadline)
-                    .await?
-                    .iter()
-                    .map(ToString::to_string)
-                    .collect();
+                // A tab whose page does not answer closes all the same (the browser
+                // ends its renderer); the output says it was not answering.
+                for id in &ids {
+                    if let Ok((id, tab)) = task.tab(Some(id))
+                        && tab.state().unresponsive
+                    {
+                        output.closed_unresponsive.push(id.to_string());
+                    }
+                }
+                let done = task.close_tabs(&ids, deadline).await?;
+                output.closed = done.closed.iter().map(ToString::to_string).collect();
+                not_closed = done.failed;
             }
         }
         output.tabs = task
@@ -169,6 +201,7 @@ impl ToolSpec for Tabs {
                 error_text: summary.state.failed.clone(),
                 unverified: summary.state.unverified,
                 crashed: summary.state.crashed,
+                unresponsive: summary.state.unresponsive,
                 active: summary.active,
             })
             .collect();
@@ -179,6 +212,36 @@ impl ToolSpec for Tabs {
         }
         if let Some((id, state)) = report {
             ctx.report_page(id, &state);
+        }
+        if let Some((url, outcome)) = unfinished {
+            output.reason = super::navigate::report_unfinished(ctx, &url, &outcome);
+        }
+        // Some closed, some not: partial, naming each that stays open and why.
+        if let Some((first, _)) = not_closed.first() {
+            let first = first.to_string();
+            let reasons: Vec<(String, ToolError)> = not_closed
+                .into_iter()
+                .map(|(id, err)| (id.to_string(), ToolError::from(err)))
+                .collect();
+            output.not_closed = reasons
+                .iter()
+                .map(|(id, err)| NotClosed {
+                    tab_id: id.clone(),
+                    code: err.code,
+                    reason: err.message.clone(),
+                })
+                .collect();
+            let (_, err) = &reasons[0];
+            ctx.partial(ToolError::new(
+                err.code,
+                format!(
+                    "closed {}; {first} and {} more stayed open: {}",
+                    output.closed.join(", "),
+                    reasons.len() - 1,
+                    err.message
+                ),
+                "browser_tabs {action:\"list\"} shows what is open; close those again",
+            ));
         }
         Ok(output)
     }

@@ -262,8 +262,10 @@ async fn screenshot_of_a_failed_navigation_is_page_load_failed_without_an_image(
 }
 
 #[tokio::test]
-async fn screenshot_of_a_page_that_does_not_answer_is_page_unverified() {
+async fn screenshot_of_a_page_that_does_not_answer_is_page_unresponsive() {
     let h = Harness::new();
+    // The browser is started first, so the deadline below bounds the navigation only.
+    h.ok("tabs", json!({ "action": "new" })).await;
     // The page never finishes loading: its script runs forever.
     let _ = h
         .engine
@@ -278,7 +280,7 @@ async fn screenshot_of_a_page_that_does_not_answer_is_page_unverified() {
         .call("screenshot", json!({}), Some(Duration::from_secs(3)))
         .await;
     let json = envelope.to_json();
-    assert_eq!(json["code"], "PAGE_UNVERIFIED", "{json:#}");
+    assert_eq!(json["code"], "PAGE_UNRESPONSIVE", "{json:#}");
     assert_eq!(json["execution"]["actionStatus"], "not-started");
     assert!(envelope.image.is_none());
     h.shutdown().await;

@@ -257,23 +257,25 @@ async fn reload_of_a_page_whose_server_went_away_is_navigation_failed() {
 }
 
 #[tokio::test]
-async fn a_slow_page_hits_the_command_deadline_with_a_named_timeout() {
+async fn a_slow_page_that_never_commits_by_the_deadline_is_navigation_timeout_naming_it() {
     let h = Harness::new();
     // The browser is started first, so the deadline below bounds the navigation only
     // (a launch on a loaded machine can take most of it).
     h.ok("tabs", json!({ "action": "new" })).await;
+    let url = h.url("slow?ms=5000");
     let envelope = h
         .engine
         .call(
             "navigate",
-            json!({ "url": h.url("slow?ms=5000") }),
+            json!({ "url": url }),
             Some(Duration::from_millis(1500)),
         )
         .await
         .to_json();
-    assert_eq!(envelope["code"], "COMMAND_TIMEOUT", "{envelope:#}");
+    assert_eq!(envelope["code"], "NAVIGATION_TIMEOUT", "{envelope:#}");
     let message = envelope["message"].as_str().unwrap();
-    assert!(message.contains("may still complete"), "{message}");
+    assert!(message.contains(&url), "{message}");
+    assert!(message.contains("stopped"), "{message}");
     assert_eq!(envelope["execution"]["actionStatus"], "unknown");
     assert_eq!(envelope["execution"]["retrySafe"], false);
     let took = envelope["execution"]["durationMs"].as_u64().unwrap();

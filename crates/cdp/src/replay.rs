@@ -1,0 +1,443 @@
+//! Tapes: what the recorder keeps out of them, and playing one back as a transport, so a
+//! recorded session runs again with no browser (SPEC §15).
+//!
+//! A tape is the recorder's JSONL: `{"ms","dir":"send"|"recv","msg"}` in the order the
+//! messages passed. [`ReplayTransport`] answers each request the engine sends with the
+//! recorded reply of the same request (same method, session and params, compared after
+//! redaction and with per-run values such as download folders left out), and lets the
+//! recorded events through in their recorded place: a received message is delivered once
+//! every request recorded before it has been sent again. A request the tape does not hold
+//! is answered with an error naming it. Probes (`Runtime.evaluate("0")`, sent on a timer)
+//! are answered at once and their recorded copies skipped, since their number depends on
+//! timing.
+
+use std::collections::HashMap;
+use std::io;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+use futures::StreamExt;
+use serde_json::{Value, json};
+use tokio::sync::mpsc;
+
+use crate::transport::{MessageSink, MessageStream, Transport};
+
+/// Keys whose values never reach a tape, at any depth (case-insensitive).
+const SECRET_KEYS: &[&str] = &[
+    "cookie",
+    "cookies",
+    "set-cookie",
+    "associatedcookies",
+    "authorization",
+    "proxy-authorization",
+    "password",
+    "postdata",
+];
+
+/// The placeholder for what was redacted.
+const REDACTED: &str = "[redacted]";
+
+/// Keys that differ from one run to the next by design: left out when requests are
+/// compared (so are measured times passed to page-side scripts; see `request_key`).
+const PER_RUN_KEYS: &[&str] = &["downloadPath"];
+
+/// The probe `browser` sends on a timer.
+fn is_probe(message: &Value) -> bool {
+    message["method"] == "Runtime.evaluate" && message["params"]["expression"] == "0"
+}
+
+/// Removes what a tape must not hold from one CDP message: secret-looking fields
+/// (cookies, `Authorization`, passwords, request bodies) anywhere, and the text that
+/// input commands type (it may go into a password field; nothing here can tell).
+pub fn redact(message: &mut Value) {
+    redact_keys(message);
+    redact_password_values(message);
+    let typing = matches!(
+        message["method"].as_str(),
+        Some("Input.insertText" | "Input.dispatchKeyEvent" | "Input.imeSetComposition")
+    );
+    if typing && let Some(params) = message.get_mut("params").and_then(Value::as_object_mut) {
+        for key in ["text", "unmodifiedText"] {
+            if let Some(value) = params.get_mut(key) {
+                *value = Value::String(REDACTED.into());
+            }
+        }
+    }
+}
+
+/// The values of password inputs as the page set them: in flat attribute lists
+/// (`[name, value, …]`, e.g. `DOM.describeNode`) and in `DOMSnapshot` string tables.
+fn redact_password_values(value: &mut Value) {
+    if let Some(result) = value.get_mut("result")
+        && result.get("documents").is_some()
+        && result.get("strings").is_some()
+    {
+        redact_snapshot_passwords(result);
+    }
+    redact_attribute_lists(value);
+}
+
+fn redact_attribute_lists(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            if let Some(Value::Array(attributes)) = map.get_mut("attributes")
+                && attributes.iter().all(Value::is_string)
+            {
+                let password = attributes.chunks(2).any(|pair| {
+                    pair[0] == "type"
+                        && pair
+                            .get(1)
+                            .and_then(Value::as_str)
+                            .is_some_and(|t| t.eq_ignore_ascii_case("password"))
+                });
+                if password {
+                    for pair in attributes.chunks_mut(2) {
+                        if pair[0] == "value" && pair.len() == 2 {
+                            pair[1] = Value::String(REDACTED.into());
+                        }
+                    }
+                }
+            }
+            map.values_mut().for_each(redact_attribute_lists);
+        }
+        Value::Array(items) => items.iter_mut().for_each(redact_attribute_lists),
+        _ => {}
+    }
+}
+
+/// `DOMSnapshot.captureSnapshot`: strings are shared in one table and nodes refer to
+/// them by index; the `value` attribute and the live value of password inputs are
+/// replaced in the table.
+fn redact_snapshot_passwords(result: &mut Value) {
+    let mut secret = Vec::new();
+    {
+        let strings = result["strings"].as_array().cloned().unwrap_or_default();
+        let text = |index: &Value| {
+            index
+                .as_u64()
+                .and_then(|i| strings.get(i as usize))
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string()
+        };
+        for document in result["documents"].as_array().into_iter().flatten() {
+            let nodes = &document["nodes"];
+            let mut password_nodes = Vec::new();
+            for (node, attributes) in nodes["attributes"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .enumerate()
+            {
+                let pairs: Vec<&[Value]> = attributes
+                    .as_array()
+                    .map(|a| a.chunks(2).collect())
+                    .unwrap_or_default();
+                if pairs.iter().any(|p| {
+                    text(&p[0]) == "type"
+                        && p.get(1)
+                            .is_some_and(|v| text(v).eq_ignore_ascii_case("password"))
+                }) {
+                    password_nodes.push(node as u64);
+                    secret.extend(
+                        pairs
+                            .iter()
+                            .filter(|p| text(&p[0]) == "value" && p.len() == 2)
+                            .filter_map(|p| p[1].as_u64()),
+                    );
+                }
+            }
+            let live = &nodes["inputValue"];
+            let indexes = live["index"].as_array().cloned().unwrap_or_default();
+            let values = live["value"].as_array().cloned().unwrap_or_default();
+            for (node, value) in indexes.iter().zip(values.iter()) {
+                if node.as_u64().is_some_and(|n| password_nodes.contains(&n)) {
+                    secret.extend(value.as_u64());
+                }
+            }
+        }
+    }
+    if let Some(strings) = result["strings"].as_array_mut() {
+        for index in secret {
+            if let Some(string) = strings.get_mut(index as usize) {
+                *string = Value::String(REDACTED.into());
+            }
+        }
+    }
+}
+
+fn redact_keys(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            for (key, value) in map.iter_mut() {
+                if SECRET_KEYS.iter().any(|s| key.eq_ignore_ascii_case(s)) {
+                    *value = Value::String(REDACTED.into());
+                } else {
+                    redact_keys(value);
+                }
+            }
+            // Header arrays: [{name, value}].
+            if map
+                .get("name")
+                .and_then(Value::as_str)
+                .is_some_and(|name| SECRET_KEYS.iter().any(|s| name.eq_ignore_ascii_case(s)))
+                && let Some(value) = map.get_mut("value")
+            {
+                *value = Value::String(REDACTED.into());
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(redact_keys),
+        _ => {}
+    }
+}
+
+/// What identifies a request on the tape: method, session and params as compared.
+fn request_key(message: &Value) -> String {
+    let mut message = message.clone();
+    redact(&mut message);
+    let mut params = message.get("params").cloned().unwrap_or(Value::Null);
+    if let Value::Object(map) = &mut params {
+        for key in PER_RUN_KEYS {
+            map.remove(*key);
+        }
+        // Fractional numbers passed to page-side scripts are measured times (ms since
+        // an action began), different in every run; whole numbers (budgets, indexes)
+        // and everything else must match.
+        if message["method"] == "Runtime.callFunctionOn"
+            && let Some(Value::Array(arguments)) = map.get_mut("arguments")
+        {
+            for argument in arguments {
+                if argument["value"].as_number().is_some_and(|n| n.is_f64()) {
+                    argument["value"] = Value::String("[measured]".into());
+                }
+            }
+        }
+    }
+    json!([message["method"], message["sessionId"], params]).to_string()
+}
+
+struct Line {
+    send: bool,
+    message: Value,
+}
+
+/// The playback state: the tape, which of its requests were sent again, and how far
+/// delivery has got.
+struct Playback {
+    lines: Vec<Line>,
+    consumed: Vec<bool>,
+    next: usize,
+    /// Recorded request id → the id the engine used this time.
+    ids: HashMap<(Option<String>, u64), u64>,
+    incoming: mpsc::UnboundedSender<String>,
+}
+
+impl Playback {
+    fn handle(&mut self, text: &str) {
+        let Ok(message) = serde_json::from_str::<Value>(text) else {
+            return;
+        };
+        let id = message["id"].as_u64().unwrap_or_default();
+        let session = message["sessionId"].as_str().map(str::to_string);
+        if is_probe(&message) {
+            self.deliver(with_session(
+                json!({ "id": id, "result": { "result": { "type": "number", "value": 0, "description": "0" } } }),
+                session.as_deref(),
+            ));
+            return;
+        }
+        let key = request_key(&message);
+        let found = (self.next..self.lines.len()).find(|&at| {
+            self.lines[at].send && !self.consumed[at] && request_key(&self.lines[at].message) == key
+        });
+        let Some(at) = found else {
+            let method = message["method"].as_str().unwrap_or_default();
+            let error = format!(
+                "not on the tape: {method} {}",
+                message.get("params").cloned().unwrap_or(Value::Null)
+            );
+            self.deliver(with_session(
+                json!({ "id": id, "error": { "code": -32000, "message": error } }),
+                session.as_deref(),
+            ));
+            return;
+        };
+        self.consumed[at] = true;
+        if let Some(recorded) = self.lines[at].message["id"].as_u64() {
+            self.ids.insert((session, recorded), id);
+        }
+        self.advance();
+    }
+
+    /// Delivers every received message whose preceding requests have all been sent again.
+    fn advance(&mut self) {
+        while self.next < self.lines.len() {
+            let at = self.next;
+            if self.lines[at].send {
+                if !self.consumed[at] {
+                    return;
+                }
+            } else {
+                let mut message = self.lines[at].message.clone();
+                if let Some(recorded) = message["id"].as_u64() {
+                    let session = message["sessionId"].as_str().map(str::to_string);
+                    match self.ids.get(&(session, recorded)) {
+                        Some(live) => message["id"] = (*live).into(),
+                        // The reply to a request of the recording we never sent (a probe).
+                        None => {
+                            self.next += 1;
+                            continue;
+                        }
+                    }
+                }
+                self.deliver(message);
+            }
+            self.next += 1;
+        }
+    }
+
+    fn deliver(&self, message: Value) {
+        let _ = self.incoming.send(message.to_string());
+    }
+}
+
+fn with_session(mut message: Value, session: Option<&str>) -> Value {
+    if let Some(session) = session {
+        message["sessionId"] = session.into();
+    }
+    message
+}
+
+/// A tape played back as a transport: the engine talks to it as to a browser.
+pub struct ReplayTransport {
+    lines: Vec<Line>,
+}
+
+impl ReplayTransport {
+    /// Reads a tape the recorder wrote.
+    pub fn open(path: &Path) -> io::Result<Self> {
+        let text = std::fs::read_to_string(path)?;
+        let mut lines = Vec::new();
+        let mut probes = Vec::new();
+        for (number, line) in text
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| !l.trim().is_empty())
+        {
+            let entry: Value = serde_json::from_str(line).map_err(|err| {
+                io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    format!("{} line {}: {err}", path.display(), number + 1),
+                )
+            })?;
+            let send = entry["dir"] == "send";
+            let message = entry["msg"].clone();
+            if send && is_probe(&message) {
+                probes.push((message["sessionId"].clone(), message["id"].clone()));
+                continue;
+            }
+            lines.push(Line { send, message });
+        }
+        // The replies to recorded probes go too: live probes are answered at once.
+        lines.retain(|line| {
+            line.send
+                || line.message["id"].is_null()
+                || !probes.contains(&(
+                    line.message["sessionId"].clone(),
+                    line.message["id"].clone(),
+                ))
+        });
+        Ok(Self { lines })
+    }
+}
+
+impl Transport for ReplayTransport {
+    fn split(self: Box<Self>) -> (MessageSink, MessageStream) {
+        let (incoming, received) = mpsc::unbounded_channel::<String>();
+        let consumed = vec![false; self.lines.len()];
+        let mut playback = Playback {
+            lines: self.lines,
+            consumed,
+            next: 0,
+            ids: HashMap::new(),
+            incoming,
+        };
+        playback.advance();
+        let playback = Arc::new(Mutex::new(playback));
+        let sink = futures::sink::unfold(playback, |playback, text: String| async move {
+            if let Ok(mut state) = playback.lock() {
+                state.handle(&text);
+            }
+            Ok::<_, io::Error>(playback)
+        });
+        let stream = futures::stream::unfold(received, |mut received| async move {
+            received.recv().await.map(|text| (Ok(text), received))
+        });
+        (Box::pin(sink), stream.boxed())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn secrets_and_typed_text_never_reach_a_tape() {
+        let mut message = json!({
+            "method": "Network.requestWillBeSent",
+            "params": { "request": {
+                "headers": { "Cookie": "sid=1", "Authorization": "Bearer x", "Accept": "*/*" },
+                "postData": "password=hunter2",
+            }},
+        });
+        redact(&mut message);
+        let headers = &message["params"]["request"]["headers"];
+        assert_eq!(headers["Cookie"], REDACTED);
+        assert_eq!(headers["Authorization"], REDACTED);
+        assert_eq!(headers["Accept"], "*/*");
+        assert_eq!(message["params"]["request"]["postData"], REDACTED);
+
+        let mut typed = json!({ "method": "Input.insertText", "params": { "text": "hunter2" } });
+        redact(&mut typed);
+        assert_eq!(typed["params"]["text"], REDACTED);
+        let mut described = json!({ "result": { "node": {
+            "attributes": ["type", "password", "value", "hunter2"] } } });
+        redact(&mut described);
+        assert_eq!(described["result"]["node"]["attributes"][3], REDACTED);
+        let mut captured = json!({ "id": 3, "result": {
+            "strings": ["type", "password", "value", "hunter2", "text", "visible"],
+            "documents": [{ "nodes": {
+                "attributes": [[0, 1, 2, 3], [0, 4, 2, 5]],
+                "inputValue": { "index": [0, 1], "value": [3, 5] },
+            }}],
+        }});
+        redact(&mut captured);
+        let strings = &captured["result"]["strings"];
+        assert_eq!(strings[3], REDACTED);
+        assert_eq!(strings[5], "visible");
+        let mut pairs = json!({ "headers": [{ "name": "set-cookie", "value": "a=b" }] });
+        redact(&mut pairs);
+        assert_eq!(pairs["headers"][0]["value"], REDACTED);
+    }
+
+    #[test]
+    fn requests_compare_without_their_per_run_values() {
+        let a = json!({ "id": 1, "method": "Browser.setDownloadBehavior", "params": { "behavior": "allow", "downloadPath": "/tmp/a" } });
+        let b = json!({ "id": 9, "method": "Browser.setDownloadBehavior", "params": { "behavior": "allow", "downloadPath": "/tmp/b" } });
+        assert_eq!(request_key(&a), request_key(&b));
+        let c = json!({ "id": 9, "method": "Browser.setDownloadBehavior", "params": { "behavior": "deny" } });
+        assert_ne!(request_key(&a), request_key(&c));
+        let call = |since: Value, budget: u64| {
+            json!({ "method": "Runtime.callFunctionOn", "params": {
+                "functionDeclaration": "f", "arguments": [{ "value": budget }, { "value": since }] } })
+        };
+        assert_eq!(
+            request_key(&call(json!(12.5), 1000)),
+            request_key(&call(json!(3.25), 1000))
+        );
+        assert_ne!(
+            request_key(&call(json!(12.5), 1000)),
+            request_key(&call(json!(12.5), 999))
+        );
+    }
+}

@@ -1,0 +1,622 @@
+//! The fault suite (issue 11, SPEC §15): hung pages, crashed renderers, a killed browser,
+//! servers that never answer, and storms. Each case ends with the tab or task usable
+//! again and no Chromium process left behind; the time each fault took to be named and
+//! recovered from is printed (`--nocapture` shows it) and asserted only with generous
+//! bounds.
+
+// Helpers outside #[test] functions: a failed unwrap is a failed test.
+#![allow(clippy::unwrap_used)]
+
+#[allow(dead_code)]
+#[path = "e2e/harness.rs"]
+mod harness;
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use harness::Harness;
+use serde_json::{Value, json};
+
+/// Generous: the issue asks for a probe answer within 3 s and recovery within 5 s; a
+/// loaded two-core machine gets twice that before a test fails.
+const PROBE_BOUND: Duration = Duration::from_secs(6);
+const RECOVERY_BOUND: Duration = Duration::from_secs(10);
+
+/// A call and how long it took.
+async fn timed(h: &Harness, method: &str, params: Value) -> (Value, Duration) {
+    let started = Instant::now();
+    let envelope = h.call(method, params).await;
+    (envelope, started.elapsed())
+}
+
+/// The profile folder of the harness's browser: every process of that browser names it
+/// on its command line, so it finds them in the process table.
+async fn profile_of(h: &Harness) -> PathBuf {
+    h.engine
+        .browser()
+        .await
+        .and_then(|b| b.user_data_dir())
+        .expect("a launched browser has a profile")
+}
+
+/// The processes whose command line names `profile`.
+fn processes_of(profile: &std::path::Path) -> Vec<u32> {
+    let needle = profile.to_string_lossy().to_string();
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
+            continue;
+        };
+        if String::from_utf8_lossy(&cmdline).contains(&needle) && !is_zombie(pid) {
+            found.push(pid);
+        }
+    }
+    found
+}
+
+fn is_zombie(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|stat| {
+            stat.rsplit_once(')')
+                .map(|(_, rest)| rest.trim_start().starts_with('Z'))
+        })
+        .unwrap_or(true)
+}
+
+/// Waits (at most ten seconds) until no process of `profile` is left, and fails naming
+/// them if some are.
+async fn assert_no_orphans(profile: &std::path::Path) {
+    let started = Instant::now();
+    loop {
+        let left = processes_of(profile);
+        if left.is_empty() {
+            return;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "Chromium processes of {} left behind: {left:?}",
+            profile.display()
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// Shuts the harness down and checks that its browser left nothing behind.
+async fn finish(h: Harness) {
+    let profile = profile_of(&h).await;
+    h.shutdown().await;
+    assert_no_orphans(&profile).await;
+}
+
+fn text_of(envelope: &Value) -> String {
+    envelope["data"]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// Opens the hang-on-click page and clicks its button: the handler never returns.
+async fn hang_current_tab(h: &Harness) -> (Value, Duration) {
+    h.ok(
+        "navigate",
+        json!({ "url": h.url("faults/hang-on-click.html") }),
+    )
+    .await;
+    timed(h, "act", json!({ "action": "click", "selector": "#hang" })).await
+}
+
+#[tokio::test]
+async fn a_click_that_never_returns_is_page_unresponsive_at_the_probe_point_and_navigate_recovers()
+{
+    let h = Harness::new();
+    let (clicked, took) = hang_current_tab(&h).await;
+    eprintln!(
+        "hung click: PAGE_UNRESPONSIVE after {} ms",
+        took.as_millis()
+    );
+    assert_eq!(clicked["code"], "PAGE_UNRESPONSIVE", "{clicked:#}");
+    assert_eq!(clicked["execution"]["dispatchStarted"], true, "{clicked:#}");
+    assert_eq!(
+        clicked["execution"]["actionStatus"], "unknown",
+        "{clicked:#}"
+    );
+    assert_eq!(clicked["execution"]["retrySafe"], false, "{clicked:#}");
+    assert!(took < PROBE_BOUND, "the click took {took:?}");
+
+    // Reads refuse at once, and say what to do.
+    let (read, took) = timed(&h, "snapshot", json!({ "mode": "text" })).await;
+    eprintln!("read of a hung tab: refused after {} ms", took.as_millis());
+    assert_eq!(read["code"], "PAGE_UNRESPONSIVE", "{read:#}");
+    assert_eq!(read["execution"]["actionStatus"], "not-started", "{read:#}");
+    assert!(read["hint"].as_str().unwrap().contains("browser_navigate"));
+    assert!(took < Duration::from_secs(2), "the refusal took {took:?}");
+
+    // navigate recovers the tab and says what it did.
+    let (moved, took) = timed(&h, "navigate", json!({ "url": h.url("second.html") })).await;
+    eprintln!(
+        "navigate on a hung tab: recovered in {} ms",
+        took.as_millis()
+    );
+    assert_eq!(moved["ok"], true, "{moved:#}");
+    assert_eq!(moved["data"]["loaded"], true, "{moved:#}");
+    assert_eq!(moved["data"]["tabId"], "tab0", "{moved:#}");
+    assert!(
+        moved["data"]["recovered"]
+            .as_str()
+            .is_some_and(|r| !r.is_empty()),
+        "{moved:#}"
+    );
+    assert!(took < RECOVERY_BOUND, "recovery took {took:?}");
+    let read = h.ok("snapshot", json!({ "mode": "text" })).await;
+    assert!(
+        text_of(&read).contains("This is the second page."),
+        "{read:#}"
+    );
+    finish(h).await;
+}
+
+#[tokio::test]
+async fn reload_and_tabs_close_recover_an_unresponsive_tab_and_other_tabs_are_unaffected() {
+    let h = Harness::new();
+    h.ok("navigate", json!({ "url": h.url("second.html") }))
+        .await;
+    h.ok(
+        "tabs",
+        json!({ "action": "new", "url": h.url("page-a.html") }),
+    )
+    .await;
+    let (clicked, _) = hang_current_tab(&h).await;
+    assert_eq!(clicked["code"], "PAGE_UNRESPONSIVE", "{clicked:#}");
+
+    // The other tab is read meanwhile, at its usual speed.
+    let (other, took) = timed(&h, "snapshot", json!({ "mode": "text", "tabId": "tab0" })).await;
+    assert_eq!(other["ok"], true, "{other:#}");
+    assert!(took < Duration::from_secs(2), "took {took:?}");
+    let listed = h.ok("tabs", json!({})).await;
+    assert_eq!(
+        listed["data"]["tabs"][1]["unresponsive"], true,
+        "{listed:#}"
+    );
+    assert_eq!(
+        listed["data"]["tabs"][0]["unresponsive"], false,
+        "{listed:#}"
+    );
+
+    // reload brings the hung page back, answering.
+    let (reloaded, took) = timed(&h, "navigate", json!({ "reload": true })).await;
+    eprintln!("reload of a hung tab: recovered in {} ms", took.as_millis());
+    assert_eq!(reloaded["ok"], true, "{reloaded:#}");
+    assert!(reloaded["data"]["recovered"].is_string(), "{reloaded:#}");
+    assert!(took < RECOVERY_BOUND, "took {took:?}");
+    let read = h.ok("snapshot", json!({ "mode": "text" })).await;
+    assert!(text_of(&read).contains("Answering."), "{read:#}");
+
+    // Hung again, it is closed all the same, and the task goes on in the other tab.
+    let (clicked, _) = timed(&h, "act", json!({ "action": "click", "selector": "#hang" })).await;
+    assert_eq!(clicked["code"], "PAGE_UNRESPONSIVE", "{clicked:#}");
+    let (closed, took) = timed(&h, "tabs", json!({ "action": "close", "tabId": "tab1" })).await;
+    eprintln!("close of a hung tab: {} ms", took.as_millis());
+    assert_eq!(closed["ok"], true, "{closed:#}");
+    assert_eq!(closed["data"]["closed"], json!(["tab1"]), "{closed:#}");
+    assert_eq!(
+        closed["data"]["closedUnresponsive"],
+        json!(["tab1"]),
+        "{closed:#}"
+    );
+    assert!(took < RECOVERY_BOUND, "took {took:?}");
+    let read = h.ok("snapshot", json!({ "mode": "text" })).await;
+    assert_eq!(read["page"]["tabId"], "tab0", "{read:#}");
+    finish(h).await;
+}
+
+#[tokio::test]
+async fn a_page_that_hangs_while_loading_is_partial_and_never_ok() {
+    let h = Harness::new();
+    let (loaded, took) = timed(&h, "navigate", json!({ "url": h.url("hang.html") })).await;
+    eprintln!(
+        "navigate to a page that hangs as it loads: {} ms",
+        took.as_millis()
+    );
+    assert_eq!(loaded["ok"], false, "{loaded:#}");
+    assert_eq!(loaded["status"], "partial", "{loaded:#}");
+    assert_eq!(loaded["code"], "PAGE_UNRESPONSIVE", "{loaded:#}");
+    assert_eq!(loaded["data"]["loaded"], false, "{loaded:#}");
+    assert!(loaded["data"]["reason"].is_string(), "{loaded:#}");
+    assert_eq!(
+        loaded["execution"]["actionStatus"], "completed",
+        "{loaded:#}"
+    );
+    assert!(took < PROBE_BOUND, "took {took:?}");
+    let moved = h
+        .ok("navigate", json!({ "url": h.url("second.html") }))
+        .await;
+    assert!(moved["data"]["recovered"].is_string(), "{moved:#}");
+    h.ok("snapshot", json!({ "mode": "text" })).await;
+    finish(h).await;
+}
+
+#[tokio::test]
+async fn a_server_that_never_answers_is_navigation_timeout_naming_the_url_at_the_deadline() {
+    let h = Harness::new();
+    h.ok("navigate", json!({ "url": h.url("second.html") }))
+        .await;
+    let url = h.url("never");
+    let started = Instant::now();
+    let envelope = h
+        .engine
+        .call(
+            "navigate",
+            json!({ "url": url }),
+            Some(Duration::from_millis(3000)),
+        )
+        .await
+        .to_json();
+    let took = started.elapsed();
+    eprintln!(
+        "navigate to a server that never answers: {} ms",
+        took.as_millis()
+    );
+    assert_eq!(envelope["ok"], false, "{envelope:#}");
+    assert_eq!(envelope["status"], "error", "{envelope:#}");
+    assert_eq!(envelope["code"], "NAVIGATION_TIMEOUT", "{envelope:#}");
+    assert!(
+        envelope["message"].as_str().unwrap().contains(&url),
+        "{envelope:#}"
+    );
+    assert_eq!(
+        envelope["execution"]["actionStatus"], "unknown",
+        "{envelope:#}"
+    );
+    assert!(
+        took >= Duration::from_millis(2500) && took < Duration::from_millis(4000),
+        "took {took:?}"
+    );
+    // The navigation was stopped: the tab still shows, and reads, the page before.
+    let read = h.ok("snapshot", json!({ "mode": "text" })).await;
+    assert!(
+        text_of(&read).contains("This is the second page."),
+        "{read:#}"
+    );
+    finish(h).await;
+}
+
+#[tokio::test]
+async fn a_body_that_never_ends_is_partial_with_loaded_false() {
+    let h = Harness::new();
+    // The browser is started first, so the deadline below bounds the navigation only.
+    h.ok("tabs", json!({ "action": "new" })).await;
+    let url = h.url("stream");
+    let started = Instant::now();
+    let envelope = h
+        .engine
+        .call(
+            "navigate",
+            json!({ "url": url }),
+            Some(Duration::from_millis(3000)),
+        )
+        .await
+        .to_json();
+    let took = started.elapsed();
+    eprintln!("navigate to an endless body: {} ms", took.as_millis());
+    assert_eq!(envelope["ok"], false, "{envelope:#}");
+    assert_eq!(envelope["status"], "partial", "{envelope:#}");
+    assert_eq!(envelope["code"], "NAVIGATION_TIMEOUT", "{envelope:#}");
+    assert_eq!(envelope["data"]["loaded"], false, "{envelope:#}");
+    assert!(envelope["data"]["reason"].is_string(), "{envelope:#}");
+    assert!(took < Duration::from_millis(4000), "took {took:?}");
+    // What has arrived can be read; the task goes on.
+    let read = h.ok("snapshot", json!({ "mode": "text" })).await;
+    assert!(text_of(&read).contains("never ends"), "{read:#}");
+    h.ok("navigate", json!({ "url": h.url("second.html") }))
+        .await;
+    finish(h).await;
+}
+
+/// Crashes the renderer of the page at `url` through the browser's own CDP connection.
+async fn crash_renderer(h: &Harness, url: &str) {
+    let browser = h.engine.browser().await.unwrap();
+    let session = browser.connection().browser_session();
+    let deadline = browser::Deadline::after(Duration::from_secs(5));
+    let targets = session
+        .call_raw("Target.getTargets", json!({}), deadline)
+        .await
+        .unwrap();
+    let target = targets["targetInfos"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["url"] == url)
+        .unwrap_or_else(|| panic!("no target at {url}: {targets:#}"))["targetId"]
+        .clone();
+    let attached = session
+        .call_raw(
+            "Target.attachToTarget",
+            json!({ "targetId": target, "flatten": true }),
+            deadline,
+        )
+        .await
+        .unwrap();
+    let id = cdp::SessionId(attached["sessionId"].as_str().unwrap().to_string());
+    let page = browser.connection().session(id);
+    // A crashed renderer sends no reply: the crash shows in the tab's state instead.
+    let _ = page
+        .call_raw(
+            "Page.crash",
+            json!({}),
+            browser::Deadline::after(Duration::from_millis(500)),
+        )
+        .await;
+}
+
+#[tokio::test]
+async fn a_crashed_renderer_is_target_crashed_with_a_hint_and_reload_recovers() {
+    let h = Harness::new();
+    let url = h.url("second.html");
+    h.ok("navigate", json!({ "url": url })).await;
+    crash_renderer(&h, &url).await;
+    // Wait for the crash to show in the tab list.
+    let started = Instant::now();
+    loop {
+        let listed = h.ok("tabs", json!({})).await;
+        if listed["data"]["tabs"][0]["crashed"] == true {
+            break;
+        }
+        assert!(started.elapsed() < Duration::from_secs(10), "{listed:#}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let read = h
+        .fails("snapshot", json!({ "mode": "text" }), "TARGET_CRASHED")
+        .await;
+    assert!(
+        read["hint"].as_str().unwrap().contains("reload"),
+        "{read:#}"
+    );
+    let (reloaded, took) = timed(&h, "navigate", json!({ "reload": true })).await;
+    eprintln!("reload of a crashed tab: {} ms", took.as_millis());
+    assert_eq!(reloaded["ok"], true, "{reloaded:#}");
+    assert!(took < RECOVERY_BOUND, "took {took:?}");
+    let read = h.ok("snapshot", json!({ "mode": "text" })).await;
+    assert!(
+        text_of(&read).contains("This is the second page."),
+        "{read:#}"
+    );
+    finish(h).await;
+}
+
+#[tokio::test]
+async fn a_killed_browser_is_reported_once_then_the_tabs_come_back_at_their_urls() {
+    let h = Harness::new();
+    let first = h.url("page-a.html");
+    let second = h.url("second.html");
+    h.ok("navigate", json!({ "url": first })).await;
+    h.ok("tabs", json!({ "action": "new", "url": second }))
+        .await;
+    h.ok("tabs", json!({ "action": "select", "tabId": "tab0" }))
+        .await;
+    let browser = h.engine.browser().await.unwrap();
+    let profile = profile_of(&h).await;
+    let pid = browser.pid().unwrap();
+    let killed = std::process::Command::new("kill")
+        .args(["-KILL", &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let started = Instant::now();
+    while browser.is_connected() {
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "still connected"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    drop(browser);
+
+    let (lost, _) = timed(&h, "snapshot", json!({ "mode": "text" })).await;
+    assert_eq!(lost["code"], "BROWSER_DISCONNECTED", "{lost:#}");
+    let (back, took) = timed(&h, "tabs", json!({})).await;
+    eprintln!(
+        "relaunch after SIGKILL: tabs back in {} ms",
+        took.as_millis()
+    );
+    assert_eq!(back["ok"], true, "{back:#}");
+    let recovered = &back["events"]["recovered"];
+    assert_eq!(recovered["browserRelaunched"], true, "{back:#}");
+    assert_eq!(
+        recovered["tabs"],
+        json!([
+            { "tabId": "tab0", "url": first },
+            { "tabId": "tab1", "url": second },
+        ]),
+        "{back:#}"
+    );
+    let tabs = back["data"]["tabs"].as_array().unwrap();
+    assert_eq!(tabs.len(), 2, "{back:#}");
+    assert_eq!(tabs[0]["active"], true, "{back:#}");
+    // The old browser's processes are gone; the next command is normal again.
+    assert_no_orphans(&profile).await;
+    // The reopened tabs load on their own; their pages come back.
+    h.ok(
+        "wait",
+        json!({ "text": "This is the second page.", "tabId": "tab1" }),
+    )
+    .await;
+    assert!(h.call("tabs", json!({})).await["events"]["recovered"].is_null());
+    finish(h).await;
+}
+
+#[tokio::test]
+async fn a_hundred_alerts_in_a_loop_are_answered_and_reported_once() {
+    let h = Harness::new();
+    h.ok("navigate", json!({ "url": h.url("faults/alerts.html") }))
+        .await;
+    let (clicked, took) = timed(
+        &h,
+        "act",
+        json!({ "action": "click", "selector": "#storm" }),
+    )
+    .await;
+    eprintln!("100 alerts: {} ms", took.as_millis());
+    assert_eq!(clicked["ok"], true, "{clicked:#}");
+    assert_eq!(clicked["events"]["dialog"]["type"], "alert", "{clicked:#}");
+    let read = h.ok("snapshot", json!({ "mode": "text" })).await;
+    assert!(text_of(&read).contains("Raised 100 alerts"), "{read:#}");
+    assert!(
+        read["events"]["dialog"].is_null(),
+        "reported twice: {read:#}"
+    );
+    let journal = h.ok("diagnostics", json!({})).await;
+    let acts = journal["data"]["last"]
+        .as_array()
+        .map(|j| j.iter().filter(|r| r["method"] == "act").count());
+    assert_eq!(acts, Some(1), "{journal:#}");
+    finish(h).await;
+}
+
+#[tokio::test]
+async fn fifty_window_opens_end_in_a_named_result_and_the_task_goes_on() {
+    let h = Harness::new();
+    h.ok("navigate", json!({ "url": h.url("faults/popups.html") }))
+        .await;
+    let (clicked, took) = timed(
+        &h,
+        "act",
+        json!({ "action": "click", "selector": "#storm" }),
+    )
+    .await;
+    eprintln!(
+        "50 window.open: {} ms, {}",
+        took.as_millis(),
+        clicked["events"]["newTab"]
+    );
+    assert_eq!(clicked["ok"], true, "{clicked:#}");
+    let listed = h.ok("tabs", json!({})).await;
+    let count = listed["data"]["tabs"].as_array().unwrap().len();
+    eprintln!("50 window.open: {count} tabs");
+    assert!((1..=51).contains(&count), "{listed:#}");
+    let read = h.ok("snapshot", json!({ "mode": "text" })).await;
+    assert!(text_of(&read).contains("Opened"), "{read:#}");
+    finish(h).await;
+}
+
+#[tokio::test]
+async fn twenty_downloads_at_once_are_each_reported_once() {
+    let h = Harness::new();
+    h.ok("navigate", json!({ "url": h.url("faults/downloads.html") }))
+        .await;
+    let (clicked, took) = timed(
+        &h,
+        "act",
+        json!({ "action": "click", "selector": "#storm" }),
+    )
+    .await;
+    eprintln!("20 downloads: click {} ms", took.as_millis());
+    assert_eq!(clicked["ok"], true, "{clicked:#}");
+    // Collect the download events of this and the following commands until every
+    // download that began has finished.
+    let mut seen: Vec<(String, String)> = Vec::new();
+    let mut envelope = clicked;
+    let started = Instant::now();
+    loop {
+        for download in envelope["events"]["download"]
+            .as_array()
+            .into_iter()
+            .flatten()
+        {
+            let key = (
+                download["name"].as_str().unwrap_or_default().to_string(),
+                download["state"].as_str().unwrap_or_default().to_string(),
+            );
+            assert!(!seen.contains(&key), "reported twice: {key:?}");
+            seen.push(key);
+        }
+        let begun: Vec<_> = seen.iter().map(|(n, _)| n.clone()).collect();
+        let settled = begun
+            .iter()
+            .all(|n| seen.iter().any(|(m, s)| m == n && s != "inProgress"));
+        if !begun.is_empty() && settled || started.elapsed() > Duration::from_secs(15) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        envelope = h.ok("tabs", json!({})).await;
+    }
+    eprintln!(
+        "20 downloads: {} events in {} ms",
+        seen.len(),
+        started.elapsed().as_millis()
+    );
+    assert!(!seen.is_empty(), "no download reported");
+    let read = h.ok("snapshot", json!({ "mode": "text" })).await;
+    assert!(text_of(&read).contains("Started 20 downloads"), "{read:#}");
+    finish(h).await;
+}
+
+#[tokio::test]
+async fn five_failures_in_a_row_open_the_circuit_and_a_success_closes_it() {
+    let open_for = Duration::from_millis(1500);
+    let h = Harness::with(|options| options.circuit_open = open_for);
+    h.ok("navigate", json!({ "url": h.url("second.html") }))
+        .await;
+    let never = h.url("never");
+    let fail = || async {
+        h.engine
+            .call(
+                "navigate",
+                json!({ "url": never }),
+                Some(Duration::from_millis(300)),
+            )
+            .await
+            .to_json()
+    };
+    for n in 1..=5 {
+        let failed = fail().await;
+        assert_eq!(
+            failed["code"], "NAVIGATION_TIMEOUT",
+            "failure {n}: {failed:#}"
+        );
+    }
+    // Open: refused at once, with the time left; diagnostics still answers.
+    let refused = h
+        .refused(
+            "navigate",
+            json!({ "url": h.url("page-a.html") }),
+            "CIRCUIT_OPEN",
+        )
+        .await
+        .to_json();
+    let left = refused["data"]["retryAfterMs"].as_u64().unwrap();
+    assert!(left > 0 && left <= 1500, "{refused:#}");
+    assert_eq!(
+        refused["data"]["lastCode"], "NAVIGATION_TIMEOUT",
+        "{refused:#}"
+    );
+    assert!(refused["execution"]["durationMs"].as_u64().unwrap() < 100);
+    let journal = h.ok("diagnostics", json!({})).await;
+    let last = journal["data"]["last"].as_array().unwrap();
+    assert_eq!(last.last().unwrap()["code"], "CIRCUIT_OPEN", "{journal:#}");
+
+    // Once the time is up commands run again; a success closes the circuit, so a
+    // single failure afterwards does not open it.
+    let started = Instant::now();
+    loop {
+        let listed = h.call("tabs", json!({})).await;
+        if listed["ok"] == true {
+            break;
+        }
+        assert_eq!(listed["code"], "CIRCUIT_OPEN", "{listed:#}");
+        assert!(started.elapsed() < Duration::from_secs(10), "still open");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    eprintln!(
+        "circuit: closed again after {} ms",
+        started.elapsed().as_millis()
+    );
+    h.ok("navigate", json!({ "url": h.url("page-a.html") }))
+        .await;
+    assert_eq!(fail().await["code"], "NAVIGATION_TIMEOUT");
+    h.ok("snapshot", json!({ "mode": "text" })).await;
+    finish(h).await;
+}
