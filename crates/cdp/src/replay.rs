@@ -203,6 +203,14 @@ fn request_key(message: &Value) -> String {
         // Fractional numbers passed to page-side scripts are measured times (ms since
         // an action began), different in every run; whole numbers (budgets, indexes)
         // and everything else must match.
+        // A page-side script is known by its function's name, not its text: a tape
+        // tests the engine against the browser's recorded replies, and stays usable
+        // when a script's body is edited (real Chromium tests cover the script itself).
+        if message["method"] == "Runtime.callFunctionOn"
+            && let Some(Value::String(source)) = map.get_mut("functionDeclaration")
+        {
+            *source = function_name(source);
+        }
         if message["method"] == "Runtime.callFunctionOn"
             && let Some(Value::Array(arguments)) = map.get_mut("arguments")
         {
@@ -214,6 +222,18 @@ fn request_key(message: &Value) -> String {
         }
     }
     json!([message["method"], message["sessionId"], params]).to_string()
+}
+
+/// `settleQuiet` of `async function settleQuiet(budgetMs, …) {…}`; the whole text when it
+/// declares no named function.
+fn function_name(source: &str) -> String {
+    source
+        .split_once("function")
+        .map(|(_, rest)| rest.trim_start())
+        .and_then(|rest| rest.split_once('('))
+        .map(|(name, _)| name.trim().to_string())
+        .filter(|name| !name.is_empty())
+        .unwrap_or_else(|| source.to_string())
 }
 
 struct Line {
@@ -418,6 +438,13 @@ mod tests {
         let mut pairs = json!({ "headers": [{ "name": "set-cookie", "value": "a=b" }] });
         redact(&mut pairs);
         assert_eq!(pairs["headers"][0]["value"], REDACTED);
+    }
+
+    #[test]
+    fn scripts_compare_by_their_function_name() {
+        assert_eq!(function_name("async function settleQuiet(a, b) { x }"), "settleQuiet");
+        assert_eq!(function_name("// comment\nfunction ping() { return 1; }"), "ping");
+        assert_eq!(function_name("() => 1"), "() => 1");
     }
 
     #[test]

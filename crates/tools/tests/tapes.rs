@@ -55,6 +55,9 @@ async fn run_steps(engine: &Engine, steps: &[Step], base: &str) -> Vec<Value> {
             )
             .await
             .to_json();
+        if envelope["code"] == "BROWSER_UNAVAILABLE" {
+            eprintln!("UNAVAILABLE {}", envelope["message"]);
+        }
         transcripts.push(transcript(method, &envelope));
     }
     transcripts
