@@ -442,8 +442,14 @@ mod tests {
 
     #[test]
     fn scripts_compare_by_their_function_name() {
-        assert_eq!(function_name("async function settleQuiet(a, b) { x }"), "settleQuiet");
-        assert_eq!(function_name("// comment\nfunction ping() { return 1; }"), "ping");
+        assert_eq!(
+            function_name("async function settleQuiet(a, b) { x }"),
+            "settleQuiet"
+        );
+        assert_eq!(
+            function_name("// comment\nfunction ping() { return 1; }"),
+            "ping"
+        );
         assert_eq!(function_name("() => 1"), "() => 1");
     }
 

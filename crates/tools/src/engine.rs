@@ -419,7 +419,8 @@ impl Engine {
         params: Value,
     ) -> Result<Value, ToolError> {
         let watched = match tool.page_guard {
-            PageGuard::Probe => ctx.guard_page(&params).await?,
+            PageGuard::Reads => ctx.guard_page(&params, true).await?,
+            PageGuard::Probe => ctx.guard_page(&params, false).await?,
             PageGuard::Own | PageGuard::Off => None,
         };
         let Some(tab) = watched else {
@@ -800,11 +801,16 @@ impl Ctx<'_> {
         self.partial = Some(error);
     }
 
-    /// The probe of [`PageGuard::Probe`]: the tab the command names (`tabId`) or the
+    /// The checks of [`PageGuard::Reads`] (`reads`: an error page is refused) and
+    /// [`PageGuard::Probe`]: the tab the command names (`tabId`) or the
     /// current one, when the task has it and it is neither crashed nor closed (the tool
     /// reports those), must answer within the probe budget — or at once, if it was
     /// already found unresponsive. Returns the tab to watch while the handler runs.
-    async fn guard_page(&mut self, params: &Value) -> Result<Option<browser::Tab>, ToolError> {
+    async fn guard_page(
+        &mut self,
+        params: &Value,
+        reads: bool,
+    ) -> Result<Option<browser::Tab>, ToolError> {
         let Some(task) = self.slot.as_deref().and_then(|slot| slot.task.as_ref()) else {
             return Ok(None);
         };
@@ -819,6 +825,12 @@ impl Ctx<'_> {
         let state = tab.state();
         if state.crashed || state.closed {
             return Ok(None);
+        }
+        // A Chromium error page is not the site: a tool that reads the page never reads
+        // it as if it were.
+        if reads && let Err(refused) = tab.check_loaded() {
+            self.report_page(tab_id, &state);
+            return Err(refused.into());
         }
         let budget = self.engine.options.unresponsive;
         let budget = if state.unresponsive {

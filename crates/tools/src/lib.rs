@@ -16,7 +16,7 @@ mod render;
 mod resilience;
 mod schema;
 
-pub use catalogue::{ToolDef, catalogue, find};
+pub use catalogue::{PageGuard, ToolDef, catalogue, find};
 pub use engine::{ActiveCommand, CallOptions, Engine, EngineOptions, MAX_COMMAND_TIMEOUT};
 pub use envelope::{
     ActionStatus, Envelope, Events, Execution, Image, PageInfo, Status, Verification,

@@ -9,8 +9,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use super::ToolSpec;
 use super::expect::{self, Expect};
+use super::{PageGuard, ToolSpec};
 use crate::engine::Ctx;
 use crate::error::{Code, ToolError};
 
@@ -313,6 +313,7 @@ fn upload_files(files: &[String], upload_dir: Option<&Path>) -> Result<Vec<PathB
 
 impl ToolSpec for Act {
     const NAME: &'static str = "act";
+    const PAGE_GUARD: PageGuard = PageGuard::Reads;
     const DESCRIPTION: &'static str = "Act on an element (ref, role+name, or selector) with trusted input; optional expect verifies the outcome.";
     type Params = Params;
     type Output = Output;

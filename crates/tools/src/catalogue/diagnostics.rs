@@ -4,7 +4,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::ToolSpec;
+use super::{PageGuard, ToolSpec};
 use crate::engine::{ActiveCommand, Ctx};
 use crate::error::ToolError;
 use crate::journal::CommandRecord;
@@ -31,6 +31,7 @@ pub(crate) struct Diagnostics;
 
 impl ToolSpec for Diagnostics {
     const NAME: &'static str = "diagnostics";
+    const PAGE_GUARD: PageGuard = PageGuard::Off;
     const DESCRIPTION: &'static str = "The running command and recent ones of this task (method, code, stage, duration), from memory.";
     const USES_TASK: bool = false;
     type Params = Params;

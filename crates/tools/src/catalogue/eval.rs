@@ -9,7 +9,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::ToolSpec;
+use super::{PageGuard, ToolSpec};
 use crate::engine::Ctx;
 use crate::envelope::ActionStatus;
 use crate::error::{Code, ToolError};
@@ -59,6 +59,7 @@ pub(crate) fn disabled(what: &str) -> ToolError {
 
 impl ToolSpec for Eval {
     const NAME: &'static str = "eval";
+    const PAGE_GUARD: PageGuard = PageGuard::Reads;
     const DESCRIPTION: &'static str = "Run JavaScript in the page and return its value (disabled unless the operator enables eval).";
     type Params = Params;
     type Output = Output;

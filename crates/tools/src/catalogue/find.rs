@@ -4,7 +4,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::ToolSpec;
+use super::{PageGuard, ToolSpec};
 use crate::engine::Ctx;
 use crate::error::ToolError;
 
@@ -47,6 +47,7 @@ pub(crate) struct Find;
 
 impl ToolSpec for Find {
     const NAME: &'static str = "find";
+    const PAGE_GUARD: PageGuard = PageGuard::Reads;
     const DESCRIPTION: &'static str = "Search the whole page for text, a role, or role+name; each match has a ref usable with act.";
     type Params = Params;
     type Output = Output;

@@ -8,7 +8,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use super::ToolSpec;
+use super::{PageGuard, ToolSpec};
 use crate::engine::Ctx;
 use crate::error::{Code, ToolError};
 
@@ -105,6 +105,7 @@ pub(crate) struct FormState;
 
 impl ToolSpec for FormState {
     const NAME: &'static str = "form_state";
+    const PAGE_GUARD: PageGuard = PageGuard::Reads;
     const DESCRIPTION: &'static str = "Every form control in scope: DOM and displayed value, selected options, checked, validity, combobox popups. Passwords masked.";
     type Params = Params;
     type Output = Output;

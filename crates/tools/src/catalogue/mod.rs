@@ -40,7 +40,7 @@ pub struct ToolDef {
     /// Whether the handler works on the task (and so waits for the running command).
     pub(crate) uses_task: bool,
     /// What the engine does about a tab that does not answer.
-    pub(crate) page_guard: PageGuard,
+    pub page_guard: PageGuard,
     pub(crate) call: Handler,
 }
 
@@ -52,15 +52,19 @@ impl std::fmt::Debug for ToolDef {
 
 /// What the engine does about a tab whose page does not answer (`browser::Tab::probe`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum PageGuard {
-    /// Probe the tab the command names (or the current one) first, refusing at once with
-    /// `PAGE_UNRESPONSIVE` when it does not answer, and keep probing it while the handler
-    /// runs, so a page that hangs mid-command ends it at the probe point.
+pub enum PageGuard {
+    /// The tool reads the page (or acts on it): the engine refuses a tab showing an error
+    /// page (`PAGE_LOAD_FAILED`) before the handler runs, probes the tab first (refusing
+    /// at once with `PAGE_UNRESPONSIVE` when it does not answer), and keeps probing it
+    /// while the handler runs, so a page that hangs mid-command ends it at the probe point.
+    Reads,
+    /// Probed like `Reads`, but an error page is no reason to refuse (sizing the tab).
     Probe,
     /// The tool deals with an unresponsive tab itself (navigate recovers it, tabs lists
     /// and closes it).
     Own,
-    /// Never probe: the tool works while the page is held (an open dialog).
+    /// Never probe: the tool works while the page is held (an open dialog), or never
+    /// touches it (diagnostics).
     Off,
 }
 
@@ -69,7 +73,9 @@ pub(crate) trait ToolSpec {
     const NAME: &'static str;
     const DESCRIPTION: &'static str;
     const USES_TASK: bool = true;
-    const PAGE_GUARD: PageGuard = PageGuard::Probe;
+    /// How the tool stands to the page; every tool says so (no default), so a new tool
+    /// cannot skip the engine's page checks by forgetting them.
+    const PAGE_GUARD: PageGuard;
     type Params: DeserializeOwned + JsonSchema + Send;
     type Output: Serialize;
     fn run<'a, 'b>(

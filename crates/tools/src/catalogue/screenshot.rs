@@ -7,8 +7,8 @@ use browser::{CaptureTarget, DEFAULT_MAX_SIDE, ImageFormat, ScreenshotOptions};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::ToolSpec;
 use super::viewport::{PresetName, preset};
+use super::{PageGuard, ToolSpec};
 use crate::engine::Ctx;
 use crate::envelope::Image;
 use crate::error::ToolError;
@@ -76,6 +76,7 @@ pub(crate) struct Screenshot;
 
 impl ToolSpec for Screenshot {
     const NAME: &'static str = "screenshot";
+    const PAGE_GUARD: PageGuard = PageGuard::Reads;
     const DESCRIPTION: &'static str = "Capture the visible viewport (or one element by ref or selector) as an image; refused on error pages. preset sets the viewport first.";
     type Params = Params;
     type Output = Output;

@@ -5,7 +5,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::ToolSpec;
+use super::{PageGuard, ToolSpec};
 use crate::engine::Ctx;
 use crate::error::ToolError;
 
@@ -134,6 +134,7 @@ pub(crate) struct Snapshot;
 
 impl ToolSpec for Snapshot {
     const NAME: &'static str = "snapshot";
+    const PAGE_GUARD: PageGuard = PageGuard::Reads;
     const DESCRIPTION: &'static str = "Read the page: elements (default; tree with [refs] for acting, viewport first), text, markdown or html.";
     type Params = Params;
     type Output = Output;

@@ -5,7 +5,7 @@ use browser::Preset;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::ToolSpec;
+use super::{PageGuard, ToolSpec};
 use crate::engine::Ctx;
 use crate::error::ToolError;
 
@@ -86,6 +86,7 @@ pub(crate) struct Viewport;
 
 impl ToolSpec for Viewport {
     const NAME: &'static str = "viewport";
+    const PAGE_GUARD: PageGuard = PageGuard::Probe;
     const DESCRIPTION: &'static str = "Set the tab's viewport preset; reports the size the page lays out at and whether it matches (confirmed).";
     type Params = Params;
     type Output = Output;

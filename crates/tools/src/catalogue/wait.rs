@@ -12,8 +12,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use super::ToolSpec;
 use super::condition::{Arity, ConditionParams, refuse_unknown};
+use super::{PageGuard, ToolSpec};
 use crate::engine::Ctx;
 use crate::envelope::ActionStatus;
 use crate::error::{Code, ToolError};
@@ -56,6 +56,7 @@ pub(crate) struct Wait;
 
 impl ToolSpec for Wait {
     const NAME: &'static str = "wait";
+    const PAGE_GUARD: PageGuard = PageGuard::Reads;
     const DESCRIPTION: &'static str = "Wait until an element is visible/attached/hidden, text appears, the URL matches, or a js condition holds. Fails naming the condition and time.";
     type Params = Params;
     type Output = Output;

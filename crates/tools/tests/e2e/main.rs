@@ -7,6 +7,7 @@
 
 mod acting;
 mod capture;
+mod catalogue;
 mod conditions;
 mod harness;
 mod inputs;
