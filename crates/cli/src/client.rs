@@ -126,15 +126,7 @@ fn spawn_daemon(browser: &BrowserArgs, state: &StateDir) -> anyhow::Result<u32> 
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(log);
-    if let Some(cdp) = &browser.cdp {
-        command.arg("--cdp").arg(cdp);
-    }
-    if let Some(chromium) = &browser.chromium {
-        command.arg("--chromium").arg(chromium);
-    }
-    if browser.headed {
-        command.arg("--headed");
-    }
+    command.args(browser.daemon_args());
     // SAFETY: setsid is async-signal-safe and only detaches the child from our session,
     // so a terminal's hangup or the shell's job control does not reach the daemon.
     unsafe {

@@ -82,6 +82,41 @@ enum Command {
 }
 
 impl BrowserArgs {
+    /// These flags as arguments again, for a daemon this process starts: every field is
+    /// named here (no `..`), so a new flag cannot be left behind.
+    fn daemon_args(&self) -> Vec<std::ffi::OsString> {
+        let BrowserArgs {
+            cdp,
+            chromium,
+            headed,
+            record_cdp,
+            replay_cdp,
+            command_timeout_ms,
+            config,
+            settings: _,
+        } = self;
+        let mut args: Vec<std::ffi::OsString> = Vec::new();
+        let mut flag = |name: &str, value: Option<std::ffi::OsString>| {
+            if let Some(value) = value {
+                args.push(name.into());
+                args.push(value);
+            }
+        };
+        flag("--cdp", cdp.as_ref().map(Into::into));
+        flag("--chromium", chromium.as_ref().map(Into::into));
+        flag("--record-cdp", record_cdp.as_ref().map(Into::into));
+        flag("--replay-cdp", replay_cdp.as_ref().map(Into::into));
+        flag(
+            "--command-timeout-ms",
+            command_timeout_ms.map(|ms| ms.to_string().into()),
+        );
+        flag("--config", config.as_ref().map(Into::into));
+        if *headed {
+            args.push("--headed".into());
+        }
+        args
+    }
+
     fn engine_options(&self, task_id: &str) -> EngineOptions {
         let settings = &self.settings;
         let endpoint = match (&self.cdp, &self.replay_cdp) {
@@ -193,5 +228,41 @@ async fn run(mut cli: Cli) -> anyhow::Result<()> {
         Command::Bench(args) => bench::run(&cli.browser, args).await,
         Command::Serve(args) => serve::run(&cli.browser, args).await,
         Command::Verb(_) => anyhow::bail!("a CLI verb is run without the async runtime"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_daemon_started_for_a_verb_gets_every_browser_flag_the_verb_was_given() {
+        let verb = Cli::try_parse_from([
+            "candor",
+            "--chromium",
+            "/opt/chromium",
+            "--headed",
+            "--record-cdp",
+            "/tmp/tape.jsonl",
+            "--command-timeout-ms",
+            "1234",
+            "--config",
+            "/etc/candor.toml",
+            "tabs",
+        ])
+        .unwrap();
+        let mut argv: Vec<std::ffi::OsString> = vec!["candor".into(), "serve".into()];
+        argv.extend(verb.browser.daemon_args());
+        let daemon = Cli::try_parse_from(argv).unwrap();
+        assert_eq!(
+            format!("{:?}", daemon.browser),
+            format!("{:?}", verb.browser)
+        );
+        let attached =
+            Cli::try_parse_from(["candor", "--cdp", "ws://127.0.0.1:9/x", "tabs"]).unwrap();
+        assert_eq!(
+            attached.browser.daemon_args(),
+            ["--cdp", "ws://127.0.0.1:9/x"]
+        );
     }
 }

@@ -34,16 +34,11 @@ fn env_number<T: std::str::FromStr>(name: &str) -> Option<T> {
 }
 
 pub async fn run(browser: &BrowserArgs, args: ServeArgs) -> anyhow::Result<()> {
-    let options = browser.engine_options("serve");
     let config = daemon::DaemonConfig {
         state_dir: crate::client::state_dir(),
         port: args.port,
-        browser: options.browser,
-        command_timeout: options.command_timeout,
-        url_policy: options.url_policy,
-        enable_eval: options.enable_eval,
-        upload_dir: options.upload_dir,
-        unresponsive: options.unresponsive,
+        // One options value, built once from config + environment + flags, passed whole.
+        engine: browser.engine_options("serve"),
         idle_timeout: (args.idle_timeout_ms > 0)
             .then(|| Duration::from_millis(args.idle_timeout_ms)),
         ..daemon::DaemonConfig::default()

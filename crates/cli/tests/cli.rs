@@ -495,3 +495,26 @@ fn eval_form_state_and_the_acting_flags_round_trip_through_the_daemon() {
     ]);
     assert_eq!(failed.code, 2, "{failed:?}");
 }
+
+#[test]
+fn the_dialog_policy_reaches_tasks_of_an_auto_started_daemon_and_dialog_answers() {
+    let shell = Shell::new();
+    let opened = shell
+        .command(&["--id", "t", "open", &shell.url("dialogs.html")])
+        .env("CANDOR_DIALOG_POLICY", "ask")
+        .output()
+        .unwrap();
+    assert_eq!(Run::from(opened).code, 0);
+    // Under `ask` the confirm stays open for the dialog verb (it was answered at once
+    // before: the daemon dropped the policy).
+    let delete = shell.ref_of(&["--role", "button", "--name", "Delete"]);
+    let clicked = shell.json(&["--id", "t", "click", &delete]);
+    assert_eq!(clicked["data"]["dialogOpen"], true, "{clicked:#}");
+    let answered = shell.json(&["--id", "t", "dialog", "accept"]);
+    assert_eq!(answered["ok"], true, "{answered:#}");
+    let text = shell.json(&["--id", "t", "snapshot", "--mode", "text"]);
+    assert!(
+        text["data"]["text"].as_str().unwrap().contains("Deleted"),
+        "{text:#}"
+    );
+}

@@ -19,7 +19,7 @@ mod state;
 use std::future::Future;
 use std::time::Duration;
 
-use browser::{BrowserOptions, UrlPolicy};
+use tools::EngineOptions;
 
 pub use client::{Answer, Client};
 pub use error::Error;
@@ -37,21 +37,16 @@ pub const DEFAULT_PORT: u16 = 0;
 pub struct DaemonConfig {
     /// Where the token, `daemon.json` and the lock live.
     pub state_dir: std::path::PathBuf,
-    /// 0 for any free port (tests); the port is published in `daemon.json`.
+    /// 0 for any free port; the port is published in `daemon.json`.
     pub port: u16,
-    /// The browser every task shares, until a task asks for another while none runs.
-    pub browser: BrowserOptions,
-    /// The deadline of a command that names none.
-    pub command_timeout: Duration,
+    /// Every task's engine options, passed whole (built once from the configuration
+    /// file, the environment and the flags): each task takes them with its own id, on
+    /// the browser every task shares (`engine.browser`, until a task asks for another
+    /// while none runs). `engine.command_timeout` is the deadline of a command that names
+    /// none.
+    pub engine: EngineOptions,
     /// Shut down after this long with no request and nothing running.
     pub idle_timeout: Option<Duration>,
-    pub url_policy: UrlPolicy,
-    /// Run caller JavaScript (`eval`, `expect.js`, `readback`) in every task.
-    pub enable_eval: bool,
-    /// The folder uploads are taken from.
-    pub upload_dir: Option<std::path::PathBuf>,
-    /// How long a page may take to answer a probe before it is `PAGE_UNRESPONSIVE`.
-    pub unresponsive: Duration,
     /// Whether a headed browser could be shown (DISPLAY is set).
     pub display_available: bool,
 }
@@ -61,13 +56,8 @@ impl Default for DaemonConfig {
         Self {
             state_dir: default_state_dir(),
             port: DEFAULT_PORT,
-            browser: BrowserOptions::default(),
-            command_timeout: Duration::from_secs(30),
+            engine: EngineOptions::default(),
             idle_timeout: Some(Duration::from_secs(30 * 60)),
-            url_policy: UrlPolicy::default(),
-            enable_eval: false,
-            upload_dir: None,
-            unresponsive: browser::DEFAULT_UNRESPONSIVE,
             display_available: std::env::var_os("DISPLAY").is_some_and(|d| !d.is_empty()),
         }
     }

@@ -129,7 +129,7 @@ pub(crate) struct Registry {
 impl Registry {
     pub(crate) fn new(config: DaemonConfig) -> Self {
         Self {
-            host: Arc::new(BrowserHost::new(config.browser.clone())),
+            host: Arc::new(BrowserHost::new(config.engine.browser.clone())),
             config,
             activity: Arc::new(Activity::new()),
             live: Mutex::new(BTreeMap::new()),
@@ -170,7 +170,7 @@ impl Registry {
         };
         let timeout = match request.timeout_ms {
             Some(ms) => command_timeout(ms)?,
-            None => self.config.command_timeout,
+            None => self.config.engine.command_timeout,
         };
         {
             let live = lock(&self.live);
@@ -188,12 +188,7 @@ impl Registry {
         let options = EngineOptions {
             browser: self.host.options(),
             task_id: id.clone(),
-            command_timeout: self.config.command_timeout,
-            url_policy: self.config.url_policy.clone(),
-            enable_eval: self.config.enable_eval,
-            upload_dir: self.config.upload_dir.clone(),
-            unresponsive: self.config.unresponsive,
-            ..EngineOptions::default()
+            ..self.config.engine.clone()
         };
         let engine = Arc::new(Engine::with_host(options, self.host.clone()));
         let opened = engine.open(timeout).await;

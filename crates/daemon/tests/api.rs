@@ -34,14 +34,17 @@ fn config(dir: &std::path::Path) -> DaemonConfig {
     DaemonConfig {
         state_dir: dir.join("state"),
         port: 0,
-        browser: BrowserOptions {
-            endpoint: Endpoint::Launch(LaunchOptions {
-                executable: Some(test_support::chromium()),
-                ..LaunchOptions::default()
-            }),
-            record_cdp: None,
+        engine: tools::EngineOptions {
+            browser: BrowserOptions {
+                endpoint: Endpoint::Launch(LaunchOptions {
+                    executable: Some(test_support::chromium()),
+                    ..LaunchOptions::default()
+                }),
+                record_cdp: None,
+            },
+            command_timeout: Duration::from_secs(30),
+            ..tools::EngineOptions::default()
         },
-        command_timeout: Duration::from_secs(30),
         idle_timeout: None,
         display_available: false,
         ..DaemonConfig::default()
