@@ -47,7 +47,6 @@ fn config(dir: &std::path::Path) -> DaemonConfig {
         },
         idle_timeout: None,
         display_available: false,
-        ..DaemonConfig::default()
     }
 }
 
