@@ -173,7 +173,7 @@ fn the_first_call_starts_the_daemon_and_says_so_and_state_lives_between_calls() 
     assert_eq!(read.stderr, "", "{read:?}");
     assert!(
         read.stdout
-            .contains("<untrusted-page-content>\nThis is the second page."),
+            .contains("<untrusted-page-content>\n⟨1⟩ page.title: Second page\n⟨2⟩ data.text:\nThis is the second page."),
         "{read:?}"
     );
 

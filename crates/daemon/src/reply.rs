@@ -70,6 +70,7 @@ pub(crate) fn reply(
         page: None,
         data,
         events: Events::default(),
+        untrusted: Vec::new(),
         image: None,
     }
 }

@@ -193,6 +193,8 @@ pub struct Ctx<'a> {
     partial: Option<ToolError>,
     /// Tries that failed with a transient error and were tried again, for the journal.
     retries: Vec<Value>,
+    /// JSON pointers (into `data`) of the page content the tool's output holds.
+    pub(crate) untrusted: Vec<String>,
 }
 
 impl Engine {
@@ -268,6 +270,7 @@ impl Engine {
             verification: Verification::default(),
             image: None,
             partial: None,
+            untrusted: Vec::new(),
             retries: Vec::new(),
         };
         let open = catalogue::find(method)
@@ -475,6 +478,7 @@ impl Engine {
             verification: Verification::default(),
             image: None,
             partial: None,
+            untrusted: Vec::new(),
             retries: Vec::new(),
         };
         let mut envelope = finish(command_id, &ctx, Err(error), started);
@@ -656,6 +660,58 @@ fn finish(
     result: Result<Value, ToolError>,
     started: Instant,
 ) -> Envelope {
+    let in_data: Vec<String> = match &result {
+        Ok(_) => ctx.untrusted.clone(),
+        Err(error) => error
+            .untrusted
+            .iter()
+            .map(|p| format!("/data{p}"))
+            .collect(),
+    };
+    let mut envelope = envelope_of(command_id, ctx, result, started);
+    envelope.untrusted = page_content(&envelope, in_data);
+    envelope
+}
+
+/// Every place in `envelope` that holds what came from the page: the data's (`in_data`,
+/// known from the output's types), and the envelope's own — the page's title, the
+/// evidence of an expectation, a dialog's message.
+fn page_content(envelope: &Envelope, in_data: Vec<String>) -> Vec<String> {
+    let mut pointers = Vec::new();
+    if envelope.page.as_ref().is_some_and(|p| !p.title.is_empty()) {
+        pointers.push("/page/title".into());
+    }
+    pointers.extend(in_data);
+    if let Some(expect) = &envelope.verification.expect {
+        if expect.get("actual").is_some() {
+            pointers.push("/verification/expect/actual".into());
+        }
+        for (index, _) in expect["conditions"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .enumerate()
+        {
+            pointers.push(format!("/verification/expect/conditions/{index}/actual"));
+        }
+    }
+    if envelope
+        .events
+        .dialog
+        .as_ref()
+        .is_some_and(|d| d.get("message").is_some())
+    {
+        pointers.push("/events/dialog/message".into());
+    }
+    pointers
+}
+
+fn envelope_of(
+    command_id: String,
+    ctx: &Ctx<'_>,
+    result: Result<Value, ToolError>,
+    started: Instant,
+) -> Envelope {
     let duration_ms = started.elapsed().as_millis() as u64;
     match result {
         Ok(data) if ctx.partial.is_some() => partial(command_id, ctx, data, duration_ms),
@@ -684,6 +740,7 @@ fn finish(
             page: ctx.page.clone(),
             data,
             events: ctx.events.clone(),
+            untrusted: Vec::new(),
             image: None,
         },
         Err(error) => {
@@ -725,6 +782,7 @@ fn finish(
                     .data
                     .map_or_else(|| Value::Object(Default::default()), |d| *d),
                 events: ctx.events.clone(),
+                untrusted: Vec::new(),
                 image: None,
             }
         }
@@ -758,6 +816,8 @@ fn partial(command_id: String, ctx: &Ctx<'_>, data: Value, duration_ms: u64) -> 
     let Some(error) = ctx.partial.clone() else {
         return finish(command_id, ctx, Ok(data), Instant::now());
     };
+    let mut in_data = ctx.untrusted.clone();
+    in_data.extend(error.untrusted.iter().map(|p| format!("/data{p}")));
     let mut data = data;
     if let (Value::Object(data), Some(Value::Object(extra))) = (&mut data, error.data.as_deref()) {
         for (key, value) in extra {
@@ -769,7 +829,7 @@ fn partial(command_id: String, ctx: &Ctx<'_>, data: Value, duration_ms: u64) -> 
     } else {
         ActionStatus::NotStarted
     });
-    Envelope {
+    let mut envelope = Envelope {
         ok: false,
         status: Status::Partial,
         code: Some(error.code),
@@ -790,8 +850,11 @@ fn partial(command_id: String, ctx: &Ctx<'_>, data: Value, duration_ms: u64) -> 
         page: ctx.page.clone(),
         data,
         events: ctx.events.clone(),
+        untrusted: Vec::new(),
         image: None,
-    }
+    };
+    envelope.untrusted = page_content(&envelope, in_data);
+    envelope
 }
 
 impl Ctx<'_> {

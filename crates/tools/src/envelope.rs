@@ -20,6 +20,10 @@ pub struct Envelope {
     pub page: Option<PageInfo>,
     pub data: Value,
     pub events: Events,
+    /// JSON pointers into this envelope of everything that came from the page (SPEC §16):
+    /// the one renderer fences exactly these, on every face.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub untrusted: Vec<String>,
     /// A screenshot's image: sent by faces that carry images (an MCP image block), never
     /// inside `data` or the text form.
     #[serde(skip)]

@@ -3,6 +3,8 @@
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::untrusted::PageText;
+
 use crate::envelope::ActionStatus;
 
 /// Every code a tool can return. Refusals come first: nothing was executed.
@@ -124,6 +126,8 @@ pub struct ToolError {
     /// A passing condition (a context destroyed by a navigation, a target detached
     /// mid-read): a command that failed so before dispatching anything may be tried again.
     pub transient: bool,
+    /// JSON pointers into `data` of what came from the page (fenced when rendered).
+    pub untrusted: Vec<String>,
 }
 
 impl ToolError {
@@ -135,6 +139,7 @@ impl ToolError {
             data: None,
             action_status: None,
             transient: false,
+            untrusted: Vec::new(),
         }
     }
 
@@ -150,6 +155,38 @@ impl ToolError {
         self.data = Some(Box::new(data));
         self
     }
+
+    /// `data` from a value whose page content is typed ([`crate::untrusted`]): what came
+    /// from the page is known, and fenced when rendered.
+    pub(crate) fn with_typed_data<T: serde::Serialize>(mut self, data: &T) -> Self {
+        if let Ok((value, untrusted)) = crate::untrusted::to_value_marked(data) {
+            self.data = Some(Box::new(value));
+            self.untrusted = untrusted;
+        }
+        self
+    }
+}
+
+/// `ELEMENT_OCCLUDED`'s data: what covers the element, as the page names it.
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Occluded {
+    covering_element: PageText,
+}
+
+/// `AMBIGUOUS_LOCATOR`'s data: the candidates' names and text are the page's.
+#[derive(serde::Serialize)]
+struct Ambiguous {
+    matched: usize,
+    candidates: Vec<Candidate>,
+}
+
+#[derive(serde::Serialize)]
+struct Candidate {
+    r#ref: Option<String>,
+    role: String,
+    name: PageText,
+    text: PageText,
 }
 
 impl From<browser::Error> for ToolError {
@@ -287,13 +324,18 @@ impl ToolError {
                 message,
                 "pick one: act on a candidate's ref, or add nth or scope",
             )
-            .with_data(serde_json::json!({
-                "matched": matched,
-                "candidates": candidates
-                    .iter()
-                    .map(|c| serde_json::json!({ "ref": c.r#ref, "role": c.role, "name": c.name, "text": c.text }))
-                    .collect::<Vec<_>>(),
-            })),
+            .with_typed_data(&Ambiguous {
+                matched,
+                candidates: candidates
+                    .into_iter()
+                    .map(|c| Candidate {
+                        r#ref: c.r#ref,
+                        role: c.role,
+                        name: PageText(c.name),
+                        text: PageText(c.text),
+                    })
+                    .collect(),
+            }),
             E::ElementDisabled { .. } => ToolError::new(
                 Code::ElementDisabled,
                 message,
@@ -304,7 +346,9 @@ impl ToolError {
                 message,
                 "close or move what covers it (often a dialog, banner or overlay), then act again",
             )
-            .with_data(serde_json::json!({ "coveringElement": covering })),
+            .with_typed_data(&Occluded {
+                covering_element: PageText(covering),
+            }),
             E::InputMismatch { expected, actual } => ToolError::new(
                 Code::InputMismatch,
                 message,

@@ -15,6 +15,7 @@ mod journal;
 mod render;
 mod resilience;
 mod schema;
+mod untrusted;
 
 pub use catalogue::{PageGuard, ToolDef, catalogue, find};
 pub use engine::{ActiveCommand, CallOptions, Engine, EngineOptions, MAX_COMMAND_TIMEOUT};
@@ -24,5 +25,5 @@ pub use envelope::{
 pub use error::{Code, ToolError};
 pub use host::BrowserHost;
 pub use journal::redact_command;
-pub use render::render_text;
+pub use render::{render_json, render_text};
 pub use resilience::DEFAULT_CIRCUIT_OPEN;

@@ -13,6 +13,7 @@ use super::expect::{self, Expect};
 use super::{PageGuard, ToolSpec};
 use crate::engine::Ctx;
 use crate::error::{Code, ToolError};
+use crate::untrusted::{PageText, PageValue};
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -111,7 +112,7 @@ pub(crate) struct Output {
     #[serde(skip_serializing_if = "Option::is_none")]
     r#ref: Option<String>,
     role: String,
-    name: String,
+    name: PageText,
     /// The ref's element was gone; a unique same role+name element stood in.
     relocated: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -143,14 +144,14 @@ pub(crate) struct Output {
     #[serde(skip_serializing_if = "Option::is_none")]
     still_changing: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    readback: Option<Value>,
+    readback: Option<PageValue>,
     /// A dialog opened and waits for browser_dialog (policy ask).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     dialog_open: bool,
     /// The page's snapshot lines that changed (`+`/`-`), or the whole snapshot when
     /// there was none before; its id is `page.snapshotId`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    diff: Option<String>,
+    diff: Option<PageText>,
 }
 
 /// The most `actionTimeoutMs` may ask for.
@@ -383,7 +384,7 @@ impl ToolSpec for Act {
                 action: params.action,
                 r#ref: None,
                 role: String::new(),
-                name: String::new(),
+                name: PageText::default(),
                 relocated: false,
                 input_value_verified: None,
                 keys_sent: None,
@@ -454,7 +455,7 @@ impl ToolSpec for Act {
             action: params.action,
             r#ref: outcome.r#ref,
             role: outcome.role,
-            name: outcome.name,
+            name: PageText(outcome.name),
             relocated: outcome.relocated,
             input_value_verified: outcome.input_value_verified,
             keys_sent: outcome.keys_sent,
@@ -467,9 +468,9 @@ impl ToolSpec for Act {
             settled: outcome.settled,
             settle_ms: outcome.settle_ms,
             still_changing: outcome.still_changing,
-            readback,
+            readback: readback.map(PageValue),
             dialog_open: false,
-            diff,
+            diff: diff.map(PageText),
         })
     }
 }

@@ -13,6 +13,7 @@ use super::{PageGuard, ToolSpec};
 use crate::engine::Ctx;
 use crate::envelope::ActionStatus;
 use crate::error::{Code, ToolError};
+use crate::untrusted::PageValue;
 
 const DEFAULT_MAX_CHARS: usize = 20_000;
 const MAX_MAX_CHARS: usize = 200_000;
@@ -33,7 +34,7 @@ pub(crate) struct Params {
 #[serde(rename_all = "camelCase")]
 pub(crate) struct Output {
     /// The value as JSON; when truncated, the first maxChars characters of its JSON text.
-    value: Value,
+    value: PageValue,
     /// typeof the value (null, array and node told apart).
     r#type: String,
     /// expression, or body when the code was not an expression (unknown if the page navigated first).
@@ -112,7 +113,7 @@ impl ToolSpec for Eval {
                     None
                 };
                 Ok(Output {
-                    value: value.value,
+                    value: PageValue(value.value),
                     r#type: value.js_type,
                     ran_as: if value.as_body { "body" } else { "expression" },
                     truncated: value.truncated,
@@ -133,7 +134,7 @@ impl ToolSpec for Eval {
                 Err(error)
             }
             browser::Evaluated::Navigated => Ok(Output {
-                value: Value::Null,
+                value: PageValue(Value::Null),
                 r#type: "none".into(),
                 ran_as: "unknown",
                 truncated: false,

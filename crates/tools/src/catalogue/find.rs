@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use super::{PageGuard, ToolSpec};
 use crate::engine::Ctx;
 use crate::error::ToolError;
+use crate::untrusted::PageText;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -29,9 +30,9 @@ pub(crate) struct Params {
 pub(crate) struct Match {
     r#ref: String,
     role: String,
-    name: String,
-    text: String,
-    path: Vec<String>,
+    name: PageText,
+    text: PageText,
+    path: Vec<PageText>,
     in_viewport: bool,
 }
 
@@ -90,9 +91,9 @@ impl ToolSpec for Find {
                 .map(|f| Match {
                     r#ref: f.r#ref,
                     role: f.role,
-                    name: f.name,
-                    text: f.text,
-                    path: f.path,
+                    name: PageText(f.name),
+                    text: PageText(f.text),
+                    path: f.path.into_iter().map(PageText).collect(),
                     in_viewport: f.in_viewport,
                 })
                 .collect(),

@@ -11,6 +11,7 @@ use serde_json::json;
 use super::{PageGuard, ToolSpec};
 use crate::engine::Ctx;
 use crate::error::{Code, ToolError};
+use crate::untrusted::PageText;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -48,23 +49,23 @@ struct Control {
     #[serde(skip_serializing_if = "Option::is_none")]
     role: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    name: Option<String>,
+    name: Option<PageText>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    label: Option<String>,
+    label: Option<PageText>,
     #[serde(skip_serializing_if = "Option::is_none")]
     selector: Option<String>,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     in_shadow_root: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
-    dom_value: Option<String>,
+    dom_value: Option<PageText>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    display_value: Option<String>,
+    display_value: Option<PageText>,
     #[serde(skip_serializing_if = "Option::is_none")]
     selected_options: Option<Vec<Opt>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     checked: Option<serde_json::Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    validation_message: Option<String>,
+    validation_message: Option<PageText>,
     invalid: bool,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     disabled: bool,
@@ -82,8 +83,8 @@ struct Control {
 #[serde(rename_all = "camelCase")]
 struct Opt {
     #[serde(skip_serializing_if = "Option::is_none")]
-    value: Option<String>,
-    label: String,
+    value: Option<PageText>,
+    label: PageText,
 }
 
 #[derive(Debug, Serialize)]
@@ -148,12 +149,12 @@ impl From<FormControl> for Control {
             tag: c.tag,
             r#type: c.kind,
             role: c.role,
-            name: c.name,
-            label: c.label,
+            name: c.name.map(PageText),
+            label: c.label.map(PageText),
             selector: c.selector,
             in_shadow_root: c.in_shadow_root,
-            dom_value: c.dom_value,
-            display_value: c.display_value,
+            dom_value: c.dom_value.map(PageText),
+            display_value: c.display_value.map(PageText),
             selected_options: c
                 .selected_options
                 .map(|options| options.into_iter().map(Opt::from).collect()),
@@ -162,7 +163,7 @@ impl From<FormControl> for Control {
                 Checked::No => json!(false),
                 Checked::Mixed => json!("mixed"),
             }),
-            validation_message: c.validation_message,
+            validation_message: c.validation_message.map(PageText),
             invalid: c.invalid,
             disabled: c.disabled,
             required: c.required,
@@ -184,8 +185,8 @@ impl From<FormControl> for Control {
 impl From<OptionState> for Opt {
     fn from(o: OptionState) -> Self {
         Opt {
-            value: o.value,
-            label: o.label,
+            value: o.value.map(PageText),
+            label: PageText(o.label),
         }
     }
 }

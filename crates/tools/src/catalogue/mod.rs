@@ -105,9 +105,12 @@ async fn invoke<T: ToolSpec>(ctx: &mut Ctx<'_>, params: Value) -> Result<Value, 
     let params: T::Params = serde_json::from_value(params)
         .map_err(|e| ToolError::invalid_params(format!("{} params: {e}", T::NAME)))?;
     let output = T::run(ctx, params).await?;
-    serde_json::to_value(output).map_err(|e| {
+    let (value, untrusted) = crate::untrusted::to_value_marked(&output).map_err(|e| {
         ToolError::invalid_params(format!("{} output cannot be encoded: {e}", T::NAME))
-    })
+    })?;
+    ctx.untrusted
+        .extend(untrusted.into_iter().map(|p| format!("/data{p}")));
+    Ok(value)
 }
 
 /// Every tool, in the order faces list them.

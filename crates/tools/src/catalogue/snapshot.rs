@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use super::{PageGuard, ToolSpec};
 use crate::engine::Ctx;
 use crate::error::ToolError;
+use crate::untrusted::PageText;
 
 const DEFAULT_MAX_CHARS: usize = 20_000;
 const MAX_MAX_CHARS: usize = 2_000_000;
@@ -51,7 +52,7 @@ pub(crate) struct Output {
     mode: Mode,
     #[serde(skip_serializing_if = "Option::is_none")]
     snapshot_id: Option<String>,
-    text: String,
+    text: PageText,
     truncated: bool,
     /// elements: estimated tokens of `text`.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -112,7 +113,7 @@ impl Output {
         Output {
             mode,
             snapshot_id: None,
-            text,
+            text: PageText(text),
             truncated,
             tokens: None,
             chars: Some(total_chars.min(max_chars)),
@@ -224,7 +225,7 @@ impl ToolSpec for Snapshot {
                     let output = Output {
                         mode: Mode::Elements,
                         snapshot_id: Some(snap.id),
-                        text: snap.text,
+                        text: PageText(snap.text),
                         truncated: snap.truncated,
                         tokens: Some(snap.tokens),
                         chars: None,

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use super::{PageGuard, ToolSpec};
 use crate::engine::Ctx;
 use crate::error::ToolError;
+use crate::untrusted::PageText;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -42,7 +43,7 @@ enum Action {
 #[serde(rename_all = "camelCase")]
 pub(crate) struct TabLine {
     id: String,
-    title: String,
+    title: PageText,
     url: String,
     loading: bool,
     failed: bool,
@@ -194,7 +195,7 @@ impl ToolSpec for Tabs {
             .into_iter()
             .map(|summary| TabLine {
                 id: summary.id.to_string(),
-                title: summary.state.title.clone(),
+                title: PageText(summary.state.title.clone()),
                 url: summary.state.url.clone(),
                 loading: summary.state.loading,
                 failed: summary.state.failed.is_some(),

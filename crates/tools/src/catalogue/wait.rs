@@ -17,6 +17,7 @@ use super::{PageGuard, ToolSpec};
 use crate::engine::Ctx;
 use crate::envelope::ActionStatus;
 use crate::error::{Code, ToolError};
+use crate::untrusted::PageValue;
 
 /// A wait's timeout when none is given.
 const DEFAULT_TIMEOUT: Duration = Duration::from_millis(5_000);
@@ -48,8 +49,20 @@ pub(crate) struct Output {
     /// What was waited for.
     condition: String,
     /// The evidence: the text excerpt, the URL, the value, or the element counts.
-    actual: Value,
+    actual: PageValue,
     waited_ms: u64,
+}
+
+/// A wait that ended unmet: the condition and the page's evidence.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Unmet {
+    condition: String,
+    actual: PageValue,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    waited_ms: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    timeout_ms: Option<u64>,
 }
 
 pub(crate) struct Wait;
@@ -127,7 +140,12 @@ impl ToolSpec for Wait {
                     ),
                     "give the command a longer deadline (commandTimeoutMs), or wait for something that comes sooner",
                 )
-                .with_data(json!({ "condition": condition.to_string(), "actual": outcome.actual }));
+                .with_typed_data(&Unmet {
+                    condition: condition.to_string(),
+                    actual: PageValue(outcome.actual),
+                    waited_ms: None,
+                    timeout_ms: None,
+                });
                 error.action_status = Some(ActionStatus::NotStarted);
                 return Err(error);
             }
@@ -156,18 +174,19 @@ impl ToolSpec for Wait {
             } else {
                 "take a browser_snapshot to see the page; wait again with a longer timeoutMs if it is still on its way"
             };
-            let mut error = ToolError::new(Code::WaitTimeout, message, hint).with_data(json!({
-                "condition": condition.to_string(),
-                "actual": outcome.actual,
-                "waitedMs": waited_ms,
-                "timeoutMs": timeout.as_millis() as u64,
-            }));
+            let mut error =
+                ToolError::new(Code::WaitTimeout, message, hint).with_typed_data(&Unmet {
+                    condition: condition.to_string(),
+                    actual: PageValue(outcome.actual),
+                    waited_ms: Some(waited_ms),
+                    timeout_ms: Some(timeout.as_millis() as u64),
+                });
             error.action_status = Some(ActionStatus::NotStarted);
             return Err(error);
         }
         Ok(Output {
             condition: condition.to_string(),
-            actual: outcome.actual,
+            actual: PageValue(outcome.actual),
             waited_ms,
         })
     }

@@ -78,3 +78,65 @@ async fn every_tool_that_reads_the_page_refuses_an_error_page_before_it_runs() {
     }
     h.shutdown().await;
 }
+
+/// The text form split at its fence: (outside, inside).
+fn fenced(text: &str) -> (String, String) {
+    match text.split_once("<untrusted-page-content>\n") {
+        Some((outside, inside)) => (outside.to_string(), inside.to_string()),
+        None => (text.to_string(), String::new()),
+    }
+}
+
+#[tokio::test]
+async fn page_text_is_fenced_in_every_tools_text_form_wherever_it_sits() {
+    let h = Harness::with(|options| options.enable_eval = true);
+    h.ok("navigate", json!({ "url": h.url("act-form.html") }))
+        .await;
+    let cases = [
+        // find's match text and name were printed inline.
+        ("find", json!({ "text": "Not submitted" }), "Not submitted"),
+        // act's diff, and the element's name.
+        (
+            "act",
+            json!({ "action": "click", "role": "button", "name": "Send" }),
+            "Submitted",
+        ),
+        // wait's evidence, in a failure's data.
+        (
+            "wait",
+            json!({ "js": "document.title", "equals": "x", "timeoutMs": 100 }),
+            "Act form",
+        ),
+        (
+            "eval",
+            json!({ "expression": "document.querySelector('#out').textContent" }),
+            "Submitted",
+        ),
+        ("snapshot", json!({ "mode": "text" }), "Submitted"),
+    ];
+    for (tool, params, page_text) in cases {
+        let envelope = h.envelope(tool, params).await;
+        let text = tools::render_text(tool, &envelope);
+        let (outside, inside) = fenced(&text);
+        assert!(
+            inside.contains(page_text),
+            "{tool}: {page_text} not fenced:\n{text}"
+        );
+        assert!(
+            !outside.contains(page_text),
+            "{tool}: {page_text} outside the fence:\n{text}"
+        );
+        // The page's title is the page's too.
+        assert!(
+            !outside.contains("Act form"),
+            "{tool}: the title outside the fence:\n{text}"
+        );
+        // structuredContent keeps the plain values.
+        let json = envelope.to_json();
+        assert!(
+            json["untrusted"].as_array().is_some_and(|p| !p.is_empty()),
+            "{json:#}"
+        );
+    }
+    h.shutdown().await;
+}
