@@ -264,7 +264,7 @@ impl Tab {
     }
 
     /// Navigates to `url` (already checked against the task's policy) and waits for it
-    /// to commit and load (see [`Tab::settle_navigation`]). A crashed tab may navigate:
+    /// to commit and load (see `Tab::settle_navigation`). A crashed tab may navigate:
     /// that is how it recovers.
     pub async fn navigate(&self, url: &Url, deadline: Deadline) -> Result<LoadOutcome, Error> {
         self.check_navigable()?;
