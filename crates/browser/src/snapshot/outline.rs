@@ -503,11 +503,12 @@ impl Builder<'_> {
     /// activation) passes them to the elements inside it, which carry the refs: the
     /// document's own body or app root (event delegation; its name would be the whole
     /// page's text), or a wrapper around one element whose name is all the wrapper says
-    /// (a label around its checkbox, a title bar around its close button). Such a
-    /// wrapper is folded like any other.
+    /// (a label around its checkbox, a title bar around its close button, a list item
+    /// around its one link). Such a wrapper gets no ref of its own — one element, one
+    /// ref — and a role-less one is folded like any other.
     fn forwards_clicks(&mut self, index: usize) -> bool {
         let node = &self.nodes[index];
-        if !node.clickable || !FOLDED.contains(&node.role.as_str()) {
+        if !node.clickable || INTERACTIVE.contains(&node.role.as_str()) {
             return false;
         }
         let mut inside = Vec::new();

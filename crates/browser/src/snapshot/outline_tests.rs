@@ -437,3 +437,22 @@ fn markdown_reads_headings_paragraphs_lists_and_links_with_refs() {
         "{md}"
     );
 }
+
+#[test]
+fn a_clickable_list_item_around_its_one_link_is_not_a_second_ref() {
+    let item = |name: &str| el("listitem", "", vec![el("link", name, vec![text(name)])]);
+    let mut obs = observation(el(
+        "RootWebArea",
+        "",
+        vec![el("list", "", vec![item("Kazakhstan"), item("Kenya")])],
+    ));
+    for node in &mut obs.nodes {
+        if node.role == "listitem" {
+            node.clickable = true;
+        }
+    }
+    assert_eq!(
+        shape(&obs),
+        "list\n  listitem\n    link \"Kazakhstan\" [ref]\n  listitem\n    link \"Kenya\" [ref]"
+    );
+}
