@@ -122,6 +122,12 @@ async function settleQuiet(budgetMs, sinceMs, mode) {
       text += "." + el.className.trim().split(/\s+/).slice(0, 2).join(".");
     return text;
   };
+  // candor's own waits use the functions the watcher kept, so they are not counted as
+  // work the page scheduled.
+  const native = self.native || globalThis;
+  const requestAnimationFrame = native.requestAnimationFrame.bind(globalThis);
+  const setTimeout = native.setTimeout.bind(globalThis);
+  const clearTimeout = native.clearTimeout.bind(globalThis);
   const frame = () =>
     new Promise((resolve) => {
       // A hidden page renders no frames and gets ticks instead; a visible one's first
@@ -132,10 +138,28 @@ async function settleQuiet(budgetMs, sinceMs, mode) {
         resolve();
       });
     });
-  // After an action, one frame first: what the action scheduled for the next frame has
-  // then run. If nothing changed since and nothing animates, the page is quiet.
+  // After an action that scheduled nothing for later (no frame callback, no timer since
+  // it began) and with no finite animation running, what it changed is all there will
+  // be: the page is quiet at once. Otherwise one frame first: what the action scheduled
+  // for the next frame has then run; if nothing changed since and nothing animates, the
+  // page is quiet.
+  if (mode === "action" && sinceMs >= 0 && !(self.scheduledAt >= from) && animating().length === 0) {
+    self.quietAt = performance.now();
+    remember();
+    return { quiet: true, waitedMs: 0, region: null };
+  }
+  // Work the action scheduled for a moment ahead (within the budget): the page is not
+  // quiet before it is due.
+  const due = () => {
+    let latest = -Infinity;
+    for (const [at, when] of self.scheduled || []) {
+      if (at >= from && when - at <= budgetMs) latest = Math.max(latest, when);
+    }
+    return latest;
+  };
+  const scheduledSince = mode === "action" && self.scheduledAt >= from;
   if (mode === "action") await frame();
-  if (sinceMs >= 0 && changedSince(from).length === 0 && animating().length === 0) {
+  if (sinceMs >= 0 && !scheduledSince && changedSince(from).length === 0 && animating().length === 0) {
     self.quietAt = performance.now();
     remember();
     return { quiet: true, waitedMs: 0, region: null };
@@ -148,7 +172,7 @@ async function settleQuiet(budgetMs, sinceMs, mode) {
     judge(now);
     const changed = changedSince(mark);
     const running = animating();
-    if (changed.length === 0 && running.length === 0) {
+    if (changed.length === 0 && running.length === 0 && now > due()) {
       self.quietAt = now;
       remember();
       return { quiet: true, waitedMs: Math.max(1, Math.round(now - start)), region: null };

@@ -2,8 +2,9 @@
 // the page's own scripts, and called directly on a document that predates it: remembers
 // the last DOM mutations of the document (nodes added or removed, attributes — `style`
 // and `class` included —, text) in a fixed ring of (time, node, kind), so that after an
-// action candor can tell whether the page has stopped changing (js/settle_quiet.js). It
-// changes nothing in the page. The state sits under a registry symbol, not a named
+// action candor can tell whether the page has stopped changing (js/settle_quiet.js), and
+// when the page last scheduled a frame callback or a timer. It changes nothing the page
+// can see. The state sits under a registry symbol, not a named
 // global, so the page's own code does not trip over it.
 function watchSettle() {
   const key = Symbol.for("candor.settle");
@@ -27,6 +28,33 @@ function watchSettle() {
       state.count += 1;
     }
   });
+  // When the page last scheduled work for later (a frame callback, a timer): after an
+  // action that scheduled nothing, nothing more can follow from it but what is already
+  // visible. Wrappers are Proxies, so they still read as native.
+  state.scheduledAt = -Infinity;
+  // The last few [when scheduled, when due], so a settle can wait for work an action
+  // scheduled a moment ahead (a timer that starts an animation).
+  state.scheduled = [];
+  // The page's own functions, for candor's waits, which must not count as the page's.
+  state.native = {
+    requestAnimationFrame: globalThis.requestAnimationFrame,
+    setTimeout: globalThis.setTimeout,
+    clearTimeout: globalThis.clearTimeout,
+  };
+  for (const name of ["requestAnimationFrame", "setTimeout", "setInterval"]) {
+    const original = globalThis[name];
+    if (typeof original !== "function") continue;
+    globalThis[name] = new Proxy(original, {
+      apply(target, self, args) {
+        const now = performance.now();
+        const delay = name === "requestAnimationFrame" ? 0 : Number(args[1]) || 0;
+        state.scheduledAt = now;
+        state.scheduled.push([now, now + delay]);
+        if (state.scheduled.length > 64) state.scheduled.shift();
+        return Reflect.apply(target, self, args);
+      },
+    });
+  }
   observer.observe(document, {
     subtree: true,
     childList: true,

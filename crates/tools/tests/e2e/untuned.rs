@@ -43,6 +43,31 @@ async fn a_panel_opened_by_a_script_animation_is_whole_in_the_diff_and_the_next_
 }
 
 #[tokio::test]
+async fn a_panel_opened_by_an_interval_timer_is_waited_for_too() {
+    let h = Harness::new();
+    h.ok(
+        "navigate",
+        json!({ "url": h.url("untuned/script-accordion.html") }),
+    )
+    .await;
+    h.ok("snapshot", json!({})).await;
+    let clicked = h
+        .ok(
+            "act",
+            json!({ "action": "click", "role": "button", "name": "Can I return an item?" }),
+        )
+        .await;
+    let data = &clicked["data"];
+    assert_eq!(data["settled"], true, "{clicked:#}");
+    assert!(data["settleMs"].as_u64().unwrap() >= 300, "{clicked:#}");
+    assert!(
+        data["diff"].as_str().unwrap().contains("OTTER-PANEL-END"),
+        "{clicked:#}"
+    );
+    h.shutdown().await;
+}
+
+#[tokio::test]
 async fn a_page_with_perpetual_animations_settles_at_once_after_a_click() {
     let h = Harness::new();
     h.ok(
