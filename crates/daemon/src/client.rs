@@ -45,6 +45,11 @@ impl Client {
             .timeout_connect(Some(Duration::from_secs(2)))
             // A command may run up to 900 s; the daemon bounds it, not the client.
             .timeout_global(None)
+            // No idle connections kept: a request on a kept connection the daemon is
+            // closing at that moment fails ("peer disconnected"), and a command is never
+            // sent twice to find out whether it arrived. A loopback connect costs little.
+            .max_idle_connections(0)
+            .max_idle_connections_per_host(0)
             .build()
             .new_agent();
         Client {
