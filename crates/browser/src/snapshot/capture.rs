@@ -379,27 +379,19 @@ pub(super) fn read_dom(
                     .unwrap_or_default()
             };
         let clickable = rare_bool(&nodes.is_clickable);
-        let input_values: HashMap<i64, i64> = nodes
+        // Rare data: node index → value, for the nodes that have one.
+        let rare = |index: &[i64], value: &[i64]| -> HashMap<i64, i64> {
+            index.iter().copied().zip(value.iter().copied()).collect()
+        };
+        let input_values = nodes
             .input_value
             .as_ref()
-            .map(|d| {
-                d.index
-                    .iter()
-                    .copied()
-                    .zip(d.value.iter().copied())
-                    .collect()
-            })
+            .map(|d| rare(&d.index, &d.value))
             .unwrap_or_default();
-        let content_documents: HashMap<i64, i64> = nodes
+        let content_documents = nodes
             .content_document_index
             .as_ref()
-            .map(|d| {
-                d.index
-                    .iter()
-                    .copied()
-                    .zip(d.value.iter().copied())
-                    .collect()
-            })
+            .map(|d| rare(&d.index, &d.value))
             .unwrap_or_default();
         for (index, backend) in nodes.backend_node_id.iter().enumerate() {
             let tag = text(nodes.node_name.get(index).copied().unwrap_or(-1)).to_ascii_lowercase();

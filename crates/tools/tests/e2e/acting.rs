@@ -3,24 +3,7 @@
 
 use serde_json::{Value, json};
 
-use crate::harness::Harness;
-
-async fn page_text(h: &Harness) -> String {
-    let read = h.ok("snapshot", json!({ "mode": "text" })).await;
-    read["data"]["text"].as_str().unwrap().to_string()
-}
-
-fn assert_not_started(envelope: &Value) {
-    assert_eq!(
-        envelope["execution"]["actionStatus"], "not-started",
-        "{envelope:#}"
-    );
-    assert_eq!(
-        envelope["execution"]["dispatchStarted"], false,
-        "{envelope:#}"
-    );
-    assert_eq!(envelope["execution"]["retrySafe"], true, "{envelope:#}");
-}
+use crate::harness::{Harness, assert_not_started, page_text};
 
 #[tokio::test]
 async fn a_button_under_an_overlay_is_occluded_and_a_pseudo_element_icon_is_clicked() {

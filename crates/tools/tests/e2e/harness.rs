@@ -93,3 +93,24 @@ impl Harness {
         self.engine.shutdown().await;
     }
 }
+
+/// The page's visible text (a text snapshot).
+pub async fn page_text(h: &Harness) -> String {
+    let read = h
+        .ok("snapshot", serde_json::json!({ "mode": "text" }))
+        .await;
+    read["data"]["text"].as_str().unwrap().to_string()
+}
+
+/// Nothing reached the page: the envelope says so three ways.
+pub fn assert_not_started(envelope: &Value) {
+    assert_eq!(
+        envelope["execution"]["actionStatus"], "not-started",
+        "{envelope:#}"
+    );
+    assert_eq!(
+        envelope["execution"]["dispatchStarted"], false,
+        "{envelope:#}"
+    );
+    assert_eq!(envelope["execution"]["retrySafe"], true, "{envelope:#}");
+}

@@ -2,9 +2,9 @@
 //! (date, time, colour, range, number…), type into a page that consumes the keys, and
 //! pointer actions whose target is covered, moving or not shown for a moment.
 
-use serde_json::{Value, json};
+use serde_json::json;
 
-use crate::harness::Harness;
+use crate::harness::{Harness, assert_not_started, page_text};
 
 fn with_eval() -> Harness {
     Harness::with(|options| options.enable_eval = true)
@@ -18,23 +18,6 @@ async fn log(h: &Harness) -> Vec<String> {
         .iter()
         .map(|v| v.as_str().unwrap().to_string())
         .collect()
-}
-
-async fn page_text(h: &Harness) -> String {
-    let read = h.ok("snapshot", json!({ "mode": "text" })).await;
-    read["data"]["text"].as_str().unwrap().to_string()
-}
-
-fn assert_not_started(envelope: &Value) {
-    assert_eq!(
-        envelope["execution"]["actionStatus"], "not-started",
-        "{envelope:#}"
-    );
-    assert_eq!(
-        envelope["execution"]["dispatchStarted"], false,
-        "{envelope:#}"
-    );
-    assert_eq!(envelope["execution"]["retrySafe"], true, "{envelope:#}");
 }
 
 /// Fills the native.html input `id` with `text`; it must read back as `value`, and the

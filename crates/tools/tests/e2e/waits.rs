@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::harness::Harness;
+use crate::harness::{Harness, assert_not_started};
 
 /// A harness whose operator enabled eval (`CANDOR_ENABLE_EVAL=true`).
 fn with_eval() -> Harness {
@@ -15,18 +15,6 @@ fn with_eval() -> Harness {
 
 fn message(envelope: &Value) -> &str {
     envelope["message"].as_str().unwrap_or_default()
-}
-
-fn assert_not_started(envelope: &Value) {
-    assert_eq!(
-        envelope["execution"]["dispatchStarted"], false,
-        "{envelope:#}"
-    );
-    assert_eq!(
-        envelope["execution"]["actionStatus"], "not-started",
-        "{envelope:#}"
-    );
-    assert_eq!(envelope["execution"]["retrySafe"], true, "{envelope:#}");
 }
 
 async fn open(h: &Harness, path: &str) {
