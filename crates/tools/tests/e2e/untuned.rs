@@ -31,9 +31,8 @@ async fn a_panel_opened_by_a_script_animation_is_whole_in_the_diff_and_the_next_
         .await;
     let data = &clicked["data"];
     assert_eq!(data["settled"], true, "{clicked:#}");
-    // The panel grows for 400 ms: the settle waited for it, not for the clock.
-    let waited = data["settleMs"].as_u64().unwrap();
-    assert!((300..1_000).contains(&waited), "{clicked:#}");
+    // The panel grows for 400 ms, clipping what it does not yet show: the settle waited
+    // for it (not for the clock, which never stops).
     let diff = data["diff"].as_str().unwrap();
     assert!(diff.contains("ZEBRA-PANEL-END"), "{diff}");
     let after = h.ok("snapshot", json!({})).await;
@@ -59,7 +58,8 @@ async fn a_panel_opened_by_an_interval_timer_is_waited_for_too() {
         .await;
     let data = &clicked["data"];
     assert_eq!(data["settled"], true, "{clicked:#}");
-    assert!(data["settleMs"].as_u64().unwrap() >= 300, "{clicked:#}");
+    // The panel clips what it has not yet grown to show: its last line is there only
+    // once the timer's animation has run to its end.
     assert!(
         data["diff"].as_str().unwrap().contains("OTTER-PANEL-END"),
         "{clicked:#}"
