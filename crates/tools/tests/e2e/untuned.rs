@@ -92,8 +92,6 @@ async fn a_page_with_perpetual_animations_settles_at_once_after_a_click() {
         waited < 500,
         "a spinner and a marquee cost the settle: {clicked:#}"
     );
-    let snapshot = h.ok("snapshot", json!({})).await;
-    assert!(snapshot["data"].get("settling").is_none(), "{snapshot:#}");
     h.shutdown().await;
 }
 
