@@ -148,15 +148,6 @@ async function settleQuiet(budgetMs, sinceMs, mode) {
     remember();
     return { quiet: true, waitedMs: 0, region: null };
   }
-  // Work the action scheduled for a moment ahead (within the budget): the page is not
-  // quiet before it is due.
-  const due = () => {
-    let latest = -Infinity;
-    for (const [at, when] of self.scheduled || []) {
-      if (at >= from && when - at <= budgetMs) latest = Math.max(latest, when);
-    }
-    return latest;
-  };
   const scheduledSince = mode === "action" && self.scheduledAt >= from;
   if (mode === "action") await frame();
   if (sinceMs >= 0 && !scheduledSince && changedSince(from).length === 0 && animating().length === 0) {
@@ -172,7 +163,7 @@ async function settleQuiet(budgetMs, sinceMs, mode) {
     judge(now);
     const changed = changedSince(mark);
     const running = animating();
-    if (changed.length === 0 && running.length === 0 && now > due()) {
+    if (changed.length === 0 && running.length === 0) {
       self.quietAt = now;
       remember();
       return { quiet: true, waitedMs: Math.max(1, Math.round(now - start)), region: null };

@@ -32,9 +32,6 @@ function watchSettle() {
   // action that scheduled nothing, nothing more can follow from it but what is already
   // visible. Wrappers are Proxies, so they still read as native.
   state.scheduledAt = -Infinity;
-  // The last few [when scheduled, when due], so a settle can wait for work an action
-  // scheduled a moment ahead (a timer that starts an animation).
-  state.scheduled = [];
   // The page's own functions, for candor's waits, which must not count as the page's.
   state.native = {
     requestAnimationFrame: globalThis.requestAnimationFrame,
@@ -46,11 +43,7 @@ function watchSettle() {
     if (typeof original !== "function") continue;
     globalThis[name] = new Proxy(original, {
       apply(target, self, args) {
-        const now = performance.now();
-        const delay = name === "requestAnimationFrame" ? 0 : Number(args[1]) || 0;
-        state.scheduledAt = now;
-        state.scheduled.push([now, now + delay]);
-        if (state.scheduled.length > 64) state.scheduled.shift();
+        state.scheduledAt = performance.now();
         return Reflect.apply(target, self, args);
       },
     });
