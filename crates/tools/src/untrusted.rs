@@ -5,10 +5,10 @@
 //! envelope's `untrusted` list, and the one renderer ([`crate::render_text`]) fences
 //! exactly those, on every face. No list of field names decides what is fenced.
 //!
-//! How the pointers are found: the output is serialised twice, the second time with each
-//! page value wrapped in a one-key object under a key no output uses; the wrapped places
-//! are the pointers. (serde gives a value no way to know its own path, so it is marked
-//! and found.)
+//! How the pointers are found: the output is serialised with each page value wrapped in
+//! a one-key object under a key no output uses; the wrapped places are the pointers, and
+//! the wrappers are then taken off. (serde gives a value no way to know its own path, so
+//! it is marked and found.)
 
 use std::cell::Cell;
 
@@ -85,35 +85,39 @@ impl Drop for Marking {
 }
 
 /// `value` as JSON, and the JSON pointers (RFC 6901, relative to it) of the page content
-/// in it.
+/// in it: serialised once with page values marked, then each mark replaced by the value
+/// it wraps, its place noted.
 pub(crate) fn to_value_marked<T: Serialize>(value: &T) -> serde_json::Result<(Value, Vec<String>)> {
-    let plain = serde_json::to_value(value)?;
-    let marked = {
+    let mut marked = {
         let _marking = Marking::on();
         serde_json::to_value(value)?
     };
     let mut pointers = Vec::new();
-    collect(&marked, &mut String::new(), &mut pointers);
-    Ok((plain, pointers))
+    unmark(&mut marked, &mut String::new(), &mut pointers);
+    Ok((marked, pointers))
 }
 
-fn collect(value: &Value, path: &mut String, out: &mut Vec<String>) {
+fn unmark(value: &mut Value, path: &mut String, out: &mut Vec<String>) {
     match value {
-        Value::Object(map) if map.len() == 1 && map.contains_key(MARK) => out.push(path.clone()),
+        Value::Object(map) if map.len() == 1 && map.contains_key(MARK) => {
+            let inner = map.remove(MARK).unwrap_or(Value::Null);
+            *value = inner;
+            out.push(path.clone());
+        }
         Value::Object(map) => {
-            for (key, value) in map {
+            for (key, child) in map.iter_mut() {
                 let len = path.len();
                 path.push('/');
                 path.push_str(&key.replace('~', "~0").replace('/', "~1"));
-                collect(value, path, out);
+                unmark(child, path, out);
                 path.truncate(len);
             }
         }
         Value::Array(items) => {
-            for (index, value) in items.iter().enumerate() {
+            for (index, child) in items.iter_mut().enumerate() {
                 let len = path.len();
                 path.push_str(&format!("/{index}"));
-                collect(value, path, out);
+                unmark(child, path, out);
                 path.truncate(len);
             }
         }
