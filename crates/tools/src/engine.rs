@@ -654,21 +654,105 @@ pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// The envelope of a command: a success, `partial` (the tool called `ctx.partial`: the
+/// code and reason, beside the tool's data saying what was done) or an error — one
+/// construction for all three.
 fn finish(
     command_id: String,
     ctx: &Ctx<'_>,
     result: Result<Value, ToolError>,
     started: Instant,
 ) -> Envelope {
-    let in_data: Vec<String> = match &result {
-        Ok(_) => ctx.untrusted.clone(),
-        Err(error) => error
+    let dispatched = if ctx.dispatch_started {
+        ActionStatus::Completed
+    } else {
+        ActionStatus::NotStarted
+    };
+    let in_error = |error: &ToolError| -> Vec<String> {
+        error
             .untrusted
             .iter()
             .map(|p| format!("/data{p}"))
-            .collect(),
+            .collect()
     };
-    let mut envelope = envelope_of(command_id, ctx, result, started);
+    let (status, error, data, in_data, action_status) = match result {
+        Ok(data) => match ctx.partial.clone() {
+            None => (
+                Status::Success,
+                None,
+                data,
+                ctx.untrusted.clone(),
+                dispatched,
+            ),
+            Some(error) => {
+                let mut data = data;
+                if let (Value::Object(data), Some(Value::Object(extra))) =
+                    (&mut data, error.data.as_deref())
+                {
+                    for (key, value) in extra {
+                        data.entry(key.clone()).or_insert_with(|| value.clone());
+                    }
+                }
+                let mut in_data = ctx.untrusted.clone();
+                in_data.extend(in_error(&error));
+                let action_status = error.action_status.unwrap_or(dispatched);
+                (Status::Partial, Some(error), data, in_data, action_status)
+            }
+        },
+        Err(error) => {
+            let action_status = error.action_status.unwrap_or(
+                if !ctx.dispatch_started || error.code.is_refusal() {
+                    ActionStatus::NotStarted
+                } else if matches!(
+                    error.code,
+                    Code::CommandTimeout
+                        | Code::CommandCancelled
+                        | Code::PageUnresponsive
+                        | Code::NavigationTimeout
+                ) {
+                    ActionStatus::Unknown
+                } else {
+                    ActionStatus::Completed
+                },
+            );
+            let data = error
+                .data
+                .as_deref()
+                .cloned()
+                .unwrap_or_else(|| Value::Object(Default::default()));
+            let in_data = in_error(&error);
+            (Status::Error, Some(error), data, in_data, action_status)
+        }
+    };
+    let ok = status == Status::Success;
+    let (code, message, hint) = match error {
+        Some(error) => (Some(error.code), Some(error.message), Some(error.hint)),
+        None => (None, None, None),
+    };
+    let mut envelope = Envelope {
+        ok,
+        status,
+        code,
+        message,
+        hint,
+        execution: Execution {
+            command_id,
+            stage: if ok { "done" } else { ctx.stage },
+            dispatch_started: ctx.dispatch_started,
+            action_status,
+            retry_safe: action_status == ActionStatus::NotStarted,
+            duration_ms: started.elapsed().as_millis() as u64,
+            started: None,
+            cancelled: false,
+        },
+        verification: ctx.verification.clone(),
+        task: "not_evaluated",
+        page: ctx.page.clone(),
+        data,
+        events: ctx.events.clone(),
+        untrusted: Vec::new(),
+        image: None,
+    };
     envelope.untrusted = page_content(&envelope, in_data);
     envelope
 }
@@ -706,89 +790,6 @@ fn page_content(envelope: &Envelope, in_data: Vec<String>) -> Vec<String> {
     pointers
 }
 
-fn envelope_of(
-    command_id: String,
-    ctx: &Ctx<'_>,
-    result: Result<Value, ToolError>,
-    started: Instant,
-) -> Envelope {
-    let duration_ms = started.elapsed().as_millis() as u64;
-    match result {
-        Ok(data) if ctx.partial.is_some() => partial(command_id, ctx, data, duration_ms),
-        Ok(data) => Envelope {
-            ok: true,
-            status: Status::Success,
-            code: None,
-            message: None,
-            hint: None,
-            execution: Execution {
-                command_id,
-                stage: "done",
-                dispatch_started: ctx.dispatch_started,
-                action_status: if ctx.dispatch_started {
-                    ActionStatus::Completed
-                } else {
-                    ActionStatus::NotStarted
-                },
-                retry_safe: !ctx.dispatch_started,
-                duration_ms,
-                started: None,
-                cancelled: false,
-            },
-            verification: ctx.verification.clone(),
-            task: "not_evaluated",
-            page: ctx.page.clone(),
-            data,
-            events: ctx.events.clone(),
-            untrusted: Vec::new(),
-            image: None,
-        },
-        Err(error) => {
-            let action_status = error.action_status.unwrap_or(
-                if !ctx.dispatch_started || error.code.is_refusal() {
-                    ActionStatus::NotStarted
-                } else if matches!(
-                    error.code,
-                    Code::CommandTimeout
-                        | Code::CommandCancelled
-                        | Code::PageUnresponsive
-                        | Code::NavigationTimeout
-                ) {
-                    ActionStatus::Unknown
-                } else {
-                    ActionStatus::Completed
-                },
-            );
-            Envelope {
-                ok: false,
-                status: Status::Error,
-                code: Some(error.code),
-                message: Some(error.message),
-                hint: Some(error.hint),
-                execution: Execution {
-                    command_id,
-                    stage: ctx.stage,
-                    dispatch_started: ctx.dispatch_started,
-                    action_status,
-                    retry_safe: action_status == ActionStatus::NotStarted,
-                    duration_ms,
-                    started: None,
-                    cancelled: false,
-                },
-                verification: ctx.verification.clone(),
-                task: "not_evaluated",
-                page: ctx.page.clone(),
-                data: error
-                    .data
-                    .map_or_else(|| Value::Object(Default::default()), |d| *d),
-                events: ctx.events.clone(),
-                untrusted: Vec::new(),
-                image: None,
-            }
-        }
-    }
-}
-
 /// The refusal of a command while the task's circuit is open.
 fn circuit_open(task: &str, open: Option<resilience::Open>) -> ToolError {
     let (left, failures, last) = open.map_or((Duration::ZERO, 0, None), |o| {
@@ -808,53 +809,6 @@ fn circuit_open(task: &str, open: Option<resilience::Open>) -> ToolError {
         "failures": failures,
         "lastCode": last,
     }))
-}
-
-/// The envelope of a command that did part of what was asked (`ctx.partial`): not ok,
-/// status `partial`, the code and reason, and the tool's data saying what was done.
-fn partial(command_id: String, ctx: &Ctx<'_>, data: Value, duration_ms: u64) -> Envelope {
-    let Some(error) = ctx.partial.clone() else {
-        return finish(command_id, ctx, Ok(data), Instant::now());
-    };
-    let mut in_data = ctx.untrusted.clone();
-    in_data.extend(error.untrusted.iter().map(|p| format!("/data{p}")));
-    let mut data = data;
-    if let (Value::Object(data), Some(Value::Object(extra))) = (&mut data, error.data.as_deref()) {
-        for (key, value) in extra {
-            data.entry(key.clone()).or_insert_with(|| value.clone());
-        }
-    }
-    let action_status = error.action_status.unwrap_or(if ctx.dispatch_started {
-        ActionStatus::Completed
-    } else {
-        ActionStatus::NotStarted
-    });
-    let mut envelope = Envelope {
-        ok: false,
-        status: Status::Partial,
-        code: Some(error.code),
-        message: Some(error.message),
-        hint: Some(error.hint),
-        execution: Execution {
-            command_id,
-            stage: ctx.stage,
-            dispatch_started: ctx.dispatch_started,
-            action_status,
-            retry_safe: action_status == ActionStatus::NotStarted,
-            duration_ms,
-            started: None,
-            cancelled: false,
-        },
-        verification: ctx.verification.clone(),
-        task: "not_evaluated",
-        page: ctx.page.clone(),
-        data,
-        events: ctx.events.clone(),
-        untrusted: Vec::new(),
-        image: None,
-    };
-    envelope.untrusted = page_content(&envelope, in_data);
-    envelope
 }
 
 impl Ctx<'_> {
