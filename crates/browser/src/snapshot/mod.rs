@@ -10,6 +10,7 @@ mod locate;
 mod markdown;
 mod outline;
 mod region;
+mod text_breaks;
 
 use std::collections::{HashMap, VecDeque};
 
