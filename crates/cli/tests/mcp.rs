@@ -60,7 +60,14 @@ async fn mcp_session_over_stdio_navigates_reads_refuses_and_exits_on_eof() {
             "{name}"
         );
         assert!(tool.description.as_deref().is_some_and(|d| !d.is_empty()));
+        let annotations = tool.annotations.as_ref().expect("annotations");
+        assert!(annotations.title.is_some(), "{name}");
     }
+    let snapshot = listed.iter().find(|tool| tool.name == "browser_snapshot");
+    assert_eq!(
+        snapshot.and_then(|tool| tool.annotations.as_ref()?.read_only_hint),
+        Some(true)
+    );
 
     let (result, envelope) = candor
         .call(
@@ -211,6 +218,8 @@ struct Candor {
     client: RunningService<RoleClient, ()>,
     /// Copies the child's stdout to the client; returns every line it saw.
     stdout: JoinHandle<Vec<Vec<u8>>>,
+    /// Each listed tool's declared output schema, by name.
+    output_schemas: std::collections::HashMap<String, Value>,
 }
 
 impl Candor {
@@ -233,16 +242,29 @@ impl Candor {
         let client = within("initialize", ().serve((from_child, stdin)))
             .await
             .expect("initialize");
+        let listed = within("tools/list", client.list_all_tools())
+            .await
+            .expect("tools/list");
+        let output_schemas = listed
+            .into_iter()
+            .map(|tool| {
+                let schema = tool
+                    .output_schema
+                    .unwrap_or_else(|| panic!("{} declares no output schema", tool.name));
+                (tool.name.to_string(), Value::Object((*schema).clone()))
+            })
+            .collect();
         Self {
             child,
             client,
             stdout,
+            output_schemas,
         }
     }
 
     /// Calls `name`; returns the result and its `structuredContent` (the envelope), after
     /// checking the shape every call shares: one text block and an envelope whose `ok`
-    /// agrees with `isError`.
+    /// agrees with `isError`, valid under the output schema the tool declared.
     async fn call(&self, name: &str, arguments: Value) -> (CallToolResult, Value) {
         let Value::Object(arguments) = arguments else {
             panic!("arguments must be an object: {arguments}");
@@ -262,6 +284,15 @@ impl Candor {
             "{name}: {envelope:#}"
         );
         assert_eq!(envelope["task"], "not_evaluated");
+        if let Some(schema) = self.output_schemas.get(name) {
+            let validator = jsonschema::validator_for(schema)
+                .unwrap_or_else(|err| panic!("{name}'s output schema: {err}"));
+            let errors: Vec<String> = validator
+                .iter_errors(&envelope)
+                .map(|e| e.to_string())
+                .collect();
+            assert!(errors.is_empty(), "{name}: {errors:?} in {envelope:#}");
+        }
         (result, envelope)
     }
 

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
     JsonObject, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    ToolAnnotations,
 };
 use rmcp::service::{RequestContext, ServerInitializeError};
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
@@ -72,8 +73,9 @@ pub fn tools_list_json() -> String {
     serde_json::to_string(&result).unwrap_or_default()
 }
 
-/// The tool list, derived from the catalogue: name, the catalogue's short description and
-/// its params schema. No output schemas or annotations: they would cost every turn.
+/// The tool list, derived from the catalogue: name, the catalogue's short description,
+/// its params schema, the schema of the envelope it returns (`structuredContent`), and
+/// its annotations.
 fn tools_list() -> ListToolsResult {
     ListToolsResult::with_all_items(
         tools::catalogue()
@@ -84,9 +86,32 @@ fn tools_list() -> ListToolsResult {
                     tool.description,
                     schema_object(&tool.input_schema),
                 )
+                .with_raw_output_schema(Arc::new(schema_object(&tool.output_schema)))
+                .with_annotations(annotations(&tool.annotations))
             })
             .collect(),
     )
+}
+
+/// MCP's annotations, sending only the hints that differ from the protocol's defaults
+/// (not read-only, destructive, not idempotent, open world) — every one is read on every
+/// turn — and destructive/idempotent only where they mean something (not read-only).
+fn annotations(declared: &tools::Annotations) -> ToolAnnotations {
+    let mut sent = ToolAnnotations::with_title(declared.title);
+    if declared.read_only {
+        sent = sent.read_only(true);
+    } else {
+        if !declared.destructive {
+            sent = sent.destructive(false);
+        }
+        if declared.idempotent {
+            sent = sent.idempotent(true);
+        }
+    }
+    if !declared.open_world {
+        sent = sent.open_world(false);
+    }
+    sent
 }
 
 /// The catalogue's schemas are objects (the `tools` crate tests that); anything else
@@ -212,7 +237,22 @@ mod tests {
             assert_eq!(tool.name, format!("browser_{}", def.name));
             assert_eq!(tool.description.as_deref(), Some(def.description));
             assert_eq!(tool.schema_as_json_value(), def.input_schema);
-            assert!(tool.output_schema.is_none() && tool.annotations.is_none());
+            let output = tool.output_schema.as_deref().expect("an output schema");
+            assert_eq!(&Value::Object(output.clone()), &def.output_schema);
+            let annotations = tool.annotations.as_ref().expect("annotations");
+            assert_eq!(annotations.title.as_deref(), Some(def.annotations.title));
+            assert_eq!(
+                annotations.read_only_hint.unwrap_or(false),
+                def.annotations.read_only
+            );
+            if !def.annotations.read_only {
+                assert_eq!(annotations.is_destructive(), def.annotations.destructive);
+                assert_eq!(annotations.is_idempotent(), def.annotations.idempotent);
+            }
+            assert_eq!(
+                annotations.open_world_hint.unwrap_or(true),
+                def.annotations.open_world
+            );
         }
     }
 

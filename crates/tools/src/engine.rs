@@ -106,7 +106,7 @@ struct Active {
 }
 
 /// The running command's status, read from memory (SPEC §7).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ActiveCommand {
     pub command_id: String,

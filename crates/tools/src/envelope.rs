@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use crate::error::Code;
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Envelope {
     pub ok: bool,
@@ -39,7 +39,7 @@ pub struct Image {
     pub mime_type: &'static str,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Status {
     Success,
@@ -47,7 +47,7 @@ pub enum Status {
     Error,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum ActionStatus {
     NotStarted,
@@ -55,7 +55,7 @@ pub enum ActionStatus {
     Unknown,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Execution {
     pub command_id: String,
@@ -75,7 +75,7 @@ pub struct Execution {
     pub cancelled: bool,
 }
 
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Verification {
     pub requested: bool,
@@ -83,7 +83,7 @@ pub struct Verification {
     pub expect: Option<Value>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct PageInfo {
     pub tab_id: String,
@@ -92,7 +92,7 @@ pub struct PageInfo {
     pub snapshot_id: Option<String>,
 }
 
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Events {
     pub dialog: Option<Value>,

@@ -8,7 +8,7 @@ use crate::untrusted::PageText;
 use crate::envelope::ActionStatus;
 
 /// Every code a tool can return. Refusals come first: nothing was executed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum Code {
     // Refusals: nothing reached the page.

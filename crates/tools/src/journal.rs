@@ -9,7 +9,7 @@ use serde_json::Value;
 /// How many commands the ring keeps (SPEC §15).
 pub(crate) const CAPACITY: usize = 100;
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct CommandRecord {
     pub command_id: String,

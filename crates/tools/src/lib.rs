@@ -17,7 +17,7 @@ mod resilience;
 mod schema;
 mod untrusted;
 
-pub use catalogue::{PageGuard, ToolDef, catalogue, find};
+pub use catalogue::{Annotations, PageGuard, ToolDef, catalogue, find};
 pub use engine::{ActiveCommand, CallOptions, Engine, EngineOptions, MAX_COMMAND_TIMEOUT};
 pub use envelope::{
     ActionStatus, Envelope, Events, Execution, Image, PageInfo, Status, Verification,

@@ -77,3 +77,89 @@ fn strip_titles(value: &mut Value) {
         _ => {}
     }
 }
+
+/// The `outputSchema` of a tool whose data is `T`: the envelope (SPEC §4), with `data`
+/// held to `T` on success and partial results (an error's data is the error's own).
+/// Sent on every `tools/list`, so it says shapes only: which envelope fields there
+/// are, and the data's fields and their types. No titles, descriptions, formats or long
+/// enumerations, which a validating client does not need and a model does not read.
+pub(crate) fn output_schema<T: JsonSchema>() -> Value {
+    let mut envelope = shape::<crate::envelope::Envelope>(1);
+    if let Value::Object(map) = &mut envelope {
+        // Only the fields every reader branches on are spelled out; the rest are
+        // required by name.
+        if let Some(Value::Object(properties)) = map.get_mut("properties") {
+            properties.retain(|key, _| matches!(key.as_str(), "ok" | "status"));
+            properties.insert(
+                "status".into(),
+                serde_json::json!({"enum": ["success", "partial", "error"]}),
+            );
+        }
+        map.insert(
+            "if".into(),
+            serde_json::json!({"properties": {"status": {"const": "error"}}}),
+        );
+        map.insert(
+            "else".into(),
+            serde_json::json!({"properties": {"data": shape::<T>(1)}}),
+        );
+    }
+    envelope
+}
+
+/// `T`'s schema as it serialises (a field skipped when empty is not required), cut to
+/// `levels` levels of properties.
+fn shape<T: JsonSchema>(levels: usize) -> Value {
+    let generator = SchemaSettings::draft2020_12()
+        .with(|s| {
+            s.meta_schema = None;
+            s.inline_subschemas = true;
+            s.contract = schemars::generate::Contract::Serialize;
+        })
+        .into_generator();
+    let mut schema = generator.into_root_schema_for::<T>().to_value();
+    cut(&mut schema, levels);
+    schema
+}
+
+/// Keeps what a value must look like down to `levels` levels of properties; below, only
+/// its type. Prose (titles, descriptions, formats) and enumerations of more than eight
+/// values go everywhere.
+fn cut(value: &mut Value, levels: usize) {
+    let Value::Object(map) = value else {
+        if let Value::Array(items) = value {
+            items.iter_mut().for_each(|item| cut(item, levels));
+        }
+        return;
+    };
+    map.retain(|key, _| !matches!(key.as_str(), "title" | "description" | "format"));
+    if map.get("minimum") == Some(&Value::from(0)) {
+        map.remove("minimum");
+    }
+    if map
+        .get("enum")
+        .and_then(Value::as_array)
+        .is_some_and(|e| e.len() > 8)
+    {
+        map.remove("enum");
+    }
+    if levels == 0 {
+        let kept = map.get("type").cloned();
+        map.clear();
+        if let Some(kind) = kept {
+            map.insert("type".into(), kind);
+        }
+        return;
+    }
+    for (key, child) in map.iter_mut() {
+        match key.as_str() {
+            "properties" => {
+                if let Value::Object(properties) = child {
+                    properties.values_mut().for_each(|p| cut(p, levels - 1));
+                }
+            }
+            "items" | "additionalProperties" => cut(child, levels - 1),
+            _ => cut(child, levels),
+        }
+    }
+}

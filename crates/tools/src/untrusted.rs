@@ -56,6 +56,31 @@ fn marked<S: Serializer, T: Serialize + ?Sized>(
     }
 }
 
+// In a schema, page content is what it serialises as: a string, or any value.
+impl schemars::JsonSchema for PageText {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        String::schema_name()
+    }
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        String::json_schema(generator)
+    }
+    fn inline_schema() -> bool {
+        true
+    }
+}
+
+impl schemars::JsonSchema for PageValue {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        Value::schema_name()
+    }
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        Value::json_schema(generator)
+    }
+    fn inline_schema() -> bool {
+        true
+    }
+}
+
 impl Serialize for PageText {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         marked(&self.0, serializer)

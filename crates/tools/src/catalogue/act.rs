@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::expect::{self, Expect};
-use super::{PageGuard, ToolSpec};
+use super::{Annotations, PageGuard, ToolSpec};
 use crate::engine::Ctx;
 use crate::error::{Code, ToolError};
 use crate::untrusted::{PageText, PageValue};
@@ -105,7 +105,7 @@ pub(crate) struct Target {
     selector: Option<String>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct Output {
     action: ActionName,
@@ -315,6 +315,13 @@ fn upload_files(files: &[String], upload_dir: Option<&Path>) -> Result<Vec<PathB
 impl ToolSpec for Act {
     const NAME: &'static str = "act";
     const PAGE_GUARD: PageGuard = PageGuard::Reads;
+    const ANNOTATIONS: Annotations = Annotations {
+        title: "Act on an element",
+        read_only: false,
+        destructive: true,
+        idempotent: false,
+        open_world: true,
+    };
     const DESCRIPTION: &'static str = "Act on an element (ref, role+name, or selector) with trusted input; optional expect verifies the outcome.";
     type Params = Params;
     type Output = Output;

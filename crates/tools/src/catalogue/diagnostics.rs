@@ -4,7 +4,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{PageGuard, ToolSpec};
+use super::{Annotations, PageGuard, ToolSpec};
 use crate::engine::{ActiveCommand, Ctx};
 use crate::error::ToolError;
 use crate::journal::CommandRecord;
@@ -17,7 +17,7 @@ pub(crate) struct Params {
     limit: Option<usize>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct Output {
     task: String,
@@ -32,6 +32,10 @@ pub(crate) struct Diagnostics;
 impl ToolSpec for Diagnostics {
     const NAME: &'static str = "diagnostics";
     const PAGE_GUARD: PageGuard = PageGuard::Off;
+    const ANNOTATIONS: Annotations = Annotations {
+        open_world: false,
+        ..Annotations::reads("Diagnostics")
+    };
     const DESCRIPTION: &'static str = "The running command and recent ones of this task (method, code, stage, duration), from memory.";
     const USES_TASK: bool = false;
     type Params = Params;

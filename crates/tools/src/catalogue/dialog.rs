@@ -5,7 +5,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{PageGuard, ToolSpec};
+use super::{Annotations, PageGuard, ToolSpec};
 use crate::engine::Ctx;
 use crate::error::ToolError;
 
@@ -20,7 +20,7 @@ pub(crate) struct Params {
     tab_id: Option<String>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct Output {
     r#type: String,
@@ -35,6 +35,13 @@ impl ToolSpec for Dialog {
     const DESCRIPTION: &'static str =
         "Accept or dismiss the JavaScript dialog a page waits on (dialog policy ask).";
     const PAGE_GUARD: PageGuard = PageGuard::Off;
+    const ANNOTATIONS: Annotations = Annotations {
+        title: "Answer a dialog",
+        read_only: false,
+        destructive: true,
+        idempotent: false,
+        open_world: true,
+    };
     type Params = Params;
     type Output = Output;
 

@@ -9,7 +9,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{PageGuard, ToolSpec};
+use super::{Annotations, PageGuard, ToolSpec};
 use crate::engine::Ctx;
 use crate::envelope::ActionStatus;
 use crate::error::{Code, ToolError};
@@ -30,7 +30,7 @@ pub(crate) struct Params {
     tab_id: Option<String>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct Output {
     /// The value as JSON; when truncated, the first maxChars characters of its JSON text.
@@ -61,6 +61,13 @@ pub(crate) fn disabled(what: &str) -> ToolError {
 impl ToolSpec for Eval {
     const NAME: &'static str = "eval";
     const PAGE_GUARD: PageGuard = PageGuard::Reads;
+    const ANNOTATIONS: Annotations = Annotations {
+        title: "Run JavaScript",
+        read_only: false,
+        destructive: true,
+        idempotent: false,
+        open_world: true,
+    };
     const DESCRIPTION: &'static str = "Run JavaScript in the page and return its value (disabled unless the operator enables eval).";
     type Params = Params;
     type Output = Output;

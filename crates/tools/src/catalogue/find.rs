@@ -4,7 +4,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{PageGuard, ToolSpec};
+use super::{Annotations, PageGuard, ToolSpec};
 use crate::engine::Ctx;
 use crate::error::ToolError;
 use crate::untrusted::PageText;
@@ -25,7 +25,7 @@ pub(crate) struct Params {
     tab_id: Option<String>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct Match {
     r#ref: String,
@@ -36,7 +36,7 @@ pub(crate) struct Match {
     in_viewport: bool,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct Output {
     matches: Vec<Match>,
@@ -49,6 +49,7 @@ pub(crate) struct Find;
 impl ToolSpec for Find {
     const NAME: &'static str = "find";
     const PAGE_GUARD: PageGuard = PageGuard::Reads;
+    const ANNOTATIONS: Annotations = Annotations::reads("Find on the page");
     const DESCRIPTION: &'static str = "Search the whole page for text, a role, or role+name; each match has a ref usable with act.";
     type Params = Params;
     type Output = Output;

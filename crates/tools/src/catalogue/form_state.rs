@@ -8,7 +8,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use super::{PageGuard, ToolSpec};
+use super::{Annotations, PageGuard, ToolSpec};
 use crate::engine::Ctx;
 use crate::error::{Code, ToolError};
 use crate::untrusted::PageText;
@@ -22,7 +22,7 @@ pub(crate) struct Params {
     tab_id: Option<String>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct Output {
     controls: Vec<Control>,
@@ -40,7 +40,7 @@ fn is_zero(n: &usize) -> bool {
 }
 
 /// One control; fields that do not apply are left out.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 struct Control {
     tag: String,
@@ -79,7 +79,7 @@ struct Control {
     popup: Option<Popup>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 struct Opt {
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -87,7 +87,7 @@ struct Opt {
     label: PageText,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 struct Popup {
     id: String,
@@ -107,6 +107,7 @@ pub(crate) struct FormState;
 impl ToolSpec for FormState {
     const NAME: &'static str = "form_state";
     const PAGE_GUARD: PageGuard = PageGuard::Reads;
+    const ANNOTATIONS: Annotations = Annotations::reads("Read form fields");
     const DESCRIPTION: &'static str = "Every form control in scope: DOM and displayed value, selected options, checked, validity, combobox popups. Passwords masked.";
     type Params = Params;
     type Output = Output;

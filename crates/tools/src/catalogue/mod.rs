@@ -37,6 +37,10 @@ pub struct ToolDef {
     pub name: &'static str,
     pub description: &'static str,
     pub input_schema: Value,
+    /// The JSON Schema of the envelope this tool returns, `data` held to its output.
+    pub output_schema: Value,
+    /// How the tool stands to the world (MCP's tool annotations).
+    pub annotations: Annotations,
     /// Whether the handler works on the task (and so waits for the running command).
     pub(crate) uses_task: bool,
     /// What the engine does about a tab that does not answer.
@@ -68,6 +72,36 @@ pub enum PageGuard {
     Off,
 }
 
+/// What a tool does to the world, as MCP's tool annotations say it. Every tool declares
+/// its own (no default), so a new tool cannot be listed as harmless by omission.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Annotations {
+    /// A human-readable name.
+    pub title: &'static str,
+    /// Changes nothing: reads the page or the task.
+    pub read_only: bool,
+    /// May destroy state the agent or the person cannot get back (submitting, closing,
+    /// running script). Meaningful only when not read-only.
+    pub destructive: bool,
+    /// Calling it again with the same arguments does nothing more.
+    pub idempotent: bool,
+    /// Reaches beyond candor: web pages.
+    pub open_world: bool,
+}
+
+impl Annotations {
+    /// A tool that only reads pages.
+    pub(crate) const fn reads(title: &'static str) -> Annotations {
+        Annotations {
+            title,
+            read_only: true,
+            destructive: false,
+            idempotent: true,
+            open_world: true,
+        }
+    }
+}
+
 /// What each tool file implements.
 pub(crate) trait ToolSpec {
     const NAME: &'static str;
@@ -76,8 +110,10 @@ pub(crate) trait ToolSpec {
     /// How the tool stands to the page; every tool says so (no default), so a new tool
     /// cannot skip the engine's page checks by forgetting them.
     const PAGE_GUARD: PageGuard;
+    /// What the tool does to the world; every tool says so (no default).
+    const ANNOTATIONS: Annotations;
     type Params: DeserializeOwned + JsonSchema + Send;
-    type Output: Serialize;
+    type Output: Serialize + JsonSchema;
     fn run<'a, 'b>(
         ctx: &'a mut Ctx<'b>,
         params: Self::Params,
@@ -89,6 +125,8 @@ fn define<T: ToolSpec + 'static>() -> ToolDef {
         name: T::NAME,
         description: T::DESCRIPTION,
         input_schema: crate::schema::params_schema::<T::Params>(),
+        output_schema: crate::schema::output_schema::<T::Output>(),
+        annotations: T::ANNOTATIONS,
         uses_task: T::USES_TASK,
         page_guard: T::PAGE_GUARD,
         call: |ctx, params| Box::pin(invoke::<T>(ctx, params)),
@@ -159,6 +197,52 @@ mod tests {
             assert!(
                 tool.description.len() <= 200,
                 "{} description is long",
+                tool.name
+            );
+        }
+    }
+
+    /// The declared output schema holds the data to its tool's shape on success, and
+    /// leaves an error's data alone.
+    #[test]
+    fn output_schemas_hold_data_to_the_tool_output() {
+        let navigate = find("navigate").expect("navigate");
+        let schema = &navigate.output_schema;
+        assert_eq!(schema["type"], "object");
+        let required = schema["required"].as_array().expect("required");
+        for key in ["ok", "status", "execution", "data", "events"] {
+            assert!(required.contains(&Value::from(key)), "{key}: {schema}");
+        }
+        let valid = |envelope: &Value| {
+            jsonschema::validator_for(schema)
+                .expect("a schema")
+                .is_valid(envelope)
+        };
+        let envelope = |status: &str, data: Value| {
+            serde_json::json!({
+                "ok": status == "success", "status": status, "code": null, "message": null,
+                "hint": null, "execution": {}, "verification": {}, "task": "not_evaluated",
+                "page": null, "data": data, "events": {}
+            })
+        };
+        let good = serde_json::json!({
+            "tabId": "tab0", "url": "http://a/", "title": "", "loaded": true,
+            "sameDocument": false, "waitedMs": 3, "recovered": null, "reason": null
+        });
+        assert!(valid(&envelope("success", good.clone())));
+        let mut bad = good;
+        bad["tabId"] = Value::from(0);
+        assert!(!valid(&envelope("success", bad.clone())));
+        assert!(!valid(&envelope("partial", serde_json::json!({}))));
+        assert!(valid(&envelope(
+            "error",
+            serde_json::json!({"anything": 1})
+        )));
+        assert!(!valid(&envelope("done", Value::Null)));
+        for tool in catalogue() {
+            assert!(
+                jsonschema::validator_for(&tool.output_schema).is_ok(),
+                "{}",
                 tool.name
             );
         }

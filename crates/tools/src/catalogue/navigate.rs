@@ -4,7 +4,7 @@ use browser::HistoryMove;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{PageGuard, ToolSpec};
+use super::{Annotations, PageGuard, ToolSpec};
 use crate::engine::Ctx;
 use crate::error::{Code, ToolError};
 
@@ -32,7 +32,7 @@ pub(crate) struct Params {
     tab_id: Option<String>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct Output {
     tab_id: String,
@@ -85,6 +85,13 @@ impl ToolSpec for Navigate {
     const NAME: &'static str = "navigate";
     const DESCRIPTION: &'static str = "Open a URL in the current tab (or a new one), or go back/forward/reload. Waits for the load event.";
     const PAGE_GUARD: PageGuard = PageGuard::Own;
+    const ANNOTATIONS: Annotations = Annotations {
+        title: "Navigate",
+        read_only: false,
+        destructive: false,
+        idempotent: true,
+        open_world: true,
+    };
     type Params = Params;
     type Output = Output;
 

@@ -8,7 +8,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::viewport::{PresetName, preset};
-use super::{PageGuard, ToolSpec};
+use super::{Annotations, PageGuard, ToolSpec};
 use crate::engine::Ctx;
 use crate::envelope::Image;
 use crate::error::ToolError;
@@ -48,7 +48,7 @@ enum Format {
     Webp,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct Output {
     tab_id: String,
@@ -77,6 +77,7 @@ pub(crate) struct Screenshot;
 impl ToolSpec for Screenshot {
     const NAME: &'static str = "screenshot";
     const PAGE_GUARD: PageGuard = PageGuard::Reads;
+    const ANNOTATIONS: Annotations = Annotations::reads("Screenshot");
     const DESCRIPTION: &'static str = "Capture the visible viewport (or one element by ref or selector) as an image; refused on error pages. preset sets the viewport first.";
     type Params = Params;
     type Output = Output;

@@ -5,7 +5,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{PageGuard, ToolSpec};
+use super::{Annotations, PageGuard, ToolSpec};
 use crate::engine::Ctx;
 use crate::error::ToolError;
 use crate::untrusted::PageText;
@@ -46,7 +46,7 @@ enum Mode {
     Html,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct Output {
     mode: Mode,
@@ -86,14 +86,14 @@ pub(crate) struct Output {
     still_changing: Option<String>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 struct Viewport {
     width: f64,
     height: f64,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 struct Scroll {
     x: f64,
@@ -136,6 +136,7 @@ pub(crate) struct Snapshot;
 impl ToolSpec for Snapshot {
     const NAME: &'static str = "snapshot";
     const PAGE_GUARD: PageGuard = PageGuard::Reads;
+    const ANNOTATIONS: Annotations = Annotations::reads("Read the page");
     const DESCRIPTION: &'static str = "Read the page: elements (default; tree with [refs] for acting, viewport first), text, markdown or html.";
     type Params = Params;
     type Output = Output;

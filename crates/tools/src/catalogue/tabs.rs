@@ -3,7 +3,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{PageGuard, ToolSpec};
+use super::{Annotations, PageGuard, ToolSpec};
 use crate::engine::Ctx;
 use crate::error::ToolError;
 use crate::untrusted::PageText;
@@ -39,7 +39,7 @@ enum Action {
     WaitNew,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct TabLine {
     id: String,
@@ -56,7 +56,7 @@ pub(crate) struct TabLine {
     active: bool,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct Output {
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -75,7 +75,7 @@ pub(crate) struct Output {
     tabs: Vec<TabLine>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct NotClosed {
     tab_id: String,
@@ -90,6 +90,13 @@ impl ToolSpec for Tabs {
     const DESCRIPTION: &'static str =
         "List the task's tabs with their load state, or open (new), select, or close tabs.";
     const PAGE_GUARD: PageGuard = PageGuard::Own;
+    const ANNOTATIONS: Annotations = Annotations {
+        title: "Tabs",
+        read_only: false,
+        destructive: true,
+        idempotent: false,
+        open_world: true,
+    };
     type Params = Params;
     type Output = Output;
 

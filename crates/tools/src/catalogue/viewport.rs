@@ -5,7 +5,7 @@ use browser::Preset;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{PageGuard, ToolSpec};
+use super::{Annotations, PageGuard, ToolSpec};
 use crate::engine::Ctx;
 use crate::error::ToolError;
 
@@ -63,7 +63,7 @@ pub(super) fn preset(
     Ok(preset)
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct Output {
     tab_id: String,
@@ -87,6 +87,13 @@ pub(crate) struct Viewport;
 impl ToolSpec for Viewport {
     const NAME: &'static str = "viewport";
     const PAGE_GUARD: PageGuard = PageGuard::Probe;
+    const ANNOTATIONS: Annotations = Annotations {
+        title: "Size the viewport",
+        read_only: false,
+        destructive: false,
+        idempotent: true,
+        open_world: false,
+    };
     const DESCRIPTION: &'static str = "Set the tab's viewport preset; reports the size the page lays out at and whether it matches (confirmed).";
     type Params = Params;
     type Output = Output;

@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::condition::{Arity, ConditionParams, refuse_unknown};
-use super::{PageGuard, ToolSpec};
+use super::{Annotations, PageGuard, ToolSpec};
 use crate::engine::Ctx;
 use crate::envelope::ActionStatus;
 use crate::error::{Code, ToolError};
@@ -43,7 +43,7 @@ pub(crate) struct Params {
     rest: BTreeMap<String, Value>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct Output {
     /// What was waited for.
@@ -54,7 +54,7 @@ pub(crate) struct Output {
 }
 
 /// A wait that ended unmet: the condition and the page's evidence.
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 struct Unmet {
     condition: String,
@@ -70,6 +70,7 @@ pub(crate) struct Wait;
 impl ToolSpec for Wait {
     const NAME: &'static str = "wait";
     const PAGE_GUARD: PageGuard = PageGuard::Reads;
+    const ANNOTATIONS: Annotations = Annotations::reads("Wait for a condition");
     const DESCRIPTION: &'static str = "Wait until an element is visible/attached/hidden, text appears, the URL matches, or a js condition holds. Fails naming the condition and time.";
     type Params = Params;
     type Output = Output;

@@ -46,9 +46,12 @@ impl Harness {
         self.server.url(path)
     }
 
-    /// The envelope of one call (with its image, which the JSON never carries).
+    /// The envelope of one call (with its image, which the JSON never carries), held to
+    /// the output schema its tool declares (every call of the suite checks the contract).
     pub async fn envelope(&self, method: &str, params: Value) -> Envelope {
-        self.engine.call(method, params, None).await
+        let envelope = self.engine.call(method, params, None).await;
+        conforms(method, &envelope.to_json());
+        envelope
     }
 
     /// A call that must be refused with `code` before anything ran; returns its envelope.
@@ -66,7 +69,7 @@ impl Harness {
 
     /// The envelope of one call, as JSON (what every face sends).
     pub async fn call(&self, method: &str, params: Value) -> Value {
-        self.engine.call(method, params, None).await.to_json()
+        self.envelope(method, params).await.to_json()
     }
 
     /// A call that must succeed; returns its envelope.
@@ -92,6 +95,26 @@ impl Harness {
     pub async fn shutdown(self) {
         self.engine.shutdown().await;
     }
+}
+
+/// Panics unless `envelope` is valid under the output schema `method`'s tool declares
+/// (any envelope of a method that is no tool: the refusal says so).
+pub fn conforms(method: &str, envelope: &Value) {
+    let Some(tool) = tools::find(method) else {
+        return;
+    };
+    let validator = match jsonschema::validator_for(&tool.output_schema) {
+        Ok(validator) => validator,
+        Err(err) => panic!("{method}'s output schema is not a schema: {err}"),
+    };
+    let errors: Vec<String> = validator
+        .iter_errors(envelope)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "{method}'s envelope breaks its declared output schema: {errors:?}\n{envelope:#}"
+    );
 }
 
 /// The page's visible text (a text snapshot).
