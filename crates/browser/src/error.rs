@@ -44,6 +44,11 @@ pub enum Error {
     },
     #[error("page script failed: {class}: {message}")]
     Script { class: String, message: String },
+    #[error("candor's page script {script} answered in an unexpected shape: {reason}")]
+    ScriptReply {
+        script: &'static str,
+        reason: String,
+    },
     #[error("timed out after {} ms waiting for {waiting_for}", after.as_millis())]
     Timeout {
         waiting_for: String,

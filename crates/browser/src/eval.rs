@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use cdp::Deadline;
 use serde_json::{Value, json};
 
-use crate::script::EVAL;
+use crate::script::{EVAL, Thrown};
 use crate::{Error, Tab};
 
 /// The longest a promise is awaited; the page-read budget is a little longer, so a slow
@@ -46,6 +46,28 @@ pub struct EvalValue {
     pub chars: usize,
 }
 
+/// What `eval.js` answers.
+#[derive(Debug, serde::Deserialize)]
+#[serde(untagged)]
+pub(crate) enum EvalReply {
+    /// The code did not compile (`ran: false`) or threw.
+    Threw { ran: bool, threw: Thrown },
+    /// It had not settled within its time.
+    Pending {
+        // Read only to tell this shape from the others.
+        #[allow(dead_code)]
+        pending: bool,
+    },
+    Value {
+        mode: String,
+        #[serde(rename = "type")]
+        js_type: String,
+        value: Value,
+        truncated: bool,
+        chars: usize,
+    },
+}
+
 impl Tab {
     /// Runs `code` in the main frame's main world and reports what it did; its value's
     /// JSON is clipped to `max_chars`.
@@ -67,46 +89,31 @@ impl Tab {
             Err(err) if crate::wait::document_replaced(&err) => return Ok(Evaluated::Navigated),
             Err(err) => return Err(err),
         };
-        let text = |key: &str| {
-            reply
-                .get(key)
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_string()
-        };
-        if let Some(threw) = reply.get("threw") {
-            let class = threw
-                .get("class")
-                .and_then(Value::as_str)
-                .unwrap_or("Error")
-                .to_string();
-            let message = threw
-                .get("message")
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_string();
-            return Ok(
-                if reply.get("ran").and_then(Value::as_bool) == Some(false) {
-                    Evaluated::Invalid { class, message }
-                } else {
-                    Evaluated::Threw { class, message }
-                },
-            );
-        }
-        if reply.get("pending").and_then(Value::as_bool) == Some(true) {
-            return Ok(Evaluated::Pending {
+        Ok(match reply {
+            EvalReply::Threw { ran: false, threw } => Evaluated::Invalid {
+                class: threw.class,
+                message: threw.message,
+            },
+            EvalReply::Threw { threw, .. } => Evaluated::Threw {
+                class: threw.class,
+                message: threw.message,
+            },
+            EvalReply::Pending { .. } => Evaluated::Pending {
                 after: started.elapsed(),
-            });
-        }
-        Ok(Evaluated::Value(EvalValue {
-            value: reply.get("value").cloned().unwrap_or(Value::Null),
-            js_type: text("type"),
-            as_body: text("mode") == "body",
-            truncated: reply
-                .get("truncated")
-                .and_then(Value::as_bool)
-                .unwrap_or(false),
-            chars: reply.get("chars").and_then(Value::as_u64).unwrap_or(0) as usize,
-        }))
+            },
+            EvalReply::Value {
+                mode,
+                js_type,
+                value,
+                truncated,
+                chars,
+            } => Evaluated::Value(EvalValue {
+                value,
+                js_type,
+                as_body: mode == "body",
+                truncated,
+                chars,
+            }),
+        })
     }
 }

@@ -16,6 +16,23 @@ pub const MAX_CONTROLS: usize = 500;
 const VALUE_CHARS: usize = 500;
 
 /// The form controls in scope.
+/// What `form_state.js` answers.
+#[derive(Debug, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct FormStateReply {
+    /// The scope selector the page could not parse, and why.
+    #[serde(default)]
+    invalid_selector: Option<String>,
+    #[serde(default)]
+    controls: Vec<FormControl>,
+    #[serde(default)]
+    total: usize,
+    #[serde(default)]
+    hidden_inputs: usize,
+    #[serde(default)]
+    scope_matched: Option<usize>,
+}
+
 #[derive(Debug, Clone)]
 pub struct FormState {
     pub controls: Vec<FormControl>,
@@ -28,10 +45,12 @@ pub struct FormState {
 }
 
 /// One control. Fields that do not apply to its kind are `None`.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct FormControl {
     pub tag: String,
     /// The input type, `select`, `textarea`, or the ARIA role of a custom control.
+    #[serde(rename = "type")]
     pub kind: String,
     pub role: Option<String>,
     pub name: Option<String>,
@@ -58,13 +77,15 @@ pub struct FormControl {
 }
 
 /// One option: its value (`value`, `data-value` or id) and its label.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Deserialize)]
 pub struct OptionState {
+    #[serde(default)]
     pub value: Option<String>,
     pub label: String,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
+#[serde(try_from = "Value")]
 pub enum Checked {
     Yes,
     No,
@@ -73,7 +94,9 @@ pub enum Checked {
 }
 
 /// A combobox's popup.
-#[derive(Debug, Clone, Default)]
+/// A popup the control names; only `id` and `found` when it is not in the page.
+#[derive(Debug, Clone, Default, serde::Deserialize)]
+#[serde(default)]
 pub struct Popup {
     pub id: String,
     /// An element with that id exists.
@@ -98,90 +121,31 @@ impl Tab {
     ) -> Result<FormState, Error> {
         let arguments = vec![json!(scope), json!(MAX_CONTROLS), json!(VALUE_CHARS)];
         let reply = self.call_script(&FORM_STATE, arguments, deadline).await?;
-        if let Some(reason) = reply.get("invalidSelector").and_then(Value::as_str) {
+        if let Some(reason) = reply.invalid_selector {
             return Err(Error::InvalidSelector {
                 selector: scope.unwrap_or_default().to_string(),
-                reason: reason.to_string(),
+                reason,
             });
         }
         Ok(FormState {
-            controls: reply
-                .get("controls")
-                .and_then(Value::as_array)
-                .map(|controls| controls.iter().map(control).collect())
-                .unwrap_or_default(),
-            total: count(&reply, "total"),
-            hidden_inputs: count(&reply, "hiddenInputs"),
-            scope_matched: reply
-                .get("scopeMatched")
-                .and_then(Value::as_u64)
-                .map(|n| n as usize),
+            controls: reply.controls,
+            total: reply.total,
+            hidden_inputs: reply.hidden_inputs,
+            scope_matched: reply.scope_matched,
         })
     }
 }
 
-fn count(value: &Value, key: &str) -> usize {
-    value.get(key).and_then(Value::as_u64).unwrap_or(0) as usize
-}
+impl TryFrom<Value> for Checked {
+    type Error = String;
 
-fn text(value: &Value, key: &str) -> Option<String> {
-    value.get(key).and_then(Value::as_str).map(str::to_string)
-}
-
-fn flag(value: &Value, key: &str) -> bool {
-    value.get(key).and_then(Value::as_bool).unwrap_or(false)
-}
-
-fn option(value: &Value) -> OptionState {
-    OptionState {
-        value: text(value, "value"),
-        label: text(value, "label").unwrap_or_default(),
-    }
-}
-
-fn options(value: Option<&Value>) -> Option<Vec<OptionState>> {
-    value
-        .and_then(Value::as_array)
-        .map(|items| items.iter().map(option).collect())
-}
-
-fn control(value: &Value) -> FormControl {
-    FormControl {
-        tag: text(value, "tag").unwrap_or_default(),
-        kind: text(value, "type").unwrap_or_default(),
-        role: text(value, "role"),
-        name: text(value, "name"),
-        id: text(value, "id"),
-        label: text(value, "label"),
-        selector: text(value, "selector"),
-        in_shadow_root: flag(value, "inShadowRoot"),
-        dom_value: text(value, "domValue"),
-        display_value: text(value, "displayValue"),
-        selected_options: options(value.get("selectedOptions")),
-        checked: match value.get("checked") {
-            Some(Value::Bool(true)) => Some(Checked::Yes),
-            Some(Value::Bool(false)) => Some(Checked::No),
-            Some(Value::String(mixed)) if mixed == "mixed" => Some(Checked::Mixed),
-            _ => None,
-        },
-        validation_message: text(value, "validationMessage"),
-        invalid: flag(value, "invalid"),
-        disabled: flag(value, "disabled"),
-        required: flag(value, "required"),
-        read_only: flag(value, "readOnly"),
-        masked: flag(value, "masked"),
-        popup: value
-            .get("popup")
-            .filter(|p| p.is_object())
-            .map(|popup| Popup {
-                id: text(popup, "id").unwrap_or_default(),
-                found: flag(popup, "found"),
-                role: text(popup, "role"),
-                visible: flag(popup, "visible"),
-                options: count(popup, "options"),
-                selected: options(popup.get("selected")).unwrap_or_default(),
-                active: popup.get("active").filter(|a| a.is_object()).map(option),
-            }),
+    fn try_from(value: Value) -> Result<Self, Self::Error> {
+        match value {
+            Value::Bool(true) => Ok(Checked::Yes),
+            Value::Bool(false) => Ok(Checked::No),
+            Value::String(mixed) if mixed == "mixed" => Ok(Checked::Mixed),
+            other => Err(format!("checked is true, false or \"mixed\", not {other}")),
+        }
     }
 }
 
@@ -202,7 +166,7 @@ mod tests {
                        "options": 3, "selected": [{ "value": "de", "label": "Germany" }],
                        "active": null },
         });
-        let control = control(&reply);
+        let control: FormControl = serde_json::from_value(reply).unwrap();
         assert_eq!(control.kind, "combobox");
         assert_eq!(control.dom_value, None);
         assert_eq!(control.display_value.as_deref(), Some("Germany"));

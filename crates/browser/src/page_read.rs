@@ -1,7 +1,6 @@
 //! Reading a page as text or HTML under a character budget.
 
 use cdp::Deadline;
-use serde_json::Value;
 
 use crate::script::{PAGE_HTML, PAGE_TEXT, PING};
 use crate::{Error, Tab};
@@ -23,14 +22,14 @@ pub type PageHtml = PageText;
 impl Tab {
     /// `innerText` of the main document, at most `max_chars` characters.
     pub async fn read_text(&self, max_chars: usize, deadline: Deadline) -> Result<PageText, Error> {
-        let value = self.call_script(&PAGE_TEXT, Vec::new(), deadline).await?;
-        Ok(clip(&value, "text", max_chars))
+        let read = self.call_script(&PAGE_TEXT, Vec::new(), deadline).await?;
+        Ok(clip(read, max_chars))
     }
 
     /// `outerHTML` of the main document, at most `max_chars` characters.
     pub async fn read_html(&self, max_chars: usize, deadline: Deadline) -> Result<PageHtml, Error> {
-        let value = self.call_script(&PAGE_HTML, Vec::new(), deadline).await?;
-        Ok(clip(&value, "html", max_chars))
+        let read = self.call_script(&PAGE_HTML, Vec::new(), deadline).await?;
+        Ok(clip(read, max_chars))
     }
 
     /// `Runtime.evaluate("1")` in the page: the bare cost of one CDP round trip.
@@ -52,15 +51,23 @@ impl Tab {
     }
 }
 
-fn clip(value: &Value, field: &str, max_chars: usize) -> PageText {
-    let full = value[field].as_str().unwrap_or_default();
-    let (text, total_chars) = clip_chars(full, max_chars);
+/// What `page_text.js` (`text`) and `page_html.js` (`html`) answer.
+#[derive(Debug, serde::Deserialize)]
+pub(crate) struct PageRead {
+    #[serde(alias = "html")]
+    text: String,
+    url: String,
+    title: String,
+}
+
+fn clip(read: PageRead, max_chars: usize) -> PageText {
+    let (text, total_chars) = clip_chars(&read.text, max_chars);
     PageText {
         truncated: total_chars > max_chars,
         text: text.to_string(),
         total_chars,
-        url: value["url"].as_str().unwrap_or_default().to_string(),
-        title: value["title"].as_str().unwrap_or_default().to_string(),
+        url: read.url,
+        title: read.title,
     }
 }
 

@@ -15,9 +15,6 @@ use crate::{Browser, Error, Tab};
 /// The binding the watcher reports through (the name is also in the script).
 const BINDING: &str = "__candorPermissionRequest";
 
-/// The watcher as an init script: the function's file, called once. Fixed text, no data.
-const WATCH_SOURCE: &str = concat!("(", include_str!("../js/permission_watch.js"), ")();");
-
 /// Permission names the watcher reports; anything else in a report is ignored.
 const KNOWN: &[&str] = &[
     "geolocation",
@@ -91,7 +88,7 @@ impl Permissions {
             name: BINDING.into(),
         };
         let script = page::AddScriptToEvaluateOnNewDocument {
-            source: WATCH_SOURCE.into(),
+            source: crate::script::PERMISSION_WATCH.init_source(),
         };
         tokio::try_join!(
             session.call(&binding, deadline),

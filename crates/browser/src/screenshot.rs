@@ -10,14 +10,38 @@ use cdp::Deadline;
 use cdp::protocol::page;
 use serde_json::{Value, json};
 
-use crate::script::Script;
+use crate::script::CAPTURE_RECT;
 use crate::viewport::{Preset, css_pixels};
 use crate::{Error, Tab};
 
-const CAPTURE_RECT: Script = Script {
-    name: "capture_rect",
-    source: include_str!("../js/capture_rect.js"),
-};
+/// What `capture_rect.js` answers: the page's size and pixel ratio, and either the
+/// rectangle to capture or the problem with the selector.
+#[derive(Debug, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Geometry {
+    page_width: f64,
+    page_height: f64,
+    dpr: f64,
+    zoom: f64,
+    #[serde(flatten)]
+    found: Found,
+}
+
+#[derive(Debug, serde::Deserialize)]
+#[serde(untagged)]
+enum Found {
+    Rect { rect: CssRect, clipped: bool },
+    Problem(Problem),
+}
+
+#[derive(Debug, serde::Deserialize)]
+#[serde(tag = "problem", rename_all = "lowercase")]
+enum Problem {
+    Invalid { reason: String },
+    None,
+    Ambiguous { matched: usize },
+    Invisible,
+}
 
 /// The default bound of the delivered image's longest side, in pixels.
 pub const DEFAULT_MAX_SIDE: u32 = 1568;
@@ -83,7 +107,7 @@ impl Default for ScreenshotOptions {
 }
 
 /// A rectangle in document CSS pixels.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Deserialize)]
 pub struct CssRect {
     pub x: f64,
     pub y: f64,
@@ -168,7 +192,7 @@ impl Tab {
                         deadline,
                     )
                     .await?;
-                if geometry["problem"].is_string() {
+                if matches!(geometry.found, Found::Problem(_)) {
                     return Err(Error::ElementNotVisible {
                         locator: locator.to_string(),
                         reason: "it has no size or lies outside the viewport".into(),
@@ -179,19 +203,20 @@ impl Tab {
         };
         let want = self.expected_size(preset, deadline).await;
         let geometry = geometry?;
-        if let CaptureTarget::Selector(selector) = &options.target {
-            refuse_selector_problem(selector, &geometry)?;
-        }
-        let rect = CssRect {
-            x: geometry["rect"]["x"].as_f64().unwrap_or(0.0),
-            y: geometry["rect"]["y"].as_f64().unwrap_or(0.0),
-            width: geometry["rect"]["width"].as_f64().unwrap_or(0.0),
-            height: geometry["rect"]["height"].as_f64().unwrap_or(0.0),
+        let (rect, clipped) = match geometry.found {
+            Found::Rect { rect, clipped } => (rect, clipped),
+            Found::Problem(problem) => {
+                let selector = match &options.target {
+                    CaptureTarget::Selector(selector) => selector.as_str(),
+                    _ => "",
+                };
+                return Err(selector_problem(selector, problem));
+            }
         };
-        let page_width = css_pixels(&geometry["pageWidth"]);
-        let page_height = css_pixels(&geometry["pageHeight"]);
-        let device_pixel_ratio = positive(&geometry["dpr"]);
-        let zoom = positive(&geometry["zoom"]);
+        let page_width = css_pixels(geometry.page_width);
+        let page_height = css_pixels(geometry.page_height);
+        let device_pixel_ratio = positive(geometry.dpr);
+        let zoom = positive(geometry.zoom);
         let fit = Fit::new(rect, device_pixel_ratio * zoom, options.max_side);
         let captured = self
             .session()
@@ -232,7 +257,7 @@ impl Tab {
             preset,
             confirmed,
             rect,
-            clipped: geometry["clipped"].as_bool().unwrap_or(false),
+            clipped,
         })
     }
 }
@@ -262,31 +287,28 @@ impl Fit {
     }
 }
 
-fn positive(value: &Value) -> f64 {
-    value.as_f64().filter(|v| *v > 0.0).unwrap_or(1.0)
+/// A ratio from the page, 1 where it is not positive.
+fn positive(value: f64) -> f64 {
+    if value > 0.0 { value } else { 1.0 }
 }
 
-fn refuse_selector_problem(selector: &str, geometry: &Value) -> Result<(), Error> {
+fn selector_problem(selector: &str, problem: Problem) -> Error {
     let selector = selector.to_string();
-    match geometry["problem"].as_str() {
-        None => Ok(()),
-        Some("invalid") => Err(Error::InvalidSelector {
-            selector,
-            reason: geometry["reason"].as_str().unwrap_or_default().to_string(),
-        }),
-        Some("none") => Err(Error::ElementNotFound {
+    match problem {
+        Problem::Invalid { reason } => Error::InvalidSelector { selector, reason },
+        Problem::None => Error::ElementNotFound {
             locator: format!("selector {selector:?}"),
             reason: "nothing on the page matches".into(),
-        }),
-        Some("ambiguous") => Err(Error::AmbiguousLocator {
+        },
+        Problem::Ambiguous { matched } => Error::AmbiguousLocator {
             locator: format!("selector {selector:?}"),
-            matched: geometry["matched"].as_u64().unwrap_or(0) as usize,
+            matched,
             candidates: Vec::new(),
-        }),
-        Some(_) => Err(Error::ElementNotVisible {
+        },
+        Problem::Invisible => Error::ElementNotVisible {
             locator: selector,
             reason: "it has no size or lies outside the viewport".into(),
-        }),
+        },
     }
 }
 

@@ -1,26 +1,173 @@
 //! Page-side scripts: real JavaScript files under `js/`, compiled in, called through
-//! `Runtime.callFunctionOn` with JSON arguments — never assembled from strings.
+//! `Runtime.callFunctionOn` with JSON arguments — never assembled from strings. Every
+//! script is declared here, with the type of its reply: [`call`] is the one way a script
+//! is called, maps a page exception one way, and decodes the reply into that type, so a
+//! script whose reply changed shape fails by name instead of reading as zeros.
 
-/// One page-side function; its file holds a single function declaration.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Script {
+use std::marker::PhantomData;
+
+use cdp::protocol::runtime;
+use cdp::{Deadline, Session};
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use crate::Error;
+
+/// One page-side function; its file holds a single function declaration. `R` is what it
+/// answers (`Value` where the answer is the page's own, as `eval`'s).
+pub(crate) struct Script<R = Value> {
     pub name: &'static str,
     pub source: &'static str,
+    reply: PhantomData<fn() -> R>,
+}
+
+impl<R> Clone for Script<R> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<R> Copy for Script<R> {}
+
+impl<R> std::fmt::Debug for Script<R> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Script").field("name", &self.name).finish()
+    }
+}
+
+impl<R> Script<R> {
+    /// The source as an init script: the function, called at once.
+    pub fn init_source(&self) -> String {
+        format!("({})();", self.source)
+    }
 }
 
 macro_rules! script {
     ($name:literal) => {
-        Script {
+        script!($name => Value)
+    };
+    ($name:literal => $reply:ty) => {
+        Script::<$reply> {
             name: $name,
             source: include_str!(concat!("../js/", $name, ".js")),
+            reply: PhantomData,
         }
     };
 }
 
+/// What `this` is for a call.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum This<'a> {
+    /// The global object of an execution context.
+    Context(i64),
+    /// A remote object (a resolved DOM node, an array a script returned).
+    Object(&'a str),
+}
+
+/// Calls `script` with JSON `arguments` and decodes its reply (awaiting a promise).
+pub(crate) async fn call<R: DeserializeOwned>(
+    session: &Session,
+    script: &Script<R>,
+    this: This<'_>,
+    arguments: Vec<Value>,
+    deadline: Deadline,
+) -> Result<R, Error> {
+    let object = call_remote(session, script, this, arguments, None, deadline).await?;
+    decode(script, object.value.unwrap_or(Value::Null))
+}
+
+/// Calls `script` and keeps its reply in the page as a remote object of `group` (release
+/// the group when done).
+pub(crate) async fn call_for_object<R>(
+    session: &Session,
+    script: &Script<R>,
+    this: This<'_>,
+    arguments: Vec<Value>,
+    group: &str,
+    deadline: Deadline,
+) -> Result<runtime::RemoteObject, Error> {
+    call_remote(session, script, this, arguments, Some(group), deadline).await
+}
+
+async fn call_remote<R>(
+    session: &Session,
+    script: &Script<R>,
+    this: This<'_>,
+    arguments: Vec<Value>,
+    group: Option<&str>,
+    deadline: Deadline,
+) -> Result<runtime::RemoteObject, Error> {
+    let (execution_context_id, object_id) = match this {
+        This::Context(id) => (Some(id), None),
+        This::Object(id) => (None, Some(id.to_string())),
+    };
+    let call = runtime::CallFunctionOn {
+        function_declaration: script.source.to_string(),
+        execution_context_id,
+        object_id,
+        arguments: arguments
+            .into_iter()
+            .map(|value| runtime::CallArgument {
+                value: Some(value),
+                object_id: None,
+            })
+            .collect(),
+        return_by_value: Some(group.is_none()),
+        await_promise: group.is_none().then_some(true),
+        object_group: group.map(str::to_string),
+    };
+    let reply = session.call(&call, deadline).await?;
+    if let Some(details) = reply.exception_details {
+        return Err(exception(script.name, details));
+    }
+    Ok(reply.result)
+}
+
+/// `value` as `script`'s reply type, or an error naming the script and what was wrong.
+pub(crate) fn decode<R: DeserializeOwned>(script: &Script<R>, value: Value) -> Result<R, Error> {
+    serde_json::from_value(value).map_err(|err| Error::ScriptReply {
+        script: script.name,
+        reason: err.to_string(),
+    })
+}
+
+/// An exception the page threw into one of candor's scripts that the script caught and
+/// reported (`{class, message}`): the caller's code, in `eval` and `js` conditions.
+#[derive(Debug, Clone, serde::Deserialize)]
+pub(crate) struct Thrown {
+    pub class: String,
+    pub message: String,
+}
+
+impl From<Thrown> for Error {
+    fn from(thrown: Thrown) -> Self {
+        Error::Script {
+            class: thrown.class,
+            message: thrown.message,
+        }
+    }
+}
+
+/// A page exception during a script: its class and the first line of its description.
+fn exception(script: &str, details: runtime::ExceptionDetails) -> Error {
+    let exception = details.exception.as_ref();
+    let class = exception
+        .and_then(|e| e.class_name.clone())
+        .unwrap_or_else(|| "Error".into());
+    let message = exception
+        .and_then(|e| e.description.clone())
+        .map(|d| d.lines().next().unwrap_or_default().to_string())
+        .unwrap_or(details.text);
+    tracing::debug!(script, %class, %message, "page script threw");
+    Error::Script { class, message }
+}
+
 /// `{text, url, title}`: the visible text of the document (`innerText`).
-pub(crate) const PAGE_TEXT: Script = script!("page_text");
+pub(crate) const PAGE_TEXT: Script<crate::page_read::PageRead> =
+    script!("page_text" => crate::page_read::PageRead);
 /// `{html, url, title}`: the serialised document.
-pub(crate) const PAGE_HTML: Script = script!("page_html");
+pub(crate) const PAGE_HTML: Script<crate::page_read::PageRead> =
+    script!("page_html" => crate::page_read::PageRead);
 /// On an element: `{tag, type, value, checked, editable, connected}`.
 pub(crate) const ELEMENT_VALUE: Script = script!("element_value");
 /// On a text field: select its contents so typing replaces them.
@@ -40,22 +187,144 @@ pub(crate) const SCROLL_POSITION: Script = script!("scroll_position");
 /// The elements near the viewport of a large page (by reference; see `region.rs`).
 pub(crate) const REGION_ELEMENTS: Script = script!("region_elements");
 /// On that array: what a snapshot needs of each element.
-pub(crate) const REGION_FACTS: Script = script!("region_facts");
+pub(crate) const REGION_FACTS: Script<Vec<crate::snapshot::region::RegionFact>> =
+    script!("region_facts" => Vec<crate::snapshot::region::RegionFact>);
 /// `1`: the cheapest possible round trip into the page (benchmarks, liveness).
-pub(crate) const PING: Script = script!("ping");
+pub(crate) const PING: Script<u8> = script!("ping" => u8);
 /// `{met, actual}` or `{invalidSelector}`: polls one wait condition for a slice of time.
-pub(crate) const WAIT_FOR: Script = script!("wait_for");
+pub(crate) const WAIT_FOR: Script<crate::wait::WaitReply> =
+    script!("wait_for" => crate::wait::WaitReply);
 /// Runs the caller's code (browser_eval): `{ran, mode, type, value}` or `{threw}` or `{pending}`.
-pub(crate) const EVAL: Script = script!("eval");
+pub(crate) const EVAL: Script<crate::eval::EvalReply> = script!("eval" => crate::eval::EvalReply);
 /// `{controls, total, hiddenInputs, scopeMatched}`: every form control in scope, secrets masked.
-pub(crate) const FORM_STATE: Script = script!("form_state");
+pub(crate) const FORM_STATE: Script<crate::form_state::FormStateReply> =
+    script!("form_state" => crate::form_state::FormStateReply);
 /// `{quiet, waitedMs, region}`: waits until the page stops changing (see `settle.rs`).
-pub(crate) const SETTLE_QUIET: Script = script!("settle_quiet");
+pub(crate) const SETTLE_QUIET: Script<crate::settle::QuietReply> =
+    script!("settle_quiet" => crate::settle::QuietReply);
 /// Installs the mutation watcher in the document (also an init script; see `settle.rs`).
-pub(crate) const SETTLE_WATCH: Script = script!("settle_watch");
+pub(crate) const SETTLE_WATCH: Script<Value> = script!("settle_watch");
 /// `true` at the next animation frame (`false` after 50 ms without one): the pause
 /// between two actionability checks.
 pub(crate) const ANIMATION_FRAME: Script = script!("animation_frame");
 /// On an element: whether a finite animation or transition that moves, resizes or fades
 /// runs on it or an ancestor.
 pub(crate) const ELEMENT_MOTION: Script = script!("element_motion");
+/// `{pageWidth, pageHeight, dpr, zoom}` and the rectangle a screenshot captures, or the
+/// problem with its selector.
+pub(crate) const CAPTURE_RECT: Script<crate::screenshot::Geometry> =
+    script!("capture_rect" => crate::screenshot::Geometry);
+/// `{width, height, dpr, confirmed}`: the size the page lays out at, once it matches.
+pub(crate) const VIEWPORT_SIZE: Script<crate::viewport::LaidOut> =
+    script!("viewport_size" => crate::viewport::LaidOut);
+/// Reports permission requests (an init script; see `permission.rs`).
+pub(crate) const PERMISSION_WATCH: Script<Value> = script!("permission_watch");
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    /// A script whose reply changed shape fails by name; it never reads as zeros (a
+    /// screenshot clipped 0×0).
+    #[test]
+    fn a_reply_of_another_shape_is_an_error_naming_the_script() {
+        let renamed = json!({"width": 800, "height": 600, "dpr": 1, "zoom": 1,
+            "rect": {"x": 0, "y": 0, "width": 800, "height": 600}, "clipped": false});
+        match decode(&CAPTURE_RECT, renamed) {
+            Err(Error::ScriptReply { script, reason }) => {
+                assert_eq!(script, "capture_rect");
+                assert!(reason.contains("pageWidth"), "{reason}");
+            }
+            other => panic!("{other:?}"),
+        }
+        let whole = json!({"pageWidth": 800, "pageHeight": 600, "dpr": 2, "zoom": 1,
+            "rect": {"x": 0, "y": 10, "width": 800, "height": 600}, "clipped": true});
+        assert!(decode(&CAPTURE_RECT, whole).is_ok());
+        assert!(matches!(
+            decode(&SETTLE_QUIET, json!({"quiet": true})),
+            Err(Error::ScriptReply {
+                script: "settle_quiet",
+                ..
+            })
+        ));
+        assert!(matches!(
+            decode(&PING, json!(null)),
+            Err(Error::ScriptReply { script: "ping", .. })
+        ));
+    }
+
+    /// Each shape of a reply that has several decodes as the one it is.
+    #[test]
+    fn replies_with_several_shapes_decode_as_theirs() {
+        use crate::settle::QuietReply;
+        use crate::wait::WaitReply;
+        assert!(matches!(
+            decode(&SETTLE_QUIET, json!({"unwatched": true})),
+            Ok(QuietReply::Unwatched { .. })
+        ));
+        assert!(matches!(
+            decode(
+                &SETTLE_QUIET,
+                json!({"quiet": false, "waitedMs": 40, "region": "div#a"})
+            ),
+            Ok(QuietReply::Verdict {
+                quiet: false,
+                waited_ms: 40,
+                region: Some(_)
+            })
+        ));
+        assert!(matches!(
+            decode(&WAIT_FOR, json!({"invalidSelector": "bad"})),
+            Ok(WaitReply::InvalidSelector { .. })
+        ));
+        assert!(matches!(
+            decode(
+                &WAIT_FOR,
+                json!({"invalidExpression": {"class": "SyntaxError", "message": "x"}})
+            ),
+            Ok(WaitReply::InvalidExpression { .. })
+        ));
+        assert!(matches!(
+            decode(
+                &WAIT_FOR,
+                json!({"met": false, "actual": {"threw": "E: x"}, "threw": {"class": "E", "message": "x"}})
+            ),
+            Ok(WaitReply::Checked {
+                met: false,
+                threw: Some(_),
+                ..
+            })
+        ));
+        assert!(matches!(
+            decode(
+                &EVAL,
+                json!({"ran": false, "threw": {"class": "SyntaxError", "message": "x"}})
+            ),
+            Ok(crate::eval::EvalReply::Threw { ran: false, .. })
+        ));
+        assert!(matches!(
+            decode(
+                &EVAL,
+                json!({"ran": true, "mode": "expression", "pending": true})
+            ),
+            Ok(crate::eval::EvalReply::Pending { .. })
+        ));
+        assert!(matches!(
+            decode(
+                &EVAL,
+                json!({"ran": true, "mode": "body", "type": "number", "value": 3, "truncated": false, "chars": 1})
+            ),
+            Ok(crate::eval::EvalReply::Value { .. })
+        ));
+        let facts = json!([{"parent": -1, "box": [0, 0, 10, 10], "tag": "a", "href": "/x",
+            "type": null, "onclick": false, "pointer": true, "clips": false,
+            "content": [["t", "Go", 0, 0, 10, 10], ["e", 1]]}]);
+        assert!(decode(&REGION_FACTS, facts).is_ok());
+        let bad_tag = json!([{"parent": -1, "box": [0, 0, 10, 10], "tag": "a", "href": null,
+            "type": null, "onclick": false, "pointer": false, "clips": false,
+            "content": [["x", 1]]}]);
+        assert!(decode(&REGION_FACTS, bad_tag).is_err());
+    }
+}

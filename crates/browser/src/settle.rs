@@ -29,7 +29,23 @@ pub const DEFAULT_SETTLE: Duration = Duration::from_millis(1_000);
 /// changing (about three frames).
 const RECENT: Duration = Duration::from_millis(50);
 
-const WATCH_SOURCE: &str = concat!("(", include_str!("../js/settle_watch.js"), ")();");
+/// What `settle_quiet.js` answers.
+#[derive(Debug, serde::Deserialize)]
+#[serde(untagged)]
+pub(crate) enum QuietReply {
+    /// The document has no watcher (it is older than the init script).
+    Unwatched {
+        // Read only to tell this shape from the other.
+        #[allow(dead_code)]
+        unwatched: bool,
+    },
+    #[serde(rename_all = "camelCase")]
+    Verdict {
+        quiet: bool,
+        waited_ms: u64,
+        region: Option<String>,
+    },
+}
 
 /// How the page settled.
 #[derive(Debug, Clone, Default)]
@@ -45,7 +61,7 @@ pub struct Settled {
 /// Installs the mutation watcher in `tab`'s future documents.
 pub(crate) async fn watch(tab: &Tab, deadline: Deadline) -> Result<(), Error> {
     let script = page::AddScriptToEvaluateOnNewDocument {
-        source: WATCH_SOURCE.into(),
+        source: SETTLE_WATCH.init_source(),
     };
     tab.session().call(&script, deadline).await?;
     Ok(())
@@ -87,7 +103,12 @@ impl Tab {
                     call_deadline,
                 )
                 .await?;
-            if reply["unwatched"] == true {
+            let QuietReply::Verdict {
+                quiet,
+                waited_ms,
+                region,
+            } = reply
+            else {
                 // A document older than the watcher (a page adopted once loaded): watch
                 // it from now on; what changed before is not known, so only what changes
                 // from here counts.
@@ -95,11 +116,11 @@ impl Tab {
                     .await?;
                 since_ms = -1.0;
                 continue;
-            }
+            };
             return Ok(Settled {
-                quiet: reply["quiet"].as_bool().unwrap_or(false),
-                waited: Duration::from_millis(reply["waitedMs"].as_u64().unwrap_or(0)),
-                region: reply["region"].as_str().map(str::to_string),
+                quiet,
+                waited: Duration::from_millis(waited_ms),
+                region,
             });
         }
         Err(Error::Timeout {

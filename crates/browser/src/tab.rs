@@ -17,7 +17,7 @@ use url::Url;
 
 use crate::Error;
 use crate::dialogs::DialogRecord;
-use crate::script::Script;
+use crate::script::{Script, This};
 
 /// How long a page-side read may take before the page counts as unverified. A read also
 /// never takes more than three quarters of what is left of its command, so a page that
@@ -645,14 +645,14 @@ impl Tab {
     }
 
     /// Calls a page-side script in the main frame's main world with JSON arguments and
-    /// returns its JSON result. A page that does not answer within its read budget is
+    /// returns its decoded reply. A page that does not answer within its read budget is
     /// marked unverified and reported as such.
-    pub(crate) async fn call_script(
+    pub(crate) async fn call_script<R: serde::de::DeserializeOwned>(
         &self,
-        script: &Script,
+        script: &Script<R>,
         arguments: Vec<Value>,
         deadline: Deadline,
-    ) -> Result<Value, Error> {
+    ) -> Result<R, Error> {
         self.check_usable()?;
         let started = Instant::now();
         let read_deadline = deadline.within(PAGE_READ_BUDGET.min(deadline.remaining() * 3 / 4));
@@ -671,33 +671,28 @@ impl Tab {
             let Some(context_id) = context.main_context else {
                 continue;
             };
-            let call = runtime::CallFunctionOn {
-                function_declaration: script.source.to_string(),
-                execution_context_id: Some(context_id),
-                arguments: arguments
-                    .iter()
-                    .map(|value| runtime::CallArgument {
-                        value: Some(value.clone()),
-                        object_id: None,
-                    })
-                    .collect(),
-                return_by_value: Some(true),
-                await_promise: Some(true),
-                ..Default::default()
-            };
-            match self.shared.session.call(&call, read_deadline).await {
+            let called = crate::script::call(
+                &self.shared.session,
+                script,
+                This::Context(context_id),
+                arguments.clone(),
+                read_deadline,
+            )
+            .await;
+            match called {
                 Ok(reply) => {
                     self.update(|s| s.unverified = false);
-                    if let Some(details) = reply.exception_details {
-                        return Err(script_error(script, details));
-                    }
-                    return Ok(reply.result.value.unwrap_or(Value::Null));
+                    return Ok(reply);
                 }
                 // The document changed between our reading the context and the call.
-                Err(err) if err.is_protocol_message("Cannot find context") => {
+                Err(Error::Protocol { message, .. }) if message.contains("Cannot find context") => {
                     stale_context = Some(context_id);
                 }
-                Err(err) => return Err(self.unverified_after(err.into(), deadline, started)),
+                Err(err @ (Error::Script { .. } | Error::ScriptReply { .. })) => {
+                    self.update(|s| s.unverified = false);
+                    return Err(err);
+                }
+                Err(err) => return Err(self.unverified_after(err, deadline, started)),
             }
         }
         Err(self.unverified_after(
@@ -728,19 +723,6 @@ impl Tab {
             other => other,
         }
     }
-}
-
-fn script_error(script: &Script, details: runtime::ExceptionDetails) -> Error {
-    let exception = details.exception.as_ref();
-    let class = exception
-        .and_then(|e| e.class_name.clone())
-        .unwrap_or_else(|| "Error".into());
-    let message = exception
-        .and_then(|e| e.description.clone())
-        .map(|d| d.lines().next().unwrap_or_default().to_string())
-        .unwrap_or(details.text);
-    tracing::debug!(script = script.name, %class, %message, "page script threw");
-    Error::Script { class, message }
 }
 
 /// Keeps a tab's [`PageState`] current; runs on the connection's reader, so the state

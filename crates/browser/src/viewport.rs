@@ -11,7 +11,7 @@ use cdp::Deadline;
 use cdp::protocol::{browser as cdp_browser, emulation};
 use serde_json::{Value, json};
 
-use crate::script::Script;
+use crate::script::VIEWPORT_SIZE;
 use crate::{Error, Tab};
 
 /// Custom sizes allowed, in CSS pixels.
@@ -23,10 +23,14 @@ pub const CUSTOM_HEIGHTS: std::ops::RangeInclusive<u32> = 320..=2160;
 const CONFIRM_BUDGET: Duration = Duration::from_secs(2);
 const SETTLE: Duration = Duration::from_millis(250);
 
-const VIEWPORT_SIZE: Script = Script {
-    name: "viewport_size",
-    source: include_str!("../js/viewport_size.js"),
-};
+/// What `viewport_size.js` answers: the size the page lays out at, in CSS pixels.
+#[derive(Debug, serde::Deserialize)]
+pub(crate) struct LaidOut {
+    width: f64,
+    height: f64,
+    dpr: f64,
+    confirmed: bool,
+}
 
 /// A tab's viewport.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -188,7 +192,7 @@ impl Tab {
         deadline: Deadline,
     ) -> Result<ViewportReport, Error> {
         let want = self.expected_size(preset, deadline).await?;
-        let value = self
+        let laid_out = self
             .call_script(
                 &VIEWPORT_SIZE,
                 vec![
@@ -201,10 +205,10 @@ impl Tab {
             .await?;
         Ok(ViewportReport {
             preset,
-            page_width: css_pixels(&value["width"]),
-            page_height: css_pixels(&value["height"]),
-            device_pixel_ratio: value["dpr"].as_f64().unwrap_or(1.0),
-            confirmed: value["confirmed"].as_bool().unwrap_or(false),
+            page_width: css_pixels(laid_out.width),
+            page_height: css_pixels(laid_out.height),
+            device_pixel_ratio: laid_out.dpr,
+            confirmed: laid_out.confirmed,
         })
     }
 
@@ -237,8 +241,8 @@ impl Tab {
 }
 
 /// A CSS pixel count from the page (never negative or fractional for innerWidth).
-pub(crate) fn css_pixels(value: &Value) -> u32 {
-    value.as_f64().map_or(0, |v| v.max(0.0).round() as u32)
+pub(crate) fn css_pixels(value: f64) -> u32 {
+    value.max(0.0).round() as u32
 }
 
 #[cfg(test)]

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use cdp::Deadline;
 use serde_json::{Value, json};
 
-use crate::script::WAIT_FOR;
+use crate::script::{Thrown, WAIT_FOR};
 use crate::{Error, Tab};
 
 /// The longest one page-side poll runs before the engine asks again.
@@ -125,28 +125,31 @@ impl Tab {
                 json!(grace.as_millis() as u64),
             ];
             match self.call_script(&WAIT_FOR, arguments, deadline).await {
-                Ok(reply) => {
-                    if let Some(reason) = reply.get("invalidSelector").and_then(Value::as_str) {
-                        let selector = match condition {
-                            Condition::Selector { selector, .. } => selector.clone(),
-                            _ => String::new(),
-                        };
-                        return Err(Error::InvalidSelector {
-                            selector,
-                            reason: reason.to_string(),
-                        });
-                    }
-                    if let Some(invalid) = reply.get("invalidExpression") {
-                        return Err(script_error(invalid));
-                    }
-                    let met = reply.get("met").and_then(Value::as_bool).unwrap_or(false);
+                Ok(WaitReply::InvalidSelector { invalid_selector }) => {
+                    let selector = match condition {
+                        Condition::Selector { selector, .. } => selector.clone(),
+                        _ => String::new(),
+                    };
+                    return Err(Error::InvalidSelector {
+                        selector,
+                        reason: invalid_selector,
+                    });
+                }
+                Ok(WaitReply::InvalidExpression { invalid_expression }) => {
+                    return Err(invalid_expression.into());
+                }
+                Ok(WaitReply::Checked {
+                    met,
+                    actual: seen,
+                    threw,
+                }) => {
                     if !met
                         && timeout.is_zero()
-                        && let Some(threw) = reply.get("threw")
+                        && let Some(threw) = threw
                     {
-                        return Err(script_error(threw));
+                        return Err(threw.into());
                     }
-                    actual = reply.get("actual").cloned().unwrap_or(Value::Null);
+                    actual = seen;
                     observed = true;
                     if met || Instant::now() >= end {
                         return Ok(WaitOutcome {
@@ -176,13 +179,23 @@ impl Tab {
     }
 }
 
-/// `Script` from the page's `{class, message}`.
-fn script_error(thrown: &Value) -> Error {
-    let text = |key: &str| thrown.get(key).and_then(Value::as_str).map(str::to_string);
-    Error::Script {
-        class: text("class").unwrap_or_else(|| "Error".into()),
-        message: text("message").unwrap_or_default(),
-    }
+/// What `wait_for.js` answers: a refusal, or the last check of the slice.
+#[derive(Debug, serde::Deserialize)]
+#[serde(untagged)]
+pub(crate) enum WaitReply {
+    #[serde(rename_all = "camelCase")]
+    InvalidSelector { invalid_selector: String },
+    #[serde(rename_all = "camelCase")]
+    InvalidExpression { invalid_expression: Thrown },
+    Checked {
+        met: bool,
+        /// The evidence; absent where the page's value was `undefined`.
+        #[serde(default)]
+        actual: Value,
+        /// The `js` condition threw (its evidence says so too).
+        #[serde(default)]
+        threw: Option<Thrown>,
+    },
 }
 
 /// Whether a page-side call failed because its document went away (a navigation or a

@@ -286,6 +286,14 @@ impl ToolError {
                 "the page threw; take a snapshot to see its state",
             )
             .with_data(serde_json::json!({ "class": class, "message": text })),
+            // The page changed what candor's own script relies on (a patched built-in),
+            // or the script and its reader disagree.
+            E::ScriptReply { script, .. } => ToolError::new(
+                Code::ScriptError,
+                message,
+                "the page interferes with candor's page-side reads; take a snapshot, and report it if it recurs",
+            )
+            .with_data(serde_json::json!({ "script": script })),
             E::Timeout { .. } => ToolError::new(
                 Code::CommandTimeout,
                 format!("{message}; work already handed to the browser may still complete"),

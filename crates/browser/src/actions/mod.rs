@@ -313,14 +313,14 @@ impl Tab {
     }
 
     /// Calls a page-side script with `this` bound to the DOM node `backend_id`.
-    pub(crate) async fn call_on_node(
+    pub(crate) async fn call_on_node<R: serde::de::DeserializeOwned>(
         &self,
         session: &cdp::Session,
         backend_id: i64,
-        script: &Script,
+        script: &Script<R>,
         arguments: Vec<Value>,
         deadline: Deadline,
-    ) -> Result<Value, Error> {
+    ) -> Result<R, Error> {
         let resolved = session
             .call(
                 &dom::ResolveNode {
@@ -336,32 +336,14 @@ impl Tab {
                 locator: format!("node {backend_id}"),
                 reason: "it is no longer in the page".into(),
             })?;
-        let call = cdp::protocol::runtime::CallFunctionOn {
-            function_declaration: script.source.to_string(),
-            object_id: Some(object_id),
-            arguments: arguments
-                .into_iter()
-                .map(|value| cdp::protocol::runtime::CallArgument {
-                    value: Some(value),
-                    object_id: None,
-                })
-                .collect(),
-            return_by_value: Some(true),
-            await_promise: Some(true),
-            ..Default::default()
-        };
-        let reply = session.call(&call, deadline).await?;
-        if let Some(details) = reply.exception_details {
-            return Err(Error::Script {
-                class: details
-                    .exception
-                    .as_ref()
-                    .and_then(|e| e.class_name.clone())
-                    .unwrap_or_else(|| "Error".into()),
-                message: details.text,
-            });
-        }
-        Ok(reply.result.value.unwrap_or(Value::Null))
+        crate::script::call(
+            session,
+            script,
+            crate::script::This::Object(&object_id),
+            arguments,
+            deadline,
+        )
+        .await
     }
 }
 

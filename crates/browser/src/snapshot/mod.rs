@@ -9,7 +9,7 @@ mod find;
 mod locate;
 mod markdown;
 mod outline;
-mod region;
+pub(crate) mod region;
 mod text_breaks;
 
 use std::collections::{HashMap, VecDeque};

@@ -35,6 +35,7 @@ impl crate::Tab {
         &self,
         deadline: Deadline,
     ) -> Result<Option<Observation>, Error> {
+        use crate::script::{self, This};
         use cdp::protocol::{page, runtime};
         self.check_usable()?;
         let state = self.state();
@@ -42,29 +43,22 @@ impl crate::Tab {
             return Ok(None);
         };
         let session = self.session();
-        let call = runtime::CallFunctionOn {
-            function_declaration: crate::script::REGION_ELEMENTS.source.to_string(),
-            execution_context_id: Some(context),
-            arguments: [LARGE_PAGE_ELEMENTS as f64, SCREENS_ABOVE, SCREENS_BELOW]
-                .iter()
-                .map(|v| runtime::CallArgument {
-                    value: Some(serde_json::json!(v)),
-                    object_id: None,
-                })
-                .collect(),
-            return_by_value: Some(false),
-            object_group: Some(OBJECT_GROUP.into()),
-            ..Default::default()
-        };
+        let arguments = [LARGE_PAGE_ELEMENTS as f64, SCREENS_ABOVE, SCREENS_BELOW]
+            .iter()
+            .map(|v| serde_json::json!(v))
+            .collect();
         let (metrics, found) = tokio::try_join!(
             async { Ok::<_, Error>(session.call(&page::GetLayoutMetrics {}, deadline).await?) },
-            async { Ok::<_, Error>(session.call(&call, deadline).await?) },
+            script::call_for_object(
+                session,
+                &script::REGION_ELEMENTS,
+                This::Context(context),
+                arguments,
+                OBJECT_GROUP,
+                deadline,
+            ),
         )?;
-        let Some(array) = found
-            .result
-            .object_id
-            .filter(|_| found.exception_details.is_none())
-        else {
+        let Some(array) = found.object_id else {
             return Ok(None);
         };
         let read = self.read_region(session, &array, deadline).await;
@@ -105,35 +99,23 @@ impl crate::Tab {
         session: &Session,
         array: &str,
         deadline: Deadline,
-    ) -> Result<
-        (
-            Vec<serde_json::Value>,
-            usize,
-            (usize, usize),
-            Vec<Option<Node>>,
-        ),
-        Error,
-    > {
+    ) -> Result<(Vec<RegionFact>, usize, (usize, usize), Vec<Option<Node>>), Error> {
+        use crate::script::{self, This};
         use cdp::protocol::runtime;
-        let facts_call = runtime::CallFunctionOn {
-            function_declaration: crate::script::REGION_FACTS.source.to_string(),
-            object_id: Some(array.to_string()),
-            return_by_value: Some(true),
-            ..Default::default()
-        };
         let properties = runtime::GetProperties {
             object_id: array.to_string(),
             own_properties: Some(true),
         };
         let (facts, properties) = tokio::try_join!(
-            async { Ok::<_, Error>(session.call(&facts_call, deadline).await?) },
+            script::call(
+                session,
+                &script::REGION_FACTS,
+                This::Object(array),
+                Vec::new(),
+                deadline
+            ),
             async { Ok::<_, Error>(session.call(&properties, deadline).await?) },
         )?;
-        let facts: Vec<serde_json::Value> = facts
-            .result
-            .value
-            .and_then(|v| v.as_array().cloned())
-            .unwrap_or_default();
         let mut objects: Vec<(usize, String)> = Vec::new();
         let mut beyond = (0, 0);
         for property in properties.result {
@@ -189,11 +171,59 @@ impl crate::Tab {
     }
 }
 
+/// What `region_facts.js` answers for one element.
+#[derive(Debug, serde::Deserialize)]
+pub(crate) struct RegionFact {
+    /// The index of its nearest listed ancestor, -1 for none.
+    parent: i64,
+    /// `[x, y, width, height]` in document coordinates.
+    #[serde(rename = "box")]
+    bounds: [f64; 4],
+    href: Option<String>,
+    #[serde(rename = "type")]
+    input_type: Option<String>,
+    onclick: bool,
+    pointer: bool,
+    clips: bool,
+    content: Vec<Content>,
+}
+
+/// One piece of an element's content, in order.
+#[derive(Debug, serde::Deserialize)]
+#[serde(untagged)]
+enum Content {
+    /// `["e", index]`: a listed element.
+    Element(ElementTag, usize),
+    /// `["t", text, x, y, width, height]`: a text node and its box.
+    Text(TextTag, String, f64, f64, f64, f64),
+}
+
+#[derive(Debug, serde::Deserialize)]
+enum ElementTag {
+    #[serde(rename = "e")]
+    E,
+}
+
+#[derive(Debug, serde::Deserialize)]
+enum TextTag {
+    #[serde(rename = "t")]
+    T,
+}
+
+fn rect([x, y, width, height]: [f64; 4]) -> Rect {
+    Rect {
+        x,
+        y,
+        width,
+        height,
+    }
+}
+
 /// The observation of a region read: elements as the page described them, with their
 /// accessibility nodes, and their direct text.
 #[allow(clippy::too_many_arguments)]
 fn build(
-    facts: &[serde_json::Value],
+    facts: &[RegionFact],
     _elements: usize,
     mut ax: Vec<Option<Node>>,
     beyond: (usize, usize),
@@ -202,19 +232,6 @@ fn build(
     title: &str,
     session: &Session,
 ) -> Observation {
-    let rect = |v: &serde_json::Value, at: usize| -> Rect {
-        let n = |i: usize| {
-            v.get(at + i)
-                .and_then(serde_json::Value::as_f64)
-                .unwrap_or(0.0)
-        };
-        Rect {
-            x: n(0),
-            y: n(1),
-            width: n(2),
-            height: n(3),
-        }
-    };
     let mut nodes = vec![Node {
         role: "RootWebArea".into(),
         name: title.to_string(),
@@ -222,14 +239,9 @@ fn build(
     }];
     // Every element first (element i is node i + 1), then each one's content in order;
     // pointer cursors inherit, so only the outermost element that sets one counts.
-    let parent_of = |i: usize| {
-        facts[i]["parent"]
-            .as_i64()
-            .and_then(|p| usize::try_from(p).ok())
-    };
+    let parent_of = |i: usize| usize::try_from(facts[i].parent).ok();
     for (i, fact) in facts.iter().enumerate() {
-        let parent_pointer =
-            parent_of(i).is_some_and(|p| facts.get(p).is_some_and(|f| f["pointer"] == true));
+        let parent_pointer = parent_of(i).is_some_and(|p| facts.get(p).is_some_and(|f| f.pointer));
         let mut node = ax
             .get_mut(i)
             .and_then(Option::take)
@@ -237,11 +249,11 @@ fn build(
                 role: "none".into(),
                 ..Node::default()
             });
-        node.bounds = Some(rect(&fact["box"], 0));
-        node.clickable = fact["onclick"] == true || fact["pointer"] == true && !parent_pointer;
-        node.clips = fact["clips"] == true;
-        node.href = fact["href"].as_str().map(str::to_string);
-        node.input_type = fact["type"].as_str().map(str::to_string);
+        node.bounds = Some(rect(fact.bounds));
+        node.clickable = fact.onclick || fact.pointer && !parent_pointer;
+        node.clips = fact.clips;
+        node.href = fact.href.clone();
+        node.input_type = fact.input_type.clone();
         node.parent = Some(parent_of(i).map_or(0, |p| p + 1));
         node.children.clear();
         nodes.push(node);
@@ -250,33 +262,24 @@ fn build(
         if parent_of(i).is_none() {
             nodes[0].children.push(i + 1);
         }
-        for item in fact["content"].as_array().into_iter().flatten() {
-            match item.get(0).and_then(serde_json::Value::as_str) {
-                Some("e") => {
-                    if let Some(child) = item.get(1).and_then(serde_json::Value::as_u64) {
-                        nodes[i + 1].children.push(child as usize + 1);
-                    }
-                }
-                Some("t") => {
-                    let bounds = rect(item, 2);
+        for item in &fact.content {
+            match item {
+                Content::Element(ElementTag::E, child) => nodes[i + 1].children.push(child + 1),
+                Content::Text(TextTag::T, text, x, y, width, height) => {
+                    let bounds = rect([*x, *y, *width, *height]);
                     if bounds.bottom() < top || bounds.y > bottom {
                         continue;
                     }
                     let at = nodes.len();
                     nodes.push(Node {
                         role: "StaticText".into(),
-                        name: item
-                            .get(1)
-                            .and_then(serde_json::Value::as_str)
-                            .unwrap_or_default()
-                            .to_string(),
+                        name: text.clone(),
                         bounds: Some(bounds),
                         parent: Some(i + 1),
                         ..Node::default()
                     });
                     nodes[i + 1].children.push(at);
                 }
-                _ => {}
             }
         }
     }
