@@ -42,7 +42,8 @@ pub enum Error {
         /// The pending navigation was stopped, so it no longer holds the tab.
         stopped: bool,
     },
-    #[error("page script failed: {class}: {message}")]
+    /// The page's script threw (its class and message are the page's).
+    #[error("the page's script threw an exception")]
     Script { class: String, message: String },
     #[error("candor's page script {script} answered in an unexpected shape: {reason}")]
     ScriptReply {
@@ -78,24 +79,31 @@ pub enum Error {
     },
     #[error("{locator} is disabled")]
     ElementDisabled { locator: String },
-    #[error("{locator} is covered by {covering} at the point it would be clicked")]
+    /// `covering` is the page's (a label of the element on top).
+    #[error("{locator} is covered by another element at the point it would be clicked")]
     ElementOccluded { locator: String, covering: String },
-    #[error(
-        "the value read back differs from what was typed: expected {expected:?}, found {actual:?}"
-    )]
+    /// `actual` is the page's.
+    #[error("the value read back differs from what was typed")]
     InputMismatch { expected: String, actual: String },
     #[error("{what} failed after the action was dispatched: {reason}")]
     ReadbackFailed { what: String, reason: String },
     #[error("{locator} is not visible: {reason}")]
     ElementNotVisible { locator: String, reason: String },
-    #[error("a {kind} dialog is open on {tab} ({message:?}); the page waits for its answer")]
+    /// `message` is the page's.
+    #[error("a {kind} dialog is open on {tab}; the page waits for its answer")]
     DialogOpen {
         tab: String,
         kind: String,
         message: String,
     },
+    /// `reason` is candor's; the element the ref named (`button "Delete Bob"`), the
+    /// page's, is beside it.
     #[error("stale ref {ref}: {reason}")]
-    StaleRef { r#ref: String, reason: String },
+    StaleRef {
+        r#ref: String,
+        reason: String,
+        element: Option<String>,
+    },
     #[error("stale snapshot {snapshot}: {reason}")]
     StaleSnapshot { snapshot: String, reason: String },
 }

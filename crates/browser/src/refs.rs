@@ -72,6 +72,11 @@ pub(crate) struct Identity {
 }
 
 impl Identity {
+    /// `button "Delete Bob"`: the element as the agent saw it (the name is the page's).
+    pub fn describe(&self) -> String {
+        format!("{} {:?}", self.role, self.name)
+    }
+
     pub fn key(&self) -> u64 {
         Fnv::new()
             .number(self.epoch)

@@ -224,6 +224,7 @@ impl Tab {
                 "{} has no ref {ref} (refs come from browser_snapshot or browser_find of this tab)",
                 self.label()
             ),
+            element: None,
         })?;
         let state = self.state();
         if entry.identity.epoch != state.url_epoch {
@@ -234,6 +235,7 @@ impl Tab {
                     self.label(),
                     state.url
                 ),
+                element: Some(entry.identity.describe()),
             });
         }
         Ok(())
@@ -294,6 +296,7 @@ fn by_ref(
     let stale = |reason: String| Error::StaleRef {
         r#ref: r#ref.to_string(),
         reason,
+        element: memory.registry.get(r#ref).map(|e| e.identity.describe()),
     };
     let entry = memory
         .registry
@@ -332,13 +335,10 @@ fn by_ref(
     match candidates.as_slice() {
         [only] => Ok((*only, true)),
         [] => Err(stale(format!(
-            "the {} {:?} that {ref} named is no longer on the page",
-            identity.role, identity.name
+            "the element {ref} named is no longer on the page"
         ))),
         several => Err(stale(format!(
-            "the {} {:?} that {ref} named is gone and {} similar elements stand in its place",
-            identity.role,
-            identity.name,
+            "the element {ref} named is gone and {} similar elements stand in its place",
             several.len()
         ))),
     }

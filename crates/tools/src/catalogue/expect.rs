@@ -154,10 +154,20 @@ pub(crate) async fn readback(
     };
     match tab.wait_for(&condition, Duration::ZERO, ctx.deadline).await {
         Ok(outcome) => Ok(outcome.actual),
-        Err(err) => Err(ToolError::new(
-            Code::ReadbackFailed,
-            format!("readback failed after the action completed: {err}"),
-            "the action was done; check the page with a snapshot",
-        )),
+        Err(err) => {
+            // What the page threw stays in the data (page content, fenced).
+            let cause = ToolError::from(err);
+            let mut failed = ToolError::new(
+                Code::ReadbackFailed,
+                format!(
+                    "readback failed after the action completed: {}",
+                    cause.message
+                ),
+                "the action was done; check the page with a snapshot",
+            );
+            failed.data = cause.data;
+            failed.untrusted = cause.untrusted;
+            Err(failed)
+        }
     }
 }

@@ -84,7 +84,15 @@ async fn a_re_rendered_list_keeps_the_ref_and_clicking_it_deletes_the_right_item
         .await;
     assert_eq!(stale["execution"]["actionStatus"], "not-started");
     assert_eq!(stale["execution"]["retrySafe"], true);
-    assert!(stale["message"].as_str().unwrap().contains("Delete Bob"));
+    // The element it named is the page's text: in the data, fenced, not in the message.
+    assert!(!stale["message"].as_str().unwrap().contains("Delete Bob"));
+    assert_eq!(stale["data"]["element"], "button \"Delete Bob\"");
+    assert!(
+        stale["untrusted"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("/data/element"))
+    );
     h.shutdown().await;
 }
 
