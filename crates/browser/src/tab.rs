@@ -891,3 +891,7 @@ fn apply(state: &mut PageState, event: &RawEvent) -> bool {
 fn without_fragment(url: &str) -> &str {
     url.split_once('#').map_or(url, |(base, _)| base)
 }
+
+#[cfg(test)]
+#[path = "tab_tests.rs"]
+mod tests;
