@@ -6,8 +6,6 @@
 use serde_json::{Value, json};
 use tools::Engine;
 
-use crate::site::Site;
-
 /// Lines of each step's text form to print; the rest is summarised.
 const LINES_PER_STEP: usize = 10;
 
@@ -34,7 +32,7 @@ fn step(
 }
 
 pub async fn run(engine: &Engine) -> anyhow::Result<()> {
-    let site = Site::start().await?;
+    let site = crate::site::start()?;
     println!("candor demo: the built-in site is at {}\n", site.url(""));
     // `{ref of …}` in a param is filled from the last element snapshot: the ref on the
     // line that starts with that text.

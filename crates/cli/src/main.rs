@@ -1,11 +1,7 @@
 //! `candor`: the binary. Parses the command line, sets up logging on stderr, and hands
-//! over to one face (`mcp`, `serve`, the CLI verbs) or one job (`demo`, `bench`).
+//! over to one face (`mcp`, `serve`, the CLI verbs) or one job (`demo`). The benchmarks
+//! are not here: they are `crates/bench`, run from the repository.
 
-mod bench;
-mod bench_acting;
-mod bench_daemon;
-mod bench_faults;
-mod bench_snapshots;
 mod client;
 mod config;
 mod demo;
@@ -73,8 +69,6 @@ enum Command {
     Mcp,
     /// Drive the built-in demo site through the tools and print each step.
     Demo,
-    /// Measure cold start, navigate, snapshot, screenshot, CDP round trip and tools/list size.
-    Bench(bench::BenchArgs),
     /// Serve the HTTP daemon on 127.0.0.1: tasks, commands, cancel, diagnostics, jobs.
     Serve(serve::ServeArgs),
     #[command(flatten)]
@@ -225,7 +219,6 @@ async fn run(mut cli: Cli) -> anyhow::Result<()> {
             engine.shutdown().await;
             result
         }
-        Command::Bench(args) => bench::run(&cli.browser, args).await,
         Command::Serve(args) => serve::run(&cli.browser, args).await,
         Command::Verb(_) => anyhow::bail!("a CLI verb is run without the async runtime"),
     }
@@ -264,5 +257,13 @@ mod tests {
             attached.browser.daemon_args(),
             ["--cdp", "ws://127.0.0.1:9/x"]
         );
+    }
+
+    #[test]
+    fn the_benchmarks_are_not_a_subcommand() {
+        use clap::CommandFactory;
+        let cli = Cli::command();
+        assert!(cli.find_subcommand("bench").is_none());
+        assert!(!cli.clone().render_help().to_string().contains("bench"));
     }
 }

@@ -1,34 +1,27 @@
 //! The fixture server: `fixtures/` plus a few dynamic routes, on `127.0.0.1:0`.
 //!
-//! It runs on its own thread with its own Tokio runtime, so it works the same from a plain
-//! `#[test]` and from a `#[tokio::test]` of either flavour, and a test that blocks its own
-//! runtime cannot starve it. `localhost` on the same port is a second site, which is what
-//! cross-origin (out-of-process) iframes need.
+//! It is the one static server (`static-site`) with the routes below: its own thread and
+//! Tokio runtime, so it works the same from a plain `#[test]` and from a `#[tokio::test]`
+//! of either flavour; `localhost` on the same port is a second site, which is what
+//! cross-origin (out-of-process) iframes need; nothing is cached.
 
-use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::thread::JoinHandle;
 use std::time::Duration;
 
 use axum::Router;
 use axum::extract::{Path, RawQuery};
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::http::{StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::get;
-use tokio::sync::watch;
-use tower_http::services::ServeDir;
+use static_site::{Files, StaticSite};
 
-/// How long in-flight requests may keep a dropped server alive.
-const GRACE: Duration = Duration::from_secs(1);
 /// The longest `/slow` will wait, so a typo cannot hang a test run.
 const SLOWEST: Duration = Duration::from_secs(60);
 
 /// A running fixture server. Dropping it stops the server and frees the port.
 #[derive(Debug)]
 pub struct FixtureServer {
-    addr: SocketAddr,
-    stop: watch::Sender<bool>,
-    thread: Option<JoinHandle<()>>,
+    site: StaticSite,
 }
 
 /// The repository's `fixtures/` folder.
@@ -37,94 +30,32 @@ pub fn fixtures_dir() -> PathBuf {
 }
 
 impl FixtureServer {
-    /// Binds `127.0.0.1:0` and serves until dropped. Panics if the port cannot be bound
-    /// or the runtime cannot be built: a test cannot go on without its server.
+    /// Binds `127.0.0.1:0` and serves until dropped. Panics if the server cannot start: a
+    /// test cannot go on without it.
     pub fn start() -> Self {
-        let listener = std::net::TcpListener::bind("127.0.0.1:0")
-            .and_then(|listener| listener.set_nonblocking(true).map(|()| listener))
-            .expect("fixture server: cannot bind 127.0.0.1:0");
-        let addr = listener
-            .local_addr()
-            .expect("fixture server: bound socket has no address");
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .expect("fixture server: cannot build a Tokio runtime");
-        let (stop, stopped) = watch::channel(false);
-        let thread = std::thread::Builder::new()
-            .name(format!("fixture-server-{}", addr.port()))
-            .spawn(move || runtime.block_on(serve(listener, stopped)))
-            .expect("fixture server: cannot spawn its thread");
-        Self {
-            addr,
-            stop,
-            thread: Some(thread),
+        match StaticSite::with_routes(Files::Dir(fixtures_dir()), app()) {
+            Ok(site) => Self { site },
+            Err(err) => panic!("fixture server: {err}"),
         }
     }
 
     pub fn port(&self) -> u16 {
-        self.addr.port()
+        self.site.port()
     }
 
     /// `http://127.0.0.1:PORT/path`; a leading `/` on `path` is optional.
     pub fn url(&self, path: &str) -> String {
-        format!(
-            "http://127.0.0.1:{}/{}",
-            self.port(),
-            path.trim_start_matches('/')
-        )
+        self.site.url(path)
     }
 
     /// `http://localhost:PORT/path`: the same server as another site, for cross-origin
     /// and out-of-process iframes.
     pub fn cross_origin_url(&self, path: &str) -> String {
-        format!(
-            "http://localhost:{}/{}",
-            self.port(),
-            path.trim_start_matches('/')
-        )
+        self.site.cross_origin_url(path)
     }
 }
 
-impl Drop for FixtureServer {
-    fn drop(&mut self) {
-        let _ = self.stop.send(true);
-        if let Some(thread) = self.thread.take() {
-            // A panic on the server thread was already printed; re-raising it in a drop
-            // would abort a test that is itself unwinding.
-            let _ = thread.join();
-        }
-    }
-}
-
-async fn serve(listener: std::net::TcpListener, stopped: watch::Receiver<bool>) {
-    let listener = match tokio::net::TcpListener::from_std(listener) {
-        Ok(listener) => listener,
-        Err(err) => panic!("fixture server: cannot register its socket: {err}"),
-    };
-    let stop_signal = wait_for_stop(stopped.clone());
-    let server = axum::serve(listener, app()).with_graceful_shutdown(stop_signal);
-    let grace_over = async {
-        wait_for_stop(stopped).await;
-        tokio::time::sleep(GRACE).await;
-    };
-    // Graceful shutdown waits for open connections; a request still hanging (`/slow`)
-    // or a peer holding a request open is cut off after the grace period.
-    tokio::select! {
-        result = server => {
-            if let Err(err) = result {
-                eprintln!("fixture server stopped with an error: {err}");
-            }
-        }
-        () = grace_over => {}
-    }
-}
-
-async fn wait_for_stop(mut stopped: watch::Receiver<bool>) {
-    let _ = stopped.wait_for(|stopped| *stopped).await;
-}
-
-/// The routes; files from `fixtures/` for everything else.
+/// The routes; files from `fixtures/` for everything else (the static site's fallback).
 fn app() -> Router {
     Router::new()
         .route("/slow", get(slow))
@@ -132,17 +63,6 @@ fn app() -> Router {
         .route("/stream", get(stream))
         .route("/status/{code}", get(status))
         .route("/echo-title/{text}", get(echo_title))
-        .fallback_service(ServeDir::new(fixtures_dir()))
-        // Tests load the same pages again and again; a cached copy would change what the
-        // browser reports (no request, no response body), so nothing is cached.
-        .layer(axum::middleware::map_response(no_store))
-}
-
-async fn no_store(mut response: Response) -> Response {
-    response
-        .headers_mut()
-        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    response
 }
 
 /// `/slow?ms=N`: a page titled "Slow", after N milliseconds.

@@ -1,37 +1,64 @@
-//! `candor bench --only daemon`: what a shell agent pays per step. A warm daemon on its own
+//! `bench --only daemon`: what a shell agent pays per step. A warm daemon (`candor serve`,
+//! the `candor` executable beside this one unless `--candor` names another) on its own
 //! state directory, one task on a small page of the built-in site, then the wall time of
 //! whole `candor --id t snapshot --mode text` processes (spawn, parse, HTTP, snapshot,
 //! print), the same call over HTTP without the process, and the daemon's own resident
 //! memory (Chromium's processes are not counted).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use serde_json::json;
+use static_site::StaticSite;
 
-use crate::site::Site;
+use crate::report;
 
 /// At least this many CLI calls are timed (the issue asks for ≥ 30).
 const MIN_RUNS: usize = 30;
 
-pub async fn run(site: &Site, runs: usize) -> anyhow::Result<()> {
+/// Measures with `candor` (else the one beside this executable). Without that executable
+/// the figures are skipped with a note, or, when they were asked for alone (`required`),
+/// it is an error.
+pub async fn run(
+    candor: Option<PathBuf>,
+    required: bool,
+    site: &StaticSite,
+    runs: usize,
+) -> anyhow::Result<()> {
+    let executable = match candor.or_else(beside_this_executable) {
+        Some(path) if path.is_file() => path,
+        missing => {
+            let note = format!(
+                "no candor executable at {}: `cargo build --release -p cli` builds it (or pass --candor PATH)",
+                missing.map_or_else(|| "(unknown)".into(), |p| p.display().to_string())
+            );
+            anyhow::ensure!(!required, "{note}");
+            println!("({note}; the daemon figures were skipped)");
+            return Ok(());
+        }
+    };
     let page = site.url("about.html");
     let runs = runs.max(MIN_RUNS);
-    tokio::task::spawn_blocking(move || measure(&page, runs))
+    tokio::task::spawn_blocking(move || measure(&executable, &page, runs))
         .await
         .context("the daemon benchmark stopped")?
 }
 
-fn measure(page: &str, runs: usize) -> anyhow::Result<()> {
-    let executable = std::env::current_exe().context("cannot find the candor executable")?;
+/// `candor` in the folder of this executable (`target/release/` under `cargo run --release`).
+fn beside_this_executable() -> Option<PathBuf> {
+    let this = std::env::current_exe().ok()?;
+    Some(this.parent()?.join("candor"))
+}
+
+fn measure(executable: &Path, page: &str, runs: usize) -> anyhow::Result<()> {
     let state = tempfile::Builder::new()
         .prefix("candor-bench-state-")
         .tempdir()
         .context("cannot create a state directory")?;
     let candor = |args: &[&str]| {
-        let mut command = Command::new(&executable);
+        let mut command = Command::new(executable);
         command
             .args(args)
             .env("CANDOR_STATE_DIR", state.path())
@@ -60,7 +87,7 @@ fn measure(page: &str, runs: usize) -> anyhow::Result<()> {
             cli.push(started.elapsed());
             anyhow::ensure!(status.success(), "candor snapshot failed");
         }
-        crate::bench::report(
+        report(
             "CLI: candor --id t snapshot --mode text (warm daemon)",
             &cli,
         );
@@ -76,7 +103,7 @@ fn measure(page: &str, runs: usize) -> anyhow::Result<()> {
                 answer.body
             );
         }
-        crate::bench::report("HTTP: POST …/commands snapshot text (no process)", &http);
+        report("HTTP: POST …/commands snapshot text (no process)", &http);
         let rss = resident_kb(daemon.id()).context("cannot read the daemon's memory")?;
         println!(
             "{:<52} {:>8.1} MB (daemon process only, one task open)",

@@ -1,16 +1,15 @@
-//! `candor bench --only acting`: what an acting step costs an agent — a click whose
-//! `expect.text` is verified, and a fill read back — on the built-in site.
+//! `bench --only acting`: what an acting step costs an agent — a click whose
+//! `expect.text` is verified, and a fill read back — on the demo site.
 
 use std::time::Instant;
 
 use serde_json::json;
+use static_site::StaticSite;
 use tools::Engine;
 
-use crate::BrowserArgs;
-use crate::bench::report;
-use crate::site::Site;
+use crate::{BrowserArgs, report};
 
-pub async fn run(browser_args: &BrowserArgs, site: &Site, runs: usize) -> anyhow::Result<()> {
+pub async fn run(browser_args: &BrowserArgs, site: &StaticSite, runs: usize) -> anyhow::Result<()> {
     let engine = Engine::new(browser_args.engine_options("bench-acting"));
     let opened = engine
         .call("navigate", json!({ "url": site.url("catalog.html") }), None)

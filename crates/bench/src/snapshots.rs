@@ -1,12 +1,14 @@
-//! `candor bench --only snapshots`: element snapshots of real, heavy pages — the Rust
+//! `bench --only snapshots`: element snapshots of real, heavy pages — the Rust
 //! documentation that ships with the toolchain — and of the fixtures: tokens, refs,
 //! what was left out, and the median time; plus `find "fold"` on the Iterator page.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Instant;
 
 use serde_json::{Value, json};
 use tools::Engine;
+
+use static_site::{Files, StaticSite};
 
 use crate::BrowserArgs;
 
@@ -37,7 +39,7 @@ pub async fn run(browser_args: &BrowserArgs, runs: usize) -> anyhow::Result<()> 
     let docs = docs_root();
     match &docs {
         Some(root) => {
-            let server = StaticSite::start(root).await?;
+            let server = StaticSite::start(Files::Dir(root.clone()))?;
             for page in DOC_PAGES {
                 measure(
                     &engine,
@@ -53,9 +55,9 @@ pub async fn run(browser_args: &BrowserArgs, runs: usize) -> anyhow::Result<()> 
             "(the Rust documentation is not installed: `rustup component add rust-docs` adds it; its pages were skipped)"
         ),
     }
-    let fixtures = Path::new("fixtures");
+    let fixtures = crate::fixtures_dir();
     if fixtures.is_dir() {
-        let server = StaticSite::start(fixtures).await?;
+        let server = StaticSite::start(Files::Dir(fixtures))?;
         for page in FIXTURE_PAGES {
             measure(
                 &engine,
@@ -67,7 +69,8 @@ pub async fn run(browser_args: &BrowserArgs, runs: usize) -> anyhow::Result<()> 
         }
     } else {
         println!(
-            "(no fixtures/ folder here: run from the repository root to measure the fixtures)"
+            "(no fixtures/ folder at {}: its pages were skipped)",
+            fixtures.display()
         );
     }
     engine.shutdown().await;
@@ -159,35 +162,4 @@ async fn find_fold(engine: &Engine, url: &str) -> anyhow::Result<()> {
         if clicked.ok { "ok" } else { "FAILED" }
     );
     Ok(())
-}
-
-/// A folder served on 127.0.0.1; stops when dropped.
-struct StaticSite {
-    address: std::net::SocketAddr,
-    _stop: tokio::sync::oneshot::Sender<()>,
-}
-
-impl StaticSite {
-    async fn start(root: &Path) -> anyhow::Result<Self> {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-        let address = listener.local_addr()?;
-        let app = axum::Router::new().fallback_service(tower_http::services::ServeDir::new(root));
-        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-        tokio::spawn(async move {
-            let served = axum::serve(listener, app).with_graceful_shutdown(async {
-                let _ = stopped.await;
-            });
-            if let Err(err) = served.await {
-                tracing::warn!(%err, "the bench's static site stopped");
-            }
-        });
-        Ok(Self {
-            address,
-            _stop: stop,
-        })
-    }
-
-    fn url(&self, path: &str) -> String {
-        format!("http://{}/{path}", self.address)
-    }
 }

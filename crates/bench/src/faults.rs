@@ -1,20 +1,19 @@
-//! `candor bench --only faults`: what a hung page costs an agent — a click whose handler
+//! `bench --only faults`: what a hung page costs an agent — a click whose handler
 //! never returns, until it is named `PAGE_UNRESPONSIVE`; a read of the hung tab, until it
 //! is refused; and `navigate` / `reload` on it, until the tab answers again.
 
 use std::time::{Duration, Instant};
 
 use serde_json::json;
+use static_site::StaticSite;
 use tools::{Engine, Envelope};
 
-use crate::BrowserArgs;
-use crate::bench::report;
-use crate::site::Site;
+use crate::{BrowserArgs, report};
 
 /// Each run hangs a page for about the probe budget: ten runs give a median.
 const MOST_RUNS: usize = 10;
 
-pub async fn run(browser_args: &BrowserArgs, site: &Site, runs: usize) -> anyhow::Result<()> {
+pub async fn run(browser_args: &BrowserArgs, site: &StaticSite, runs: usize) -> anyhow::Result<()> {
     let engine = Engine::new(browser_args.engine_options("bench-faults"));
     let stuck = site.url("stuck.html");
     let mut unresponsive = Vec::new();

@@ -1,25 +1,90 @@
-//! `candor bench`: the per-call figures of SPEC §17 on the built-in site, as medians.
-//! Figures, not assertions: machines are noisy, so nothing here passes or fails.
-//! `--only FIGURE` measures one of them.
+//! `bench`: the per-call figures of SPEC §17 on the demo site, as medians. Figures, not
+//! assertions: machines are noisy, so nothing here passes or fails. `--only FIGURE`
+//! measures one of them. Not part of the shipped binary: run it from the repository with
+//! `cargo run --release -p bench -- [--only FIGURE] [--runs N]`.
+//!
+//! The pages come from the repository (the demo site's `crates/cli/site/`, `fixtures/`),
+//! found from this crate's folder, so the working directory does not matter; they are
+//! served by the one static server (`static-site`).
 
+mod acting;
+mod faults;
+mod snapshots;
+mod warm_daemon;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use browser::{Browser, Deadline, Task};
-use clap::Args;
+use anyhow::Context;
+use browser::{Browser, BrowserOptions, Deadline, Endpoint, LaunchOptions, Task};
+use clap::{Args, Parser};
 use serde_json::json;
-use tools::Engine;
+use static_site::{Files, StaticSite};
+use tools::{Engine, EngineOptions};
 
-use crate::BrowserArgs;
-use crate::site::Site;
-
-#[derive(Debug, Args)]
-pub struct BenchArgs {
+/// Measure cold start, navigate, snapshot, screenshot, CDP round trip, acting, hung pages,
+/// element snapshots, the CLI through a warm daemon, and tools/list size.
+#[derive(Debug, Parser)]
+#[command(name = "bench", about)]
+struct BenchArgs {
     /// Runs per figure (at least 20 for a stable median).
     #[arg(long, default_value_t = 20)]
     runs: usize,
     /// Measure only this figure.
     #[arg(long, value_enum)]
     only: Option<Figure>,
+    /// The `candor` executable the daemon figure runs (default: `candor` beside this
+    /// executable, which `cargo build --release -p cli` puts there).
+    #[arg(long, value_name = "PATH")]
+    candor: Option<PathBuf>,
+    #[command(flatten)]
+    browser: BrowserArgs,
+}
+
+/// How to get a browser: the flags `candor` takes for it.
+#[derive(Debug, Args)]
+struct BrowserArgs {
+    /// Attach to a running Chromium (`ws://…` or `http://host:port`) instead of launching one.
+    #[arg(long, value_name = "URL")]
+    cdp: Option<String>,
+    /// The Chromium executable (default: $CANDOR_CHROMIUM, /usr/bin/chromium, PATH).
+    #[arg(long, value_name = "PATH")]
+    chromium: Option<PathBuf>,
+    /// Show the browser window (needs a display).
+    #[arg(long)]
+    headed: bool,
+    /// Write every CDP message of the run to this JSONL file (redacted).
+    #[arg(long, value_name = "FILE")]
+    record_cdp: Option<PathBuf>,
+    /// The deadline of one command, in milliseconds (default 30000).
+    #[arg(long, value_name = "MS")]
+    command_timeout_ms: Option<u64>,
+}
+
+impl BrowserArgs {
+    fn engine_options(&self, task_id: &str) -> EngineOptions {
+        let endpoint = match &self.cdp {
+            Some(url) => Endpoint::Attach(url.clone()),
+            None => Endpoint::Launch(LaunchOptions {
+                executable: self.chromium.clone(),
+                headless: !self.headed,
+                args: Vec::new(),
+            }),
+        };
+        let defaults = EngineOptions::default();
+        EngineOptions {
+            browser: BrowserOptions {
+                endpoint,
+                record_cdp: self.record_cdp.clone(),
+            },
+            task_id: task_id.to_string(),
+            command_timeout: self
+                .command_timeout_ms
+                .map_or(defaults.command_timeout, Duration::from_millis),
+            ..defaults
+        }
+    }
 }
 
 /// The figures `bench` prints.
@@ -45,10 +110,46 @@ enum Figure {
     Faults,
 }
 
-pub async fn run(browser_args: &BrowserArgs, args: BenchArgs) -> anyhow::Result<()> {
+/// The demo site's pages in the repository (`candor demo` serves the same files, compiled
+/// into its binary).
+fn demo_site_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../cli/site")
+}
+
+/// The repository's `fixtures/` folder.
+fn fixtures_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fixtures")
+}
+
+fn main() -> ExitCode {
+    let args = BenchArgs::parse();
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("CANDOR_LOG")
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+        )
+        .init();
+    let measured = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")
+        .and_then(|runtime| runtime.block_on(run(args)));
+    match measured {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("bench: {err:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run(args: BenchArgs) -> anyhow::Result<()> {
     let runs = args.runs.max(1);
     let measure = |figure| args.only.is_none_or(|only| only == figure);
-    let site = Site::start().await?;
+    let browser_args = &args.browser;
+    let site =
+        StaticSite::start(Files::Dir(demo_site_dir())).context("cannot serve the demo site")?;
     let page = site.url("catalog.html");
     let other = site.url("about.html");
     println!("candor bench: {runs} runs per figure, medians (min–max)\n");
@@ -66,16 +167,16 @@ pub async fn run(browser_args: &BrowserArgs, args: BenchArgs) -> anyhow::Result<
         round_trip(browser_args, runs).await?;
     }
     if measure(Figure::Acting) {
-        crate::bench_acting::run(browser_args, &site, runs).await?;
+        acting::run(browser_args, &site, runs).await?;
     }
     if measure(Figure::Faults) {
-        crate::bench_faults::run(browser_args, &site, runs).await?;
+        faults::run(browser_args, &site, runs).await?;
     }
     if measure(Figure::Snapshots) {
-        crate::bench_snapshots::run(browser_args, runs).await?;
+        snapshots::run(browser_args, runs).await?;
     }
     if measure(Figure::Daemon) {
-        crate::bench_daemon::run(&site, runs).await?;
+        warm_daemon::run(args.candor.clone(), args.only.is_some(), &site, runs).await?;
     }
     if measure(Figure::ToolsList) {
         let list = mcp::tools_list_json();
@@ -192,18 +293,69 @@ async fn round_trip(browser_args: &BrowserArgs, runs: usize) -> anyhow::Result<(
     Ok(())
 }
 
-pub(crate) fn report(label: &str, samples: &[Duration]) {
+/// Prints one figure: the median of `samples` in milliseconds, with the range.
+fn report(label: &str, samples: &[Duration]) {
     let mut sorted: Vec<f64> = samples.iter().map(|d| d.as_secs_f64() * 1000.0).collect();
     sorted.sort_by(f64::total_cmp);
-    let median = match sorted.len() {
-        0 => 0.0,
-        n if n % 2 == 1 => sorted[n / 2],
-        n => (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0,
-    };
     println!(
-        "{label:<52} median {median:>8.3} ms  ({:.3}–{:.3}, n={})",
+        "{label:<52} median {:>8.3} ms  ({:.3}–{:.3}, n={})",
+        median(&sorted),
         sorted.first().copied().unwrap_or_default(),
         sorted.last().copied().unwrap_or_default(),
         sorted.len()
     );
+}
+
+/// The median of sorted samples (0 for none).
+fn median(sorted: &[f64]) -> f64 {
+    match sorted.len() {
+        0 => 0.0,
+        n if n % 2 == 1 => sorted[n / 2],
+        n => (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    use super::*;
+
+    #[test]
+    fn median_of_odd_even_and_no_samples() {
+        assert_eq!(median(&[1.0, 2.0, 9.0]), 2.0);
+        assert_eq!(median(&[1.0, 2.0, 4.0, 9.0]), 3.0);
+        assert_eq!(median(&[]), 0.0);
+    }
+
+    #[test]
+    fn takes_the_flags_candor_bench_took() {
+        BenchArgs::command().debug_assert();
+        let args = BenchArgs::try_parse_from([
+            "bench",
+            "--only",
+            "round-trip",
+            "--runs",
+            "30",
+            "--chromium",
+            "/opt/chromium",
+            "--headed",
+            "--command-timeout-ms",
+            "1234",
+        ])
+        .expect("parse");
+        assert_eq!(args.only, Some(Figure::RoundTrip));
+        assert_eq!(args.runs, 30);
+        let options = args.browser.engine_options("bench");
+        assert_eq!(options.command_timeout, Duration::from_millis(1234));
+        assert_eq!(options.task_id, "bench");
+    }
+
+    #[test]
+    fn the_pages_it_serves_are_in_the_repository() {
+        for page in ["catalog.html", "about.html", "stuck.html"] {
+            assert!(demo_site_dir().join(page).is_file(), "{page}");
+        }
+        assert!(fixtures_dir().join("index.html").is_file());
+    }
 }
