@@ -187,8 +187,39 @@ async fn run(args: BenchArgs) -> anyhow::Result<()> {
             list.len() / 4,
             tools::catalogue().len()
         );
+        // What model APIs take of a tool (name, description, input schema); the output
+        // schemas and annotations ride in the protocol only.
+        let seen = model_visible(&list);
+        println!(
+            "{:<52} {} chars ≈ {} tokens",
+            "  of which a model sees (name, description, input)",
+            seen,
+            seen / 4
+        );
     }
     Ok(())
+}
+
+/// The characters of `tools/list` a model is given: each tool's name, description and
+/// input schema, as compact JSON.
+fn model_visible(list: &str) -> usize {
+    let Ok(parsed) = serde_json::from_str::<serde_json::Value>(list) else {
+        return 0;
+    };
+    parsed["tools"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|tool| {
+            serde_json::json!({
+                "name": tool["name"],
+                "description": tool["description"],
+                "inputSchema": tool["inputSchema"],
+            })
+            .to_string()
+            .len()
+        })
+        .sum()
 }
 
 async fn cold_start(browser_args: &BrowserArgs, page: &str, runs: usize) -> anyhow::Result<()> {
