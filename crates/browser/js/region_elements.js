@@ -11,6 +11,12 @@ function regionElements(least, above, below) {
   const bottom = window.scrollY + (1 + below) * window.innerHeight;
   const chosen = new Set();
   const order = [];
+  const choose = (element) => {
+    for (let at = element; at && !chosen.has(at); ) {
+      chosen.add(at);
+      at = at.parentElement || (at.parentNode && at.parentNode.host) || null;
+    }
+  };
   const visit = (root) => {
     for (let element = root.firstElementChild; element; element = element.nextElementSibling) {
       order.push(element);
@@ -35,9 +41,20 @@ function regionElements(least, above, below) {
       if (actionable(element)) left[y > bottom ? 1 : 0] += 1;
       continue;
     }
-    for (let at = element; at && !chosen.has(at); ) {
-      chosen.add(at);
-      at = at.parentElement || (at.parentNode && at.parentNode.host) || null;
+    choose(element);
+  }
+  // An element's identity includes the heading it sits under, wherever that heading is:
+  // the last heading before each chosen element comes too, so a region read names
+  // elements as a whole read does.
+  const isHeading = (element) =>
+    /^h[1-6]$/.test(element.localName) || element.getAttribute("role") === "heading";
+  let heading = null;
+  for (const element of order) {
+    if (isHeading(element)) {
+      const box = element.getBoundingClientRect();
+      if (box.width > 0 && box.height > 0) heading = element;
+    } else if (heading && chosen.has(element) && !chosen.has(heading)) {
+      choose(heading);
     }
   }
   const result = order.filter((element) => chosen.has(element));

@@ -207,7 +207,7 @@ pub(crate) fn outline(
         registry,
         ordinals: HashMap::new(),
         text_memo: HashMap::new(),
-        heading: String::new(),
+        headings: headings(&observation.nodes),
         pending: Vec::new(),
         out: Outline {
             live: observation
@@ -255,8 +255,9 @@ struct Builder<'a> {
     registry: &'a mut RefRegistry,
     ordinals: HashMap<u64, u32>,
     text_memo: HashMap<usize, String>,
-    /// The heading last passed in document order: part of an element's identity.
-    heading: String,
+    /// Per node: the heading last passed in document order (part of an element's
+    /// identity), the node itself for a heading.
+    headings: Vec<Option<usize>>,
     /// The nodes to give refs, with their identities, in document order.
     pending: Vec<(usize, Identity)>,
     out: Outline,
@@ -334,9 +335,6 @@ impl Builder<'_> {
             || unnamed_image && !actionable;
         let rect = node.bounds.or(parent_rect);
         let role = node.role.as_str();
-        if role == "heading" {
-            self.heading = clip(&normalise(&node.name), 60);
-        }
         let inner_container = if LANDMARKS.contains(&role) || CONTAINERS.contains(&role) {
             let label =
                 if node.name.trim().is_empty() && TEXT_IDENTIFIED.contains(&node.role.as_str()) {
@@ -559,7 +557,7 @@ impl Builder<'_> {
 
     /// The identity of node `index`: its ordinal counts earlier nodes with the same
     /// container, role and name, in document order.
-    fn identify(&mut self, _index: usize, container: u64, role: &str, name: &str) -> Identity {
+    fn identify(&mut self, index: usize, container: u64, role: &str, name: &str) -> Identity {
         let signature = Fnv::new()
             .number(container)
             .field(role)
@@ -572,7 +570,9 @@ impl Builder<'_> {
             role: role.to_string(),
             name: name.to_string(),
             ordinal: *ordinal,
-            context: self.heading.clone(),
+            context: self.headings[index]
+                .map(|h| clip(&normalise(&self.nodes[h].name), 60))
+                .unwrap_or_default(),
         };
         *ordinal += 1;
         identity
@@ -827,6 +827,23 @@ fn continues(a: &Node, b: &Node) -> bool {
 
 /// Which nodes are shown at all: not zero-size (unless a child shows), not pushed off
 /// the page, and not under a node that is hidden.
+/// Per node: the heading last passed in document order, itself for a heading. Every
+/// heading of the observation counts, shown or scrolled away: what the viewport shows
+/// must not change an element's identity.
+fn headings(nodes: &[Node]) -> Vec<Option<usize>> {
+    let mut current = None;
+    nodes
+        .iter()
+        .enumerate()
+        .map(|(index, node)| {
+            if node.role == "heading" {
+                current = Some(index);
+            }
+            current
+        })
+        .collect()
+}
+
 pub(crate) fn visibility(nodes: &[Node]) -> Vec<bool> {
     // What each node may show through: the intersection of the boxes of its ancestors
     // that clip (`overflow` not visible). Parents come before children in document

@@ -456,3 +456,38 @@ fn a_clickable_list_item_around_its_one_link_is_not_a_second_ref() {
         "list\n  listitem\n    link \"Kazakhstan\" [ref]\n  listitem\n    link \"Kenya\" [ref]"
     );
 }
+
+/// The heading an element sits under is part of its identity, so it must not depend on
+/// what the viewport shows: a heading scrolled away (a sidebar's section title) names
+/// the elements under it as when it is in view.
+#[test]
+fn a_heading_out_of_view_still_names_the_elements_under_it() {
+    let page = |heading: Rect| {
+        observation(el(
+            "RootWebArea",
+            "",
+            vec![
+                at(
+                    el(
+                        "heading",
+                        "Provided Methods",
+                        vec![text("Provided Methods")],
+                    ),
+                    heading,
+                ),
+                el("link", "fold", vec![text("fold")]),
+            ],
+        ))
+    };
+    for heading in [rect(0.0, 0.0, 100.0, 20.0), rect(0.0, -60.0, 100.0, 20.0)] {
+        let observation = page(heading);
+        let mut registry = RefRegistry::default();
+        let outlined = outline(&observation, 0, &mut registry);
+        let link = observation
+            .nodes
+            .iter()
+            .position(|n| n.role == "link")
+            .expect("the link");
+        assert_eq!(outlined.identities[&link].context, "Provided Methods");
+    }
+}

@@ -345,6 +345,40 @@ async fn markdown_mode_reads_the_page_with_links_and_refs() {
     h.shutdown().await;
 }
 
+/// An element's identity includes the heading before it in the document, which on this
+/// page lies far down the sidebar, outside the region a snapshot reads: the region read
+/// still names the element as a whole read (find) does, so both give it the same ref.
+#[tokio::test]
+async fn a_region_read_and_a_whole_read_give_an_element_the_same_ref() {
+    let h = Harness::new();
+    h.ok("navigate", json!({ "url": h.url("large-sidebar.html") }))
+        .await;
+    let snapshot = h.ok("snapshot", json!({})).await;
+    assert!(
+        snapshot["data"]["elementsOmitted"].as_u64().unwrap() > 1000,
+        "a region read: {snapshot:#}"
+    );
+    let three = ref_on(&snapshot, "button \"Choose 3\"");
+    let found = h
+        .ok("find", json!({ "role": "button", "name": "Choose 3" }))
+        .await;
+    assert_eq!(
+        found["data"]["matches"][0]["ref"],
+        three.as_str(),
+        "{found:#}"
+    );
+    let path = found["data"]["matches"][0]["path"].to_string();
+    assert!(path.contains("Group 40"), "{path}");
+    let again = h.ok("snapshot", json!({})).await;
+    assert_eq!(ref_on(&again, "button \"Choose 3\""), three);
+    h.ok(
+        "act",
+        json!({ "action": "click", "ref": three, "expect": { "text": "Chose 3" } }),
+    )
+    .await;
+    h.shutdown().await;
+}
+
 #[tokio::test]
 async fn a_large_page_is_read_around_the_viewport_and_its_refs_act() {
     let h = Harness::new();
