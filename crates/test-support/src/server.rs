@@ -131,6 +131,8 @@ fn app() -> Router {
         .route("/never", get(never))
         .route("/stream", get(stream))
         .route("/status/{code}", get(status))
+        // An upload's endpoint: a POST (its body ignored) answered with that status.
+        .route("/upload/{code}", axum::routing::post(status))
         .route("/echo-title/{text}", get(echo_title))
         .fallback_service(ServeDir::new(fixtures_dir()))
         // Tests load the same pages again and again; a cached copy would change what the
