@@ -88,12 +88,12 @@ impl PressPause {
         Duration::from_millis(ms)
     }
 
-    /// Holds the press for one drawn pause, never past `deadline`.
-    pub(super) async fn hold(&self, deadline: Deadline) {
+    /// One press's hold, timed from now (never past `deadline`): started just before the
+    /// press is sent and awaited before the release, so the round trip of the press is
+    /// part of the pause rather than added to it. `None` when there is no pause.
+    pub(super) fn start(&self, deadline: Deadline) -> Option<tokio::time::Sleep> {
         let pause = self.draw().min(deadline.remaining());
-        if !pause.is_zero() {
-            tokio::time::sleep(pause).await;
-        }
+        (!pause.is_zero()).then(|| tokio::time::sleep(pause))
     }
 }
 

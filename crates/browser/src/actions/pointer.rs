@@ -429,8 +429,9 @@ impl Run<'_> {
         if clicks > 0 && self.tab.touch() {
             self.dispatched = true;
             for _ in 0..clicks {
+                let hold = self.press_pause.start(self.deadline);
                 self.touch("touchStart", Some((x, y))).await?;
-                self.press_pause.hold(self.deadline).await;
+                held(hold).await;
                 self.touch("touchEnd", None).await?;
             }
             return Ok(());
@@ -446,14 +447,20 @@ impl Run<'_> {
         };
         self.dispatched = true;
         // The pointer comes to the target before it presses (hover styles, `pointerover`).
-        session
-            .call(&event("mouseMoved", 0, 0), self.deadline)
-            .await?;
+        // Messages leave in order, so a press needs no wait for the move's reply; a hover
+        // waits for it.
+        let moved = event("mouseMoved", 0, 0);
+        if clicks == 0 {
+            session.call(&moved, self.deadline).await?;
+        } else {
+            session.send(&moved)?;
+        }
         for count in 1..=clicks {
+            let hold = self.press_pause.start(self.deadline);
             session
                 .call(&event("mousePressed", 1, count), self.deadline)
                 .await?;
-            self.press_pause.hold(self.deadline).await;
+            held(hold).await;
             session
                 .call(&event("mouseReleased", 0, count), self.deadline)
                 .await?;
@@ -471,8 +478,9 @@ impl Run<'_> {
         };
         self.dispatched = true;
         if self.tab.touch() {
+            let hold = self.press_pause.start(self.deadline);
             self.touch("touchStart", Some(from)).await?;
-            self.press_pause.hold(self.deadline).await;
+            held(hold).await;
             for n in 1..=STEPS {
                 self.touch("touchMove", Some(step(n))).await?;
             }
@@ -491,10 +499,11 @@ impl Run<'_> {
         session
             .call(&event("mouseMoved", from, 0), self.deadline)
             .await?;
+        let hold = self.press_pause.start(self.deadline);
         session
             .call(&event("mousePressed", from, 1), self.deadline)
             .await?;
-        self.press_pause.hold(self.deadline).await;
+        held(hold).await;
         for n in 1..=STEPS {
             session
                 .call(&event("mouseMoved", step(n), 1), self.deadline)
@@ -577,6 +586,13 @@ impl Run<'_> {
             value["x"].as_f64().unwrap_or_default(),
             value["y"].as_f64().unwrap_or_default(),
         ))
+    }
+}
+
+/// Waits out a press's hold, if it has one.
+async fn held(hold: Option<tokio::time::Sleep>) {
+    if let Some(hold) = hold {
+        hold.await;
     }
 }
 
