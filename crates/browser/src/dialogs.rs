@@ -199,10 +199,11 @@ mod tests {
     use super::*;
 
     fn alert(n: u64) -> DialogRecord {
+        let confirm = n.is_multiple_of(10);
         DialogRecord {
-            kind: if n % 10 == 0 { "confirm" } else { "alert" }.into(),
+            kind: if confirm { "confirm" } else { "alert" }.into(),
             message: format!("alert {n}"),
-            answer: if n % 10 == 0 { "dismissed" } else { "accepted" },
+            answer: if confirm { "dismissed" } else { "accepted" },
         }
     }
 
