@@ -27,7 +27,10 @@ mod url_policy;
 mod viewport;
 mod wait;
 
-pub use actions::{ActFailure, ActOptions, ActOutcome, Action};
+pub use actions::{
+    ActFailure, ActOptions, ActOutcome, Action, InvalidPressPause, PressPause, ResponseWatch,
+    UploadOutcome, UploadResponse, UrlPattern,
+};
 pub use browser::{Browser, BrowserOptions, Endpoint};
 pub use cdp::Deadline;
 pub use error::Error;
@@ -39,7 +42,7 @@ pub use snapshot::{
     ViewportInfo, estimate_tokens,
 };
 
-pub use dialogs::DialogRecord;
+pub use dialogs::{DialogRecord, DialogReport, LOG_CAPACITY, REPORT_ENDS};
 pub use download::{Download, DownloadState, TaskEvents};
 pub use launch::{LaunchOptions, find_chromium};
 pub use page_read::{PageHtml, PageText};

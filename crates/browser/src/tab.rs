@@ -51,11 +51,10 @@ pub struct PageState {
     pub url_epoch: u64,
     /// Out-of-process iframes: their frame (target) id and flattened session.
     pub(crate) child_frames: Vec<(String, cdp::SessionId)>,
-    /// JavaScript dialogs handled on this tab, oldest first (the last 20), and how many
-    /// there have been in all.
-    pub dialogs: Vec<DialogRecord>,
     /// A dialog waiting for an answer (policy `ask`); the page is blocked meanwhile.
     pub open_dialog: Option<DialogRecord>,
+    /// How many JavaScript dialogs this tab has had; they are in its dialog log
+    /// ([`Tab::dialogs_since`]).
     pub dialogs_seen: u64,
     /// File choosers intercepted so far, and the input of the last one.
     pub(crate) file_choosers: u64,
@@ -108,6 +107,8 @@ pub(crate) struct TabShared {
     viewport: std::sync::Mutex<crate::viewport::Preset>,
     /// Dialogs wait for `answer_dialog` instead of being answered at once.
     pub(crate) ask_dialogs: std::sync::atomic::AtomicBool,
+    /// Every dialog of the tab (the last thousand kept), for `Tab::dialogs_since`.
+    pub(crate) dialog_log: std::sync::Mutex<crate::dialogs::DialogLog>,
     /// The probe budget in milliseconds (`probe.rs`).
     unresponsive_ms: AtomicU64,
 }
@@ -159,6 +160,7 @@ impl Tab {
             state,
             snapshots: std::sync::Mutex::default(),
             ask_dialogs: std::sync::atomic::AtomicBool::new(false),
+            dialog_log: std::sync::Mutex::default(),
             unresponsive_ms: AtomicU64::new(crate::probe::DEFAULT_UNRESPONSIVE.as_millis() as u64),
             viewport: std::sync::Mutex::default(),
         });

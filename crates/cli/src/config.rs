@@ -29,6 +29,30 @@ pub struct Config {
     pub chromium: Option<PathBuf>,
     /// Run Chromium headless. Default true.
     pub headless: Option<bool>,
+    /// How long a press (mouse button, touch) is held before its release: `"MIN,MAX"`
+    /// in milliseconds, drawn anew for each press (default `"30,80"`), or one number
+    /// (`0`: released at once).
+    #[serde(default, deserialize_with = "press_pause")]
+    pub press_pause_ms: Option<browser::PressPause>,
+}
+
+/// `pressPauseMs`: a number or a `"MIN,MAX"` string.
+fn press_pause<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<browser::PressPause>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Raw {
+        Ms(u64),
+        Text(String),
+    }
+    let text = match Raw::deserialize(deserializer)? {
+        Raw::Ms(ms) => ms.to_string(),
+        Raw::Text(text) => text,
+    };
+    browser::PressPause::parse(&text)
+        .map(Some)
+        .map_err(serde::de::Error::custom)
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -90,6 +114,12 @@ impl Config {
         if let Some(value) = var("CANDOR_HEADLESS") {
             self.headless = Some(boolean("CANDOR_HEADLESS", &value)?);
         }
+        if let Some(value) = var("CANDOR_PRESS_PAUSE_MS") {
+            self.press_pause_ms = Some(
+                browser::PressPause::parse(&value)
+                    .with_context(|| "CANDOR_PRESS_PAUSE_MS takes MIN,MAX or one number")?,
+            );
+        }
         Ok(())
     }
 }
@@ -118,6 +148,14 @@ mod tests {
         assert_eq!(config.dialog_policy, Some(DialogPolicy::Ask));
         let config: Config = toml::from_str("unresponsiveMs = 1500").unwrap();
         assert_eq!(config.unresponsive_ms, Some(1500));
+        let config: Config = toml::from_str("pressPauseMs = \"30,80\"").unwrap();
+        assert_eq!(config.press_pause_ms, Some(browser::PressPause::HUMAN));
+        let config: Config = toml::from_str("pressPauseMs = 0").unwrap();
+        assert_eq!(config.press_pause_ms, Some(browser::PressPause::NONE));
+        let err = toml::from_str::<Config>("pressPauseMs = \"80,30\"")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("80,30"), "{err}");
         let err = toml::from_str::<Config>("enableEvil = true")
             .unwrap_err()
             .to_string();
@@ -139,6 +177,15 @@ mod tests {
         assert!(
             config
                 .apply_env(|n| (n == "CANDOR_DIALOG_POLICY").then(|| "sometimes".into()))
+                .is_err()
+        );
+        config
+            .apply_env(|n| (n == "CANDOR_PRESS_PAUSE_MS").then(|| "0".into()))
+            .unwrap();
+        assert_eq!(config.press_pause_ms, Some(browser::PressPause::NONE));
+        assert!(
+            config
+                .apply_env(|n| (n == "CANDOR_PRESS_PAUSE_MS").then(|| "slow".into()))
                 .is_err()
         );
     }

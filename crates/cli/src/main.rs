@@ -143,6 +143,7 @@ impl BrowserArgs {
                 settings.unresponsive_ms.unwrap_or(2000).clamp(100, 60_000),
             ),
             circuit_open: tools::DEFAULT_CIRCUIT_OPEN,
+            press_pause: settings.press_pause_ms.unwrap_or_default(),
         }
     }
 }

@@ -237,6 +237,10 @@ pub enum Verb {
         target: String,
         #[arg(required = true)]
         files: Vec<String>,
+        /// Wait for the response to the request whose URL matches this (a glob with *,
+        /// else a substring) and report uploadCompleted.
+        #[arg(long, value_name = "PATTERN")]
+        response_url: Option<String>,
         #[command(flatten)]
         act: ActArgs,
     },
@@ -642,9 +646,18 @@ fn request(verb: Verb, task: &str) -> Result<(Request, Option<PathBuf>), String>
             "act",
             act.params("scroll", target, json!({ "dx": dx, "dy": dy }))?,
         ),
-        Verb::Upload { target, files, act } => tool(
+        Verb::Upload {
+            target,
+            files,
+            response_url,
+            act,
+        } => tool(
             "act",
-            act.params("upload", Some(target), json!({ "files": files }))?,
+            act.params(
+                "upload",
+                Some(target),
+                json!({ "files": files, "responseUrl": response_url }),
+            )?,
         ),
         Verb::Wait {
             selector,
@@ -880,6 +893,7 @@ mod tests {
             &["scroll", "--dy", "-200"],
             &["scroll", "e4k2"],
             &["upload", "e4k2", "a.txt"],
+            &["upload", "e4k2", "a.txt", "--response-url", "*/api/upload*"],
             &[
                 "wait",
                 "--selector",

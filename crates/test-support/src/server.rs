@@ -62,6 +62,8 @@ fn app() -> Router {
         .route("/never", get(never))
         .route("/stream", get(stream))
         .route("/status/{code}", get(status))
+        // An upload's endpoint: a POST (its body ignored) answered with that status.
+        .route("/upload/{code}", axum::routing::post(status))
         .route("/echo-title/{text}", get(echo_title))
 }
 

@@ -48,6 +48,9 @@ pub struct EngineOptions {
     pub unresponsive: Duration,
     /// How long five consecutive failures keep the task's circuit open.
     pub circuit_open: Duration,
+    /// How long a press (mouse button, touch) is held before its release (config
+    /// `pressPauseMs`, default 30–80 ms).
+    pub press_pause: browser::PressPause,
 }
 
 impl Default for EngineOptions {
@@ -62,6 +65,7 @@ impl Default for EngineOptions {
             upload_dir: None,
             unresponsive: browser::DEFAULT_UNRESPONSIVE,
             circuit_open: crate::resilience::DEFAULT_CIRCUIT_OPEN,
+            press_pause: browser::PressPause::default(),
         }
     }
 }
@@ -571,6 +575,11 @@ impl Engine {
             },
             started_at: epoch_ms(started_at),
             retries,
+            dialogs: envelope
+                .events
+                .dialog
+                .as_ref()
+                .and_then(|d| d["count"].as_u64()),
         };
         lock(&self.journal).push(record);
     }
@@ -779,13 +788,15 @@ fn page_content(envelope: &Envelope, in_data: Vec<String>) -> Vec<String> {
             pointers.push(format!("/verification/expect/conditions/{index}/actual"));
         }
     }
-    if envelope
-        .events
-        .dialog
-        .as_ref()
-        .is_some_and(|d| d.get("message").is_some())
-    {
-        pointers.push("/events/dialog/message".into());
+    if let Some(dialog) = &envelope.events.dialog {
+        if dialog.get("message").is_some() {
+            pointers.push("/events/dialog/message".into());
+        }
+        for list in ["first", "last"] {
+            for (index, _) in dialog[list].as_array().into_iter().flatten().enumerate() {
+                pointers.push(format!("/events/dialog/{list}/{index}/message"));
+            }
+        }
     }
     pointers
 }

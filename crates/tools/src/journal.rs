@@ -26,6 +26,9 @@ pub(crate) struct CommandRecord {
     /// and the wait before the next try.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub retries: Vec<Value>,
+    /// How many JavaScript dialogs the command raised (reported in its `events.dialog`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dialogs: Option<u64>,
 }
 
 #[derive(Debug, Default)]
@@ -126,6 +129,7 @@ mod tests {
             url: None,
             started_at: 0,
             retries: Vec::new(),
+            dialogs: None,
         }
     }
 

@@ -461,18 +461,49 @@ async fn a_hundred_alerts_in_a_loop_are_answered_and_reported_once() {
     .await;
     eprintln!("100 alerts: {} ms", took.as_millis());
     assert_eq!(clicked["ok"], true, "{clicked:#}");
-    assert_eq!(clicked["events"]["dialog"]["type"], "alert", "{clicked:#}");
+    // All hundred in the command's events: counted, the first and last three shown, the
+    // ninety-four between summarised; the last one's at the top.
+    let dialog = &clicked["events"]["dialog"];
+    assert_eq!(dialog["count"], 100, "{clicked:#}");
+    assert_eq!(dialog["type"], "alert", "{clicked:#}");
+    assert_eq!(dialog["message"], "alert 100", "{clicked:#}");
+    let messages = |list: &str| -> Vec<String> {
+        dialog[list]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d["message"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(messages("first"), ["alert 1", "alert 2", "alert 3"]);
+    assert_eq!(messages("last"), ["alert 98", "alert 99", "alert 100"]);
+    assert_eq!(dialog["omitted"]["count"], 94, "{clicked:#}");
+    assert_eq!(
+        dialog["omitted"]["between"],
+        json!([{ "type": "alert", "answer": "accepted", "count": 94 }])
+    );
+    // Every message shown is page content, fenced as such.
+    let untrusted = clicked["untrusted"].as_array().unwrap();
+    for pointer in [
+        "/events/dialog/first/0/message",
+        "/events/dialog/last/2/message",
+    ] {
+        assert!(untrusted.contains(&json!(pointer)), "{clicked:#}");
+    }
     let read = h.ok("snapshot", json!({ "mode": "text" })).await;
     assert!(text_of(&read).contains("Raised 100 alerts"), "{read:#}");
     assert!(
         read["events"]["dialog"].is_null(),
         "reported twice: {read:#}"
     );
+    // The journal holds the command once, and the hundred dialogs with it only.
     let journal = h.ok("diagnostics", json!({})).await;
-    let acts = journal["data"]["last"]
-        .as_array()
-        .map(|j| j.iter().filter(|r| r["method"] == "act").count());
-    assert_eq!(acts, Some(1), "{journal:#}");
+    let records = journal["data"]["last"].as_array().unwrap();
+    let acts: Vec<&Value> = records.iter().filter(|r| r["method"] == "act").collect();
+    assert_eq!(acts.len(), 1, "{journal:#}");
+    assert_eq!(acts[0]["dialogs"], 100, "{journal:#}");
+    let counted: u64 = records.iter().filter_map(|r| r["dialogs"].as_u64()).sum();
+    assert_eq!(counted, 100, "{journal:#}");
     finish(h).await;
 }
 

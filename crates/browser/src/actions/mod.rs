@@ -7,12 +7,16 @@
 //! top is `ElementOccluded`, naming it). Every failure says whether input had already
 //! been sent ([`ActFailure::dispatched`]), so the caller never claims more than happened.
 //!
-//! `pointer` holds mouse input and hit testing, `keyboard` text and keys, `forms`
-//! selects and uploads.
+//! `pointer` holds mouse and touch input and hit testing, `pace` how long a press is
+//! held, `keyboard` text and keys, `forms` selects and uploads (and the upload's
+//! response).
 
 mod forms;
 mod keyboard;
+mod pace;
 mod pointer;
+
+pub use pace::{InvalidPressPause, PressPause};
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -20,6 +24,8 @@ use std::time::{Duration, Instant};
 use cdp::Deadline;
 use cdp::protocol::dom;
 use serde_json::Value;
+
+pub use forms::{ResponseWatch, UploadOutcome, UploadResponse, UrlPattern};
 
 use crate::keys;
 use crate::script::{self, Script};
@@ -62,10 +68,12 @@ pub enum Action {
         to: Locator,
     },
     /// Files into a file input; with `via_trigger` the locator is the button that opens
-    /// the file chooser, which is intercepted.
+    /// the file chooser, which is intercepted. With `response_url`, the first response to
+    /// a request whose URL matches it (see [`UrlPattern`]) is waited for and reported.
     Upload {
         files: Vec<PathBuf>,
         via_trigger: bool,
+        response_url: Option<UrlPattern>,
     },
 }
 
@@ -114,7 +122,7 @@ pub struct ActOutcome {
     pub selected: Option<Value>,
     /// scroll: the page's scroll position after.
     pub scroll: Option<(f64, f64)>,
-    pub upload: Option<Value>,
+    pub upload: Option<UploadOutcome>,
     pub navigated: bool,
     /// The navigation the action started (if any) committed and loaded, and the page
     /// stopped changing, within the settle budget.
@@ -145,6 +153,8 @@ pub struct ActOptions {
     /// The most a pointer action waits for its target to become actionable (`None`: the
     /// default, 1,000 ms; zero: refused at once).
     pub action_timeout: Option<Duration>,
+    /// How long each press (mouse button, touch) is held before its release.
+    pub press_pause: PressPause,
 }
 
 /// The most an action waits for a navigation it started to load.
@@ -161,6 +171,8 @@ struct Run<'a> {
     action_timeout: Duration,
     /// How long a pointer action waited for its target to become actionable.
     actionable_wait: Option<Duration>,
+    /// How long each press is held.
+    press_pause: PressPause,
 }
 
 impl Tab {
@@ -180,6 +192,7 @@ impl Tab {
                 .action_timeout
                 .unwrap_or(pointer::DEFAULT_ACTION_TIMEOUT),
             actionable_wait: None,
+            press_pause: options.press_pause,
         };
         let before = self.state();
         let started = Instant::now();
@@ -489,8 +502,15 @@ impl Run<'_> {
                 self.drag(from, to_point).await?;
                 outcome.point = Some(to_point);
             }
-            Action::Upload { files, via_trigger } => {
-                outcome.upload = Some(self.upload(&target, locator, files, *via_trigger).await?);
+            Action::Upload {
+                files,
+                via_trigger,
+                response_url,
+            } => {
+                let upload = self
+                    .upload(&target, locator, files, *via_trigger, response_url.as_ref())
+                    .await?;
+                outcome.upload = Some(upload);
             }
         }
         Ok(outcome)

@@ -1,5 +1,6 @@
 //! Pointer input: the point to act at (scrolled into view, hit-tested), mouse
-//! clicks, drags and the wheel.
+//! clicks, drags and the wheel; taps and touch drags under a touch preset. Each press is
+//! held for the run's [`PressPause`](super::PressPause) before its release.
 
 use std::time::{Duration, Instant};
 
@@ -420,27 +421,18 @@ impl Run<'_> {
             .unwrap_or_else(|| format!("node {backend_id}"))
     }
 
-    /// Move, then `clicks` presses (0: hover only), at viewport point (x, y).
+    /// Move, then `clicks` presses (0: hover only), at viewport point (x, y); each press
+    /// held for the run's press pause before its release.
     pub(super) async fn mouse(&mut self, x: f64, y: f64, clicks: i64) -> Result<(), Error> {
         let session = self.tab.session();
         // A touch preset taps: the page sees touch events (and the clicks they make).
         if clicks > 0 && self.tab.touch() {
             self.dispatched = true;
             for _ in 0..clicks {
-                for (kind, points) in [
-                    ("touchStart", vec![input::TouchPoint { x, y }]),
-                    ("touchEnd", Vec::new()),
-                ] {
-                    session
-                        .call(
-                            &input::DispatchTouchEvent {
-                                r#type: kind.into(),
-                                touch_points: points,
-                            },
-                            self.deadline,
-                        )
-                        .await?;
-                }
+                let hold = self.press_pause.start(self.deadline);
+                self.touch("touchStart", Some((x, y))).await?;
+                held(hold).await;
+                self.touch("touchEnd", None).await?;
             }
             return Ok(());
         }
@@ -454,13 +446,21 @@ impl Run<'_> {
             ..Default::default()
         };
         self.dispatched = true;
-        session
-            .call(&event("mouseMoved", 0, 0), self.deadline)
-            .await?;
+        // The pointer comes to the target before it presses (hover styles, `pointerover`).
+        // Messages leave in order, so a press needs no wait for the move's reply; a hover
+        // waits for it.
+        let moved = event("mouseMoved", 0, 0);
+        if clicks == 0 {
+            session.call(&moved, self.deadline).await?;
+        } else {
+            session.send(&moved)?;
+        }
         for count in 1..=clicks {
+            let hold = self.press_pause.start(self.deadline);
             session
                 .call(&event("mousePressed", 1, count), self.deadline)
                 .await?;
+            held(hold).await;
             session
                 .call(&event("mouseReleased", 0, count), self.deadline)
                 .await?;
@@ -468,7 +468,24 @@ impl Run<'_> {
         Ok(())
     }
 
+    /// Press at `from`, hold, move to `to` in steps, release there: with the mouse, or
+    /// under a touch preset with one finger (`touchMove`).
     pub(super) async fn drag(&mut self, from: (f64, f64), to: (f64, f64)) -> Result<(), Error> {
+        const STEPS: usize = 8;
+        let step = |n: usize| {
+            let t = n as f64 / STEPS as f64;
+            (from.0 + (to.0 - from.0) * t, from.1 + (to.1 - from.1) * t)
+        };
+        self.dispatched = true;
+        if self.tab.touch() {
+            let hold = self.press_pause.start(self.deadline);
+            self.touch("touchStart", Some(from)).await?;
+            held(hold).await;
+            for n in 1..=STEPS {
+                self.touch("touchMove", Some(step(n))).await?;
+            }
+            return self.touch("touchEnd", None).await;
+        }
         let session = self.tab.session();
         let event = |kind: &str, (x, y): (f64, f64), buttons: i64| input::DispatchMouseEvent {
             r#type: kind.to_string(),
@@ -479,23 +496,39 @@ impl Run<'_> {
             click_count: (kind != "mouseMoved").then_some(1),
             ..Default::default()
         };
-        self.dispatched = true;
         session
             .call(&event("mouseMoved", from, 0), self.deadline)
             .await?;
+        let hold = self.press_pause.start(self.deadline);
         session
             .call(&event("mousePressed", from, 1), self.deadline)
             .await?;
-        const STEPS: usize = 8;
-        for step in 1..=STEPS {
-            let t = step as f64 / STEPS as f64;
-            let point = (from.0 + (to.0 - from.0) * t, from.1 + (to.1 - from.1) * t);
+        held(hold).await;
+        for n in 1..=STEPS {
             session
-                .call(&event("mouseMoved", point, 1), self.deadline)
+                .call(&event("mouseMoved", step(n), 1), self.deadline)
                 .await?;
         }
         session
             .call(&event("mouseReleased", to, 0), self.deadline)
+            .await?;
+        Ok(())
+    }
+
+    /// One touch event: a finger at `point`, or none (`touchEnd`).
+    async fn touch(&self, kind: &str, point: Option<(f64, f64)>) -> Result<(), Error> {
+        self.tab
+            .session()
+            .call(
+                &input::DispatchTouchEvent {
+                    r#type: kind.into(),
+                    touch_points: point
+                        .map(|(x, y)| input::TouchPoint { x, y })
+                        .into_iter()
+                        .collect(),
+                },
+                self.deadline,
+            )
             .await?;
         Ok(())
     }
@@ -553,6 +586,13 @@ impl Run<'_> {
             value["x"].as_f64().unwrap_or_default(),
             value["y"].as_f64().unwrap_or_default(),
         ))
+    }
+}
+
+/// Waits out a press's hold, if it has one.
+async fn held(hold: Option<tokio::time::Sleep>) {
+    if let Some(hold) = hold {
+        hold.await;
     }
 }
 

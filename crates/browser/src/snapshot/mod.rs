@@ -164,9 +164,9 @@ impl Tab {
             })
             .count();
         // Dialogs handled since the last snapshot come first (SPEC §9.2).
-        let state = self.state();
-        let new_dialogs = state.dialogs_seen.saturating_sub(memory.dialogs_shown) as usize;
-        for dialog in state.dialogs.iter().rev().take(new_dialogs.min(3)).rev() {
+        let handled = self.dialogs_since(memory.dialogs_shown);
+        let newest = handled.first.iter().chain(&handled.last).rev().take(3);
+        for dialog in newest.collect::<Vec<_>>().into_iter().rev() {
             lines.insert(
                 0,
                 format!(
@@ -175,7 +175,7 @@ impl Tab {
                 ),
             );
         }
-        memory.dialogs_shown = state.dialogs_seen;
+        memory.dialogs_shown += handled.count;
         if packed.elements_above > 0 {
             lines.insert(
                 0,

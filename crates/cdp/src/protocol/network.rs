@@ -1,4 +1,4 @@
-//! `Network` domain: only what load-state tracking needs.
+//! `Network` domain: only what load-state tracking and an upload's response need.
 
 use serde::{Deserialize, Serialize};
 
@@ -24,10 +24,42 @@ pub struct LoadingFailed {
     pub canceled: Option<bool>,
 }
 
+/// A request is about to be sent (again, after a redirect, with the same id).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RequestWillBeSent {
+    pub request_id: String,
+    pub request: Request,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Request {
+    pub url: String,
+    pub method: String,
+}
+
+/// A response's headers arrived.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ResponseReceived {
+    pub request_id: String,
+    pub response: Response,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Response {
+    pub url: String,
+    pub status: i64,
+}
+
 command! {
     Enable => "Network.enable", Empty;
 }
 
 event! {
     LoadingFailed => "Network.loadingFailed";
+    RequestWillBeSent => "Network.requestWillBeSent";
+    ResponseReceived => "Network.responseReceived";
 }

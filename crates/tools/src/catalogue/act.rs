@@ -56,6 +56,9 @@ pub(crate) struct Params {
     /// upload: the element is the button that opens the file chooser.
     #[serde(default)]
     trigger: bool,
+    /// upload: wait for the response to the request whose URL matches this (a glob over
+    /// the whole URL when it has *, else a substring) and report uploadCompleted.
+    response_url: Option<String>,
     /// type/fill: press Enter after the value is read back.
     #[serde(default)]
     submit: bool,
@@ -134,6 +137,8 @@ pub(crate) struct Output {
     selected: Option<Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
     scroll: Option<Value>,
+    /// upload: fileSelected, inputReadback, and uploadCompleted (true/false from the
+    /// response to responseUrl, else "unknown").
     #[serde(skip_serializing_if = "Option::is_none")]
     upload: Option<Value>,
     /// Any navigation it started loaded and the page stopped changing.
@@ -269,6 +274,14 @@ impl Params {
             ActionName::Upload => Action::Upload {
                 files: upload_files(self.files.as_deref().unwrap_or_default(), upload_dir)?,
                 via_trigger: self.trigger,
+                response_url: match self.response_url.as_deref().map(str::trim) {
+                    Some("") => {
+                        return Err(ToolError::invalid_params(
+                            "responseUrl is empty; give a glob (with *) or a substring of the upload's URL",
+                        ));
+                    }
+                    pattern => pattern.map(browser::UrlPattern::new),
+                },
             },
         })
     }
@@ -329,6 +342,12 @@ impl ToolSpec for Act {
     async fn run(ctx: &mut Ctx<'_>, params: Params) -> Result<Output, ToolError> {
         let eval_enabled = ctx.options().enable_eval;
         let upload_dir = ctx.options().upload_dir.clone();
+        let press_pause = ctx.options().press_pause;
+        if params.response_url.is_some() && params.action != ActionName::Upload {
+            return Err(ToolError::invalid_params(
+                "responseUrl is for upload: the response to the request that sends the file",
+            ));
+        }
         // Everything that can be refused is refused before anything is dispatched.
         let action = params.action(upload_dir.as_deref())?;
         let locator = locator_of(&params.r#ref, &params.role, &params.selector, Some(&params))?;
@@ -368,6 +387,7 @@ impl ToolSpec for Act {
             action_timeout: params
                 .action_timeout_ms
                 .map(std::time::Duration::from_millis),
+            press_pause,
         };
         let acted = tab.act(locator.as_ref(), &action, &options, deadline).await;
         let outcome = match acted {
@@ -433,6 +453,8 @@ impl ToolSpec for Act {
         if let Some(postcondition) = &postcondition {
             expect::verify(ctx, &tab, postcondition).await?;
         }
+        // What the page did with the files is known only from an expectation it met.
+        let framework_accepted = postcondition.is_some();
         let readback = match &params.readback {
             Some(expression) => Some(expect::readback(ctx, &tab, expression).await?),
             None => None,
@@ -471,7 +493,10 @@ impl ToolSpec for Act {
             changed: outcome.changed,
             selected: outcome.selected,
             scroll: outcome.scroll.map(|(x, y)| json!({ "x": x, "y": y })),
-            upload: outcome.upload,
+            upload: outcome
+                .upload
+                .as_ref()
+                .map(|upload| upload_json(upload, framework_accepted)),
             settled: outcome.settled,
             settle_ms: outcome.settle_ms,
             still_changing: outcome.still_changing,
@@ -482,7 +507,7 @@ impl ToolSpec for Act {
     }
 }
 
-/// The page and any dialog into the envelope.
+/// The page and the dialogs raised since `dialogs_before` into the envelope.
 async fn report(
     ctx: &mut Ctx<'_>,
     tab_id: browser::TabId,
@@ -493,13 +518,76 @@ async fn report(
         Ok(state) => state,
         Err(_) => tab.state(),
     };
-    let new_dialogs = state.dialogs_seen.saturating_sub(dialogs_before) as usize;
-    if let Some(dialog) = state.dialogs.last().filter(|_| new_dialogs > 0) {
-        ctx.events.dialog = Some(
-            json!({ "type": dialog.kind, "message": dialog.message, "answer": dialog.answer }),
-        );
-    }
+    ctx.events.dialog = dialog_event(&tab.dialogs_since(dialogs_before));
     ctx.report_page(tab_id, &state);
+}
+
+/// `events.dialog` (SPEC §9.2): how many dialogs the command raised and the last one's
+/// type, message and answer; with several, the first and last few (`first`, `last`) and
+/// the rest counted by type and answer (`omitted`). `None` when there were none.
+fn dialog_event(report: &browser::DialogReport) -> Option<Value> {
+    let latest = report.latest()?;
+    let record = |d: &browser::DialogRecord| json!({ "type": d.kind, "message": d.message, "answer": d.answer });
+    let mut event = record(latest);
+    event["count"] = json!(report.count);
+    if report.count > 1 {
+        event["first"] = report.first.iter().map(record).collect();
+        event["last"] = report.last.iter().map(record).collect();
+    }
+    let omitted: u64 = report.omitted.values().sum();
+    if omitted > 0 || report.lost > 0 {
+        event["omitted"] = json!({
+            "count": omitted + report.lost,
+            "between": report
+                .omitted
+                .iter()
+                .map(|((kind, answer), count)| json!({ "type": kind, "answer": answer, "count": count }))
+                .collect::<Vec<_>>(),
+        });
+        if report.lost > 0 {
+            event["omitted"]["notKept"] = json!(report.lost);
+        }
+    }
+    Some(event)
+}
+
+/// An upload's result: what the input holds, and whether it reached its server — from
+/// the response to `responseUrl`, else `"unknown"` with a note saying how to know.
+fn upload_json(upload: &browser::UploadOutcome, framework_accepted: bool) -> Value {
+    let mut out = json!({
+        "fileSelected": upload.file_selected,
+        "inputReadback": upload.input_readback,
+        "uploadCompleted": upload.completed().map_or(json!("unknown"), Value::Bool),
+        "frameworkAccepted": if framework_accepted { json!(true) } else { json!("unknown") },
+    });
+    match &upload.watch {
+        None => {
+            out["note"] = json!(
+                "uploadCompleted is unknown: give responseUrl (a glob or a substring of the URL the page sends the file to) to wait for the server's answer"
+            );
+        }
+        Some(watch) => match &watch.response {
+            Some(response) => {
+                let mut answered = json!({
+                    "url": response.url,
+                    "status": response.status,
+                    "ok": response.ok,
+                });
+                if let Some(error) = &response.error {
+                    answered["error"] = json!(error);
+                }
+                out["response"] = answered;
+            }
+            None => {
+                out["note"] = json!(format!(
+                    "uploadCompleted is unknown: no response to a request matching {:?} came within {} ms (the page may send the file later, on submit)",
+                    watch.pattern.as_str(),
+                    watch.budget.as_millis()
+                ));
+            }
+        },
+    }
+    out
 }
 
 /// Tabs opened by the page during the command become task tabs; with `wait`, waits a

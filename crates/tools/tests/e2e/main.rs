@@ -13,6 +13,7 @@ mod harness;
 mod inputs;
 mod navigation;
 mod refs;
+mod seeds;
 mod snapshot;
 mod untuned;
 mod waits;
