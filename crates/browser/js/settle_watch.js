@@ -16,6 +16,10 @@ function watchSettle() {
     kinds: new Array(size),
     next: 0,
     count: 0,
+    // Counts changes of the document's content (nodes added or removed, text changed)
+    // but not of what keeps changing on its own (a ticking clock, once settle_quiet has
+    // found it perpetual): the page's revision for coverage (see coverage.rs).
+    revision: 0,
   };
   const observer = new MutationObserver((records) => {
     const now = performance.now();
@@ -26,6 +30,10 @@ function watchSettle() {
         record.type === "attributes" ? "a:" + record.attributeName : record.type;
       state.next = (state.next + 1) % size;
       state.count += 1;
+      if (record.type !== "attributes") {
+        const perpetual = state.perpetual && state.perpetual.get(record.target);
+        if (!(perpetual && perpetual.has(record.type))) state.revision += 1;
+      }
     }
   });
   // When the page last scheduled work for later (a frame callback, a timer): after an

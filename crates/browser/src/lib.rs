@@ -38,8 +38,8 @@ pub use eval::{EvalValue, Evaluated};
 pub use form_state::{Checked, FormControl, FormState, MAX_CONTROLS, OptionState, Popup};
 pub use refs::is_ref;
 pub use snapshot::{
-    Candidate, ElementSnapshot, FindQuery, Found, Locator, MarkdownSnapshot, SnapshotOptions,
-    ViewportInfo, estimate_tokens,
+    COVERAGE_NOTE, Candidate, Cover, Coverage, ElementSnapshot, FindQuery, Found, Locator,
+    MarkdownSnapshot, NextScreen, SnapshotOptions, Step, ViewportInfo, estimate_tokens,
 };
 
 pub use dialogs::{DialogRecord, DialogReport, LOG_CAPACITY, REPORT_ENDS};

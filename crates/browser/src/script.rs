@@ -220,6 +220,13 @@ pub(crate) const VIEWPORT_SIZE: Script<crate::viewport::LaidOut> =
 /// Reports permission requests (an init script; see `permission.rs`).
 pub(crate) const PERMISSION_WATCH: Script<Value> = script!("permission_watch");
 
+/// The page's content revision (see `snapshot/coverage.rs`); null without the watcher.
+pub(crate) const PAGE_REVISION: Script<Option<u64>> = script!("page_revision" => Option<u64>);
+/// `{before, after, height, total, scrollable}`: scrolls the page or a container one
+/// screen on (see `snapshot/next_screen.rs`).
+pub(crate) const NEXT_SCREEN: Script<crate::snapshot::next_screen::Scrolled> =
+    script!("next_screen" => crate::snapshot::next_screen::Scrolled);
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;

@@ -231,6 +231,15 @@ pub enum Verb {
         #[command(flatten)]
         act: ActArgs,
     },
+    /// One screen on, on the page or in a scroll container: what is new, and the coverage
+    /// (act scroll_next_screen).
+    Next {
+        /// A scroll container's ref (default: the page).
+        #[arg(value_name = "REF")]
+        target: Option<String>,
+        #[command(flatten)]
+        tab: TabArg,
+    },
     /// Upload files (names in the upload folder) through a file input (act upload).
     Upload {
         #[arg(value_name = "REF")]
@@ -637,6 +646,10 @@ fn request(verb: Verb, task: &str) -> Result<(Request, Option<PathBuf>), String>
             tool("act", act.params("uncheck", Some(target), json!({}))?)
         }
         Verb::Hover { target, act } => tool("act", act.params("hover", Some(target), json!({}))?),
+        Verb::Next { target, tab } => tool(
+            "act",
+            tab.on(json!({ "action": "scroll_next_screen", "ref": target })),
+        ),
         Verb::Scroll {
             target,
             dx,

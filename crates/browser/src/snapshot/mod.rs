@@ -5,9 +5,11 @@
 
 mod budget;
 mod capture;
+mod coverage;
 mod find;
 mod locate;
 mod markdown;
+pub(crate) mod next_screen;
 mod outline;
 pub(crate) mod region;
 mod text_breaks;
@@ -18,8 +20,10 @@ use cdp::Deadline;
 
 pub use budget::estimate_tokens;
 pub(crate) use capture::{Observation, Rect};
+pub use coverage::Cover;
 pub(crate) use locate::Located;
 pub use locate::{Candidate, Locator};
+pub use next_screen::{NextScreen, Step};
 pub(crate) use outline::clip as clip_text;
 
 use crate::refs::RefRegistry;
@@ -63,7 +67,21 @@ pub struct ElementSnapshot {
     pub title: String,
     /// The snapshot this one is a diff against, when `text` holds only the changes.
     pub diff_against: Option<String>,
+    pub coverage: Coverage,
 }
+
+/// What of the page, and of each scroll container, has been in view in the current
+/// revision (SPEC §10).
+#[derive(Debug, Clone)]
+pub struct Coverage {
+    pub page: Cover,
+    /// Each scroll container's ref and coverage, in document order.
+    pub containers: Vec<(String, Cover)>,
+}
+
+/// Said with every coverage: the viewport is all coverage knows about.
+pub const COVERAGE_NOTE: &str =
+    "coverage is of what was in view; it does not mean a server-backed list has loaded everything";
 
 /// The readable page as markdown.
 #[derive(Debug, Clone)]
@@ -111,6 +129,22 @@ pub(crate) struct SnapshotMemory {
     last: Option<(String, Vec<String>)>,
     /// Per recent snapshot: each ref's node and box when it was taken.
     records: VecDeque<(String, RefPositions)>,
+    coverage: coverage::CoverageMemory,
+    /// The content of every line the agent was shown on this page (refs aside, see
+    /// `next_screen::line_key`), against which `scroll_next_screen` tells what is new;
+    /// and the URL epoch it is of.
+    shown: std::collections::HashSet<String>,
+    shown_epoch: u64,
+}
+
+impl SnapshotMemory {
+    /// Another page: nothing of it has been shown.
+    fn forget_shown_before(&mut self, epoch: u64) {
+        if self.shown_epoch != epoch {
+            self.shown.clear();
+            self.shown_epoch = epoch;
+        }
+    }
 }
 
 impl Tab {
@@ -137,14 +171,11 @@ impl Tab {
         options: &SnapshotOptions,
         deadline: Deadline,
     ) -> Result<ElementSnapshot, Error> {
-        // A large page is read around its viewport only (see `region.rs`).
-        let observation = match self.observe_region(deadline).await? {
-            Some(observation) => observation,
-            None => self.observe(deadline).await?,
-        };
+        let (observation, revision) = self.observe_with_revision(deadline).await?;
         let epoch = self.state().url_epoch;
         let mut memory = self.memory();
         let outlined = outline::outline(&observation, epoch, &mut memory.registry);
+        let coverage = self.cover(&mut memory, &observation, &outlined, revision);
         let viewport = observation.viewport;
         let mut packed = budget::pack(&outlined.lines, &viewport, options.max_tokens);
         packed.elements_above += observation.elements_beyond.0;
@@ -213,8 +244,16 @@ impl Tab {
             },
             _ => (full.clone(), None),
         };
+        memory.forget_shown_before(epoch);
+        for &i in &packed.chosen {
+            memory
+                .shown
+                .insert(next_screen::line_key(&outlined.lines, i));
+        }
         memory.last = Some((id.clone(), lines));
         drop(memory);
+        // Coverage comes last, outside what later diffs compare.
+        let text = text + &coverage_line(&coverage);
         Ok(ElementSnapshot {
             id,
             tokens: estimate_tokens(&text),
@@ -237,7 +276,62 @@ impl Tab {
                 .map(|n| n.name.clone())
                 .unwrap_or_default(),
             diff_against,
+            coverage,
         })
+    }
+
+    /// An observation for a snapshot (around the viewport on a large page, see
+    /// `region.rs`) and the page's content revision, read beside it.
+    async fn observe_with_revision(
+        &self,
+        deadline: Deadline,
+    ) -> Result<(Observation, Option<u64>), Error> {
+        let observe = async {
+            match self.observe_region(deadline).await? {
+                Some(observation) => Ok(observation),
+                None => self.observe(deadline).await,
+            }
+        };
+        let revision = self.call_script(&crate::script::PAGE_REVISION, Vec::new(), deadline);
+        let (observation, revision) = tokio::join!(observe, revision);
+        Ok((observation?, revision.ok().flatten()))
+    }
+
+    /// Records what this observation shows in the tab's coverage and reports it.
+    fn cover(
+        &self,
+        memory: &mut SnapshotMemory,
+        observation: &Observation,
+        outlined: &outline::Outline,
+        revision: Option<u64>,
+    ) -> Coverage {
+        let viewport = observation.viewport;
+        let state = self.state();
+        let page = memory.coverage.page(coverage::Window {
+            revision: revision.map(|r| {
+                crate::refs::Fnv::new()
+                    .field(&state.url)
+                    .number(r)
+                    .number(viewport.width.round() as u64)
+                    .number(viewport.height.round() as u64)
+                    .number(viewport.content_height.round() as u64)
+                    .finish()
+            }),
+            top: viewport.scroll_y,
+            bottom: viewport.scroll_y + viewport.height,
+            total: viewport.content_height,
+        });
+        let containers = outlined
+            .containers
+            .iter()
+            .filter_map(|container| {
+                let r#ref = outlined.refs.get(&container.node)?;
+                let identity = outlined.identities.get(&container.node)?.key();
+                let cover = memory.coverage.container(r#ref, container.window(identity));
+                Some((r#ref.clone(), cover))
+            })
+            .collect();
+        Coverage { page, containers }
     }
 
     /// The readable page as markdown with links and refs, at most `max_chars`.
@@ -332,4 +426,18 @@ fn diff(old: &[String], new: &[String]) -> Option<String> {
     } else {
         Some(out)
     }
+}
+
+/// The snapshot's last line: `# coverage: seen 0–1,800 of 6,400 px (28 %); container
+/// [e7k2] seen …`.
+fn coverage_line(coverage: &Coverage) -> String {
+    let mut line = format!("# coverage: {}", coverage::describe(&coverage.page));
+    for (r#ref, cover) in &coverage.containers {
+        line.push_str(&format!(
+            "; container [{ref}] {}",
+            coverage::describe(cover)
+        ));
+    }
+    line.push_str(&format!(" ({COVERAGE_NOTE})\n"));
+    line
 }

@@ -34,6 +34,8 @@ pub(crate) struct Outline {
     pub identities: HashMap<usize, Identity>,
     /// The DOM nodes of the observation, for ref continuity.
     pub live: std::collections::HashSet<NodeKey>,
+    /// The shown scroll containers with more content than their box (each has a ref).
+    pub containers: Vec<super::coverage::Container>,
 }
 
 impl Outline {
@@ -195,10 +197,16 @@ pub(crate) fn outline(
     registry.next_generation();
     let visible = visibility(&observation.nodes);
     let scrolled = scrolled_out(&observation.nodes, &visible);
+    let containers = super::coverage::scroll_containers(&observation.nodes, &visible);
     let mut builder = Builder {
         nodes: &observation.nodes,
         viewport: observation.viewport,
-        scrollers: scrolled.iter().flatten().map(|(s, _)| *s).collect(),
+        scrollers: scrolled
+            .iter()
+            .flatten()
+            .map(|(s, _)| *s)
+            .chain(containers.iter().map(|c| c.node))
+            .collect(),
         scrolled,
         discarding: 0,
         beyond: HashMap::new(),
@@ -215,6 +223,7 @@ pub(crate) fn outline(
                 .iter()
                 .filter_map(|n| Some((n.session, n.backend_id?)))
                 .collect(),
+            containers,
             ..Outline::default()
         },
     };

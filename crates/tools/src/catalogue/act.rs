@@ -96,6 +96,10 @@ enum ActionName {
     Scroll,
     Drag,
     Upload,
+    /// One screen on (80 %), on the page or in a scroll container (ref), and only what
+    /// is new; see coverage in the result.
+    #[serde(rename = "scroll_next_screen")]
+    ScrollNextScreen,
 }
 
 /// A second element (drag's drop target).
@@ -157,6 +161,18 @@ pub(crate) struct Output {
     /// there was none before; its id is `page.snapshotId`.
     #[serde(skip_serializing_if = "Option::is_none")]
     diff: Option<PageText>,
+    /// scroll_next_screen: pixels scrolled (0 at the end).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    scrolled_by: Option<f64>,
+    /// scroll_next_screen: the bottom is in view.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    at_end: Option<bool>,
+    /// scroll_next_screen: the lines of this screen not shown before (by content).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    new_content: Option<PageText>,
+    /// scroll_next_screen: what of the page and its containers has been in view.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    coverage: Option<super::snapshot::CoverageOut>,
 }
 
 /// The most `actionTimeoutMs` may ask for.
@@ -271,6 +287,11 @@ impl Params {
                     .ok_or_else(|| need("to: a ref, role or selector"))?;
                 Action::Drag { to }
             }
+            ActionName::ScrollNextScreen => {
+                return Err(ToolError::invalid_params(
+                    "scroll_next_screen acts on the page or a scroll container, not through an element action",
+                ));
+            }
             ActionName::Upload => Action::Upload {
                 files: upload_files(self.files.as_deref().unwrap_or_default(), upload_dir)?,
                 via_trigger: self.trigger,
@@ -347,6 +368,9 @@ impl ToolSpec for Act {
             return Err(ToolError::invalid_params(
                 "responseUrl is for upload: the response to the request that sends the file",
             ));
+        }
+        if params.action == ActionName::ScrollNextScreen {
+            return next_screen(ctx, params).await;
         }
         // Everything that can be refused is refused before anything is dispatched.
         let action = params.action(upload_dir.as_deref())?;
@@ -427,6 +451,10 @@ impl ToolSpec for Act {
                 readback: None,
                 dialog_open: true,
                 diff: None,
+                scrolled_by: None,
+                at_end: None,
+                new_content: None,
+                coverage: None,
             });
         }
         // A tab the action opened: adopted, reported, and current if it was expected.
@@ -503,8 +531,81 @@ impl ToolSpec for Act {
             readback: readback.map(PageValue),
             dialog_open: false,
             diff: diff.map(PageText),
+            scrolled_by: None,
+            at_end: None,
+            new_content: None,
+            coverage: None,
         })
     }
+}
+
+/// `scroll_next_screen` (SPEC §10): one screen on, on the page or in the container `ref`,
+/// then what is new there and the coverage.
+async fn next_screen(ctx: &mut Ctx<'_>, params: Params) -> Result<Output, ToolError> {
+    if params.role.is_some() || params.selector.is_some() {
+        return Err(ToolError::invalid_params(
+            "scroll_next_screen takes the page (no locator) or a scroll container's ref",
+        ));
+    }
+    if params.expect.is_some() || params.readback.is_some() {
+        return Err(ToolError::invalid_params(
+            "scroll_next_screen reports what it shows; it takes no expect or readback",
+        ));
+    }
+    locator_of(&params.r#ref, &None, &None, None)?;
+    let deadline = ctx.deadline;
+    let task = ctx.task().await?;
+    let (tab_id, tab) = task
+        .tab(params.tab_id.as_deref())
+        .map(|(id, tab)| (id, tab.clone()))?;
+    let dialogs_before = tab.state().dialogs_seen;
+    ctx.stage("dispatch");
+    let step = match tab.scroll_step(params.r#ref.as_deref(), deadline).await {
+        Ok(step) => step,
+        Err(err) => {
+            report(ctx, tab_id, &tab, dialogs_before).await;
+            return Err(err.into());
+        }
+    };
+    if step.moved() > 0.0 {
+        ctx.dispatched();
+    }
+    ctx.stage("read");
+    let settle = params
+        .settle_ms
+        .map_or(browser::DEFAULT_SETTLE, std::time::Duration::from_millis);
+    let read = tab.read_next_screen(step, settle, deadline).await;
+    report(ctx, tab_id, &tab, dialogs_before).await;
+    let screen = read?;
+    Ok(Output {
+        action: params.action,
+        r#ref: screen.container.clone(),
+        role: if screen.container.is_some() {
+            "scroll container".into()
+        } else {
+            "page".into()
+        },
+        name: PageText::default(),
+        relocated: false,
+        input_value_verified: None,
+        keys_sent: None,
+        value_after: None,
+        actionable_wait_ms: None,
+        changed: None,
+        selected: None,
+        scroll: None,
+        upload: None,
+        settled: screen.settled,
+        settle_ms: 0,
+        still_changing: None,
+        readback: None,
+        dialog_open: false,
+        diff: None,
+        scrolled_by: Some(screen.scrolled_by.round()),
+        at_end: Some(screen.at_end),
+        new_content: Some(PageText(screen.new_content)),
+        coverage: Some(super::snapshot::CoverageOut::of(&screen.coverage)),
+    })
 }
 
 /// The page and the dialogs raised since `dialogs_before` into the envelope.

@@ -84,6 +84,74 @@ pub(crate) struct Output {
     /// With `settling`: what was still changing.
     #[serde(skip_serializing_if = "Option::is_none")]
     still_changing: Option<String>,
+    /// elements: what of the page and its scroll containers has been in view.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    coverage: Option<CoverageOut>,
+}
+
+/// Coverage (SPEC §10): what of the page, and of each scroll container, has been in view
+/// in the current revision of its content.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct CoverageOut {
+    page: CoverOut,
+    containers: Vec<ContainerCover>,
+    note: &'static str,
+}
+
+/// Seen and unseen vertical ranges `[top, bottom]` in CSS px (a container's in its
+/// content's coordinates).
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct CoverOut {
+    seen: Vec<[f64; 2]>,
+    unseen: Vec<[f64; 2]>,
+    fraction: f64,
+    height: f64,
+    at_end: bool,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+struct ContainerCover {
+    r#ref: String,
+    #[serde(flatten)]
+    cover: CoverOut,
+}
+
+impl CoverOut {
+    pub(crate) fn of(cover: &browser::Cover) -> CoverOut {
+        let px = |ranges: &[(f64, f64)]| {
+            ranges
+                .iter()
+                .map(|&(a, b)| [a.round(), b.round()])
+                .collect()
+        };
+        CoverOut {
+            seen: px(&cover.seen),
+            unseen: px(&cover.unseen),
+            fraction: (cover.fraction * 1000.0).round() / 1000.0,
+            height: cover.height.round(),
+            at_end: cover.at_end,
+        }
+    }
+}
+
+impl CoverageOut {
+    pub(crate) fn of(coverage: &browser::Coverage) -> CoverageOut {
+        CoverageOut {
+            page: CoverOut::of(&coverage.page),
+            containers: coverage
+                .containers
+                .iter()
+                .map(|(r#ref, cover)| ContainerCover {
+                    r#ref: r#ref.clone(),
+                    cover: CoverOut::of(cover),
+                })
+                .collect(),
+            note: browser::COVERAGE_NOTE,
+        }
+    }
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
@@ -127,6 +195,7 @@ impl Output {
             settling: false,
             settle_ms: None,
             still_changing: None,
+            coverage: None,
         }
     }
 }
@@ -248,6 +317,7 @@ impl ToolSpec for Snapshot {
                         settling: false,
                         settle_ms: None,
                         still_changing: None,
+                        coverage: Some(CoverageOut::of(&snap.coverage)),
                     };
                     (state, Some(id), output)
                 })

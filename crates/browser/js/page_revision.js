@@ -1,0 +1,7 @@
+// The page's content revision, counted by the settle watcher (js/settle_watch.js): it
+// changes when nodes are added or removed or text changes. Null in a document the watcher
+// is not in.
+function pageRevision() {
+  const state = globalThis[Symbol.for("candor.settle")];
+  return state ? state.revision : null;
+}
