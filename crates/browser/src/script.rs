@@ -14,8 +14,8 @@ use serde_json::Value;
 use crate::Error;
 
 /// One page-side function; its file holds a single function declaration. `R` is what it
-/// answers (`Value` where the answer is the page's own, as `eval`'s).
-pub(crate) struct Script<R = Value> {
+/// answers, as [`call`] decodes it ([`InPage`] for an answer only ever kept in the page).
+pub(crate) struct Script<R> {
     pub name: &'static str,
     pub source: &'static str,
     reply: PhantomData<fn() -> R>,
@@ -42,10 +42,13 @@ impl<R> Script<R> {
     }
 }
 
+/// The answer of a script that is kept in the page as a remote object
+/// ([`call_for_object`]) and never decoded: there is no value of it, so [`call`] cannot
+/// be asked for one.
+#[derive(Debug)]
+pub(crate) enum InPage {}
+
 macro_rules! script {
-    ($name:literal) => {
-        script!($name => Value)
-    };
     ($name:literal => $reply:ty) => {
         Script::<$reply> {
             name: $name,
@@ -169,23 +172,30 @@ pub(crate) const PAGE_TEXT: Script<crate::page_read::PageRead> =
 pub(crate) const PAGE_HTML: Script<crate::page_read::PageRead> =
     script!("page_html" => crate::page_read::PageRead);
 /// On an element: `{tag, type, value, checked, editable, connected}`.
-pub(crate) const ELEMENT_VALUE: Script = script!("element_value");
-/// On a text field: select its contents so typing replaces them.
-pub(crate) const ELEMENT_SELECT_CONTENTS: Script = script!("element_select_contents");
-/// On a text field: caret to the end so typing appends.
-pub(crate) const ELEMENT_CARET_TO_END: Script = script!("element_caret_to_end");
-/// On a non-text input (date, color…): set its value and fire input/change.
-pub(crate) const ELEMENT_SET_VALUE: Script = script!("element_set_value");
-/// On a `<select>`: choose options by value or label.
-pub(crate) const ELEMENT_SELECT_OPTIONS: Script = script!("element_select_options");
+pub(crate) const ELEMENT_VALUE: Script<crate::actions::ElementValue> =
+    script!("element_value" => crate::actions::ElementValue);
+/// On a text field: select its contents so typing replaces them; `false` when it has
+/// nothing to select.
+pub(crate) const ELEMENT_SELECT_CONTENTS: Script<bool> = script!("element_select_contents" => bool);
+/// On a text field: caret to the end so typing appends; `false` when it has no caret
+/// (email, number) or is no text field.
+pub(crate) const ELEMENT_CARET_TO_END: Script<bool> = script!("element_caret_to_end" => bool);
+/// On a non-text input (date, color…): set its value and fire input/change; the value
+/// it then holds.
+pub(crate) const ELEMENT_SET_VALUE: Script<String> = script!("element_set_value" => String);
+/// On a `<select>`: choose options by value or label: `{selected}` or `{error, …}`.
+pub(crate) const ELEMENT_SELECT_OPTIONS: Script<crate::actions::SelectReply> =
+    script!("element_select_options" => crate::actions::SelectReply);
 /// On a file input: `{connected, count, names, sizes}`.
-pub(crate) const ELEMENT_FILES: Script = script!("element_files");
+pub(crate) const ELEMENT_FILES: Script<crate::actions::FileReadback> =
+    script!("element_files" => crate::actions::FileReadback);
 /// On a node: `tag#id.class "text"`, for messages.
-pub(crate) const ELEMENT_LABEL: Script = script!("element_label");
+pub(crate) const ELEMENT_LABEL: Script<String> = script!("element_label" => String);
 /// `{x, y}`: the page's scroll position.
-pub(crate) const SCROLL_POSITION: Script = script!("scroll_position");
+pub(crate) const SCROLL_POSITION: Script<crate::actions::ScrollPosition> =
+    script!("scroll_position" => crate::actions::ScrollPosition);
 /// The elements near the viewport of a large page (by reference; see `region.rs`).
-pub(crate) const REGION_ELEMENTS: Script = script!("region_elements");
+pub(crate) const REGION_ELEMENTS: Script<InPage> = script!("region_elements" => InPage);
 /// On that array: what a snapshot needs of each element.
 pub(crate) const REGION_FACTS: Script<Vec<crate::snapshot::region::RegionFact>> =
     script!("region_facts" => Vec<crate::snapshot::region::RegionFact>);
@@ -202,14 +212,15 @@ pub(crate) const FORM_STATE: Script<crate::form_state::FormStateReply> =
 /// `{quiet, waitedMs, region}`: waits until the page stops changing (see `settle.rs`).
 pub(crate) const SETTLE_QUIET: Script<crate::settle::QuietReply> =
     script!("settle_quiet" => crate::settle::QuietReply);
-/// Installs the mutation watcher in the document (also an init script; see `settle.rs`).
-pub(crate) const SETTLE_WATCH: Script<Value> = script!("settle_watch");
+/// Installs the mutation watcher in the document (also an init script; see `settle.rs`):
+/// `false` when one was there already.
+pub(crate) const SETTLE_WATCH: Script<bool> = script!("settle_watch" => bool);
 /// `true` at the next animation frame (`false` after 50 ms without one): the pause
 /// between two actionability checks.
-pub(crate) const ANIMATION_FRAME: Script = script!("animation_frame");
+pub(crate) const ANIMATION_FRAME: Script<bool> = script!("animation_frame" => bool);
 /// On an element: whether a finite animation or transition that moves, resizes or fades
 /// runs on it or an ancestor.
-pub(crate) const ELEMENT_MOTION: Script = script!("element_motion");
+pub(crate) const ELEMENT_MOTION: Script<bool> = script!("element_motion" => bool);
 /// `{pageWidth, pageHeight, dpr, zoom}` and the rectangle a screenshot captures, or the
 /// problem with its selector.
 pub(crate) const CAPTURE_RECT: Script<crate::screenshot::Geometry> =
@@ -217,8 +228,8 @@ pub(crate) const CAPTURE_RECT: Script<crate::screenshot::Geometry> =
 /// `{width, height, dpr, confirmed}`: the size the page lays out at, once it matches.
 pub(crate) const VIEWPORT_SIZE: Script<crate::viewport::LaidOut> =
     script!("viewport_size" => crate::viewport::LaidOut);
-/// Reports permission requests (an init script; see `permission.rs`).
-pub(crate) const PERMISSION_WATCH: Script<Value> = script!("permission_watch");
+/// Reports permission requests (an init script, answering nothing; see `permission.rs`).
+pub(crate) const PERMISSION_WATCH: Script<()> = script!("permission_watch" => ());
 
 /// The page's content revision (see `snapshot/coverage.rs`); null without the watcher.
 pub(crate) const PAGE_REVISION: Script<Option<u64>> = script!("page_revision" => Option<u64>);
@@ -333,5 +344,110 @@ mod tests {
             "type": null, "onclick": false, "pointer": false, "clips": false,
             "content": [["x", 1]]}]);
         assert!(decode(&REGION_FACTS, bad_tag).is_err());
+    }
+
+    /// The replies of the element scripts decode as the scripts send them, each shape of
+    /// a select's as the one it is.
+    #[test]
+    fn element_replies_decode_as_their_scripts_send_them() {
+        use crate::actions::{SelectReply, SelectedOption};
+        let field = decode(
+            &ELEMENT_VALUE,
+            json!({"tag": "input", "type": "date", "value": "2015-03-10", "checked": null,
+                "editable": true, "connected": true}),
+        )
+        .unwrap();
+        assert_eq!(
+            (field.r#type.as_str(), field.value.as_deref(), field.checked),
+            ("date", Some("2015-03-10"), None)
+        );
+        let link = decode(
+            &ELEMENT_VALUE,
+            json!({"tag": "a", "type": "", "value": null, "checked": true,
+                "editable": false, "connected": true}),
+        )
+        .unwrap();
+        assert_eq!(
+            (link.value, link.checked, link.editable),
+            (None, Some(true), false)
+        );
+        match decode(
+            &ELEMENT_SELECT_OPTIONS,
+            json!({"selected": [{"value": "g", "label": "Green"}]}),
+        ) {
+            Ok(SelectReply::Selected { selected }) => assert_eq!(
+                selected,
+                [SelectedOption {
+                    value: "g".into(),
+                    label: "Green".into()
+                }]
+            ),
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(
+            decode(
+                &ELEMENT_SELECT_OPTIONS,
+                json!({"error": "missing", "missing": ["Mauve"], "available": ["Red", "Green"]})
+            ),
+            Ok(SelectReply::Missing { missing, .. }) if missing == ["Mauve"]
+        ));
+        assert!(matches!(
+            decode(&ELEMENT_SELECT_OPTIONS, json!({"error": "not-select"})),
+            Ok(SelectReply::NotSelect)
+        ));
+        assert!(matches!(
+            decode(&ELEMENT_SELECT_OPTIONS, json!({"error": "single"})),
+            Ok(SelectReply::Single)
+        ));
+        let files = decode(
+            &ELEMENT_FILES,
+            json!({"connected": true, "count": 1, "names": ["a.txt"], "sizes": [12]}),
+        )
+        .unwrap();
+        assert_eq!((files.count, files.sizes), (1, vec![12]));
+        let scroll = decode(&SCROLL_POSITION, json!({"x": 0, "y": 120.5})).unwrap();
+        assert_eq!((scroll.x, scroll.y), (0.0, 120.5));
+        assert_eq!(
+            decode(&ELEMENT_LABEL, json!("button#go \"Go\"")).unwrap(),
+            "button#go \"Go\""
+        );
+        assert!(decode(&ELEMENT_MOTION, json!(false)).is_ok_and(|moving| !moving));
+    }
+
+    /// A reply missing a field, or of an unknown shape, fails naming its script: it never
+    /// reads as a default (a field not editable, a file input holding nothing, a scroll at
+    /// the top, an element at rest).
+    #[test]
+    fn an_element_reply_missing_a_field_is_an_error_naming_its_script() {
+        let failure = |result: Result<(), Error>| match result {
+            Err(Error::ScriptReply { script, reason }) => (script, reason),
+            other => panic!("{other:?}"),
+        };
+        let (script, reason) = failure(
+            decode(
+                &ELEMENT_VALUE,
+                json!({"tag": "input", "type": "text", "value": "", "checked": null,
+                    "connected": true}),
+            )
+            .map(drop),
+        );
+        assert_eq!(script, "element_value");
+        assert!(reason.contains("editable"), "{reason}");
+        let (script, reason) = failure(
+            decode(
+                &ELEMENT_FILES,
+                json!({"connected": true, "length": 1, "names": ["a.txt"], "sizes": [12]}),
+            )
+            .map(drop),
+        );
+        assert_eq!(script, "element_files");
+        assert!(reason.contains("count"), "{reason}");
+        let (script, _) = failure(decode(&SCROLL_POSITION, json!({"scrollY": 120})).map(drop));
+        assert_eq!(script, "scroll_position");
+        let (script, _) =
+            failure(decode(&ELEMENT_SELECT_OPTIONS, json!({"error": "disabled"})).map(drop));
+        assert_eq!(script, "element_select_options");
+        let (script, _) = failure(decode(&ELEMENT_MOTION, json!(null)).map(drop));
+        assert_eq!(script, "element_motion");
     }
 }

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use cdp::protocol::{dom, network, page};
 use cdp::{Deadline, RawEvent};
-use serde_json::{Value, json};
+use serde_json::json;
 use tokio::sync::mpsc::UnboundedReceiver;
 
 use super::{CHOOSER_LIMIT, Run};
@@ -80,8 +80,8 @@ fn glob_matches(glob: &[char], text: &[char]) -> bool {
 pub struct UploadOutcome {
     /// The input holds as many files as were given.
     pub file_selected: bool,
-    /// What the input holds (`connected`, `count`, `names`), read back from the page.
-    pub input_readback: Value,
+    /// What the input holds, read back from the page.
+    pub input_readback: FileReadback,
     /// With a URL pattern: the watch for the upload's response.
     pub watch: Option<ResponseWatch>,
 }
@@ -95,6 +95,46 @@ impl UploadOutcome {
             .and_then(|w| w.response.as_ref())
             .map(|r| r.ok)
     }
+}
+
+/// What a file input holds (`element_files.js`).
+#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+pub struct FileReadback {
+    /// The input is in the document.
+    pub connected: bool,
+    pub count: usize,
+    /// The files' names, in order.
+    pub names: Vec<String>,
+    /// Their sizes in bytes.
+    pub sizes: Vec<u64>,
+}
+
+/// An option of a `<select>` that is selected.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize)]
+pub struct SelectedOption {
+    pub value: String,
+    /// Its label, trimmed.
+    pub label: String,
+}
+
+/// What `element_select_options.js` did: selected the options, or changed nothing and
+/// says why (`error`).
+#[derive(Debug, serde::Deserialize)]
+#[serde(tag = "error", rename_all = "kebab-case")]
+pub(crate) enum SelectReply {
+    /// The element is no `<select>`.
+    NotSelect,
+    /// Some of the options asked for are not there; `available` holds the labels (or
+    /// values) of the first 20 options.
+    Missing {
+        missing: Vec<String>,
+        available: Vec<String>,
+    },
+    /// Several options were asked of a single-choice `<select>`.
+    Single,
+    /// No `error`: the options now selected.
+    #[serde(untagged)]
+    Selected { selected: Vec<SelectedOption> },
 }
 
 /// The watch for an upload's response.
@@ -125,10 +165,10 @@ impl Run<'_> {
         target: &Located,
         locator: &Locator,
         values: &[String],
-    ) -> Result<Value, Error> {
+    ) -> Result<Vec<SelectedOption>, Error> {
         // The script checks every option before changing anything, so a refusal here
         // has dispatched nothing.
-        let result = self
+        let reply = self
             .tab
             .call_on_node(
                 &target.session,
@@ -138,27 +178,28 @@ impl Run<'_> {
                 self.deadline,
             )
             .await?;
-        match result["error"].as_str() {
-            None => {
+        match reply {
+            SelectReply::Selected { selected } => {
                 self.dispatched = true;
-                Ok(result["selected"].clone())
+                Ok(selected)
             }
-            Some("not-select") => Err(Error::InvalidParams {
+            SelectReply::NotSelect => Err(Error::InvalidParams {
                 what: locator.to_string(),
                 reason: format!(
                     "a {} is not a <select>; click its options instead",
                     target.role
                 ),
             }),
-            Some("single") => Err(Error::InvalidParams {
+            SelectReply::Single => Err(Error::InvalidParams {
                 what: locator.to_string(),
                 reason: "it takes one option; several were given".into(),
             }),
-            Some(_) => Err(Error::ElementNotFound {
+            SelectReply::Missing { missing, available } => Err(Error::ElementNotFound {
                 locator: format!("{locator} options {values:?}"),
                 reason: format!(
                     "no option {} (some there: {})",
-                    result["missing"], result["available"]
+                    json!(missing),
+                    json!(available)
                 ),
             }),
         }
@@ -247,7 +288,7 @@ impl Run<'_> {
             _ => None,
         };
         Ok(UploadOutcome {
-            file_selected: readback["count"].as_u64() == Some(files.len() as u64),
+            file_selected: readback.count == files.len(),
             input_readback: readback,
             watch,
         })
@@ -259,7 +300,7 @@ impl Run<'_> {
         target: &Located,
         locator: &Locator,
     ) -> Result<(), Error> {
-        let value = self
+        let element = self
             .tab
             .call_on_node(
                 &target.session,
@@ -269,7 +310,7 @@ impl Run<'_> {
                 self.deadline,
             )
             .await?;
-        if value["type"] != "file" {
+        if element.r#type != "file" {
             return Err(Error::InvalidParams {
                 what: locator.to_string(),
                 reason: "it is not an <input type=file>; give the button that opens the chooser with trigger:true".into(),

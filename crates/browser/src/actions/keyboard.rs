@@ -73,8 +73,7 @@ impl Run<'_> {
             )
         };
         let before = read(self).await?;
-        let kind = before["type"].as_str().unwrap_or_default().to_string();
-        let password = kind == "password";
+        let password = before.r#type == "password";
         let shown = |v: &str| {
             if password {
                 format!("({} characters, not shown)", v.chars().count())
@@ -82,7 +81,7 @@ impl Run<'_> {
                 v.to_string()
             }
         };
-        let typed = typed_value::Kind::of(&kind);
+        let typed = typed_value::Kind::of(&before.r#type);
         if let (true, Some(typed)) = (replace, typed) {
             let value =
                 typed_value::normalise(typed, text).ok_or_else(|| Error::InvalidParams {
@@ -99,8 +98,8 @@ impl Run<'_> {
                     self.deadline,
                 )
                 .await?;
-            let after = read(self).await?;
-            let actual = after["value"].as_str().unwrap_or_default().to_string();
+            // An input's value is always a string.
+            let actual = read(self).await?.value.unwrap_or_default();
             if actual != value {
                 return Err(Error::InputMismatch {
                     expected: value,
@@ -113,12 +112,11 @@ impl Run<'_> {
                 keys_sent: None,
             });
         }
-        if before["editable"] != true {
-            let what = before["type"]
-                .as_str()
-                .filter(|t| !t.is_empty())
-                .or(before["tag"].as_str())
-                .unwrap_or("element");
+        if !before.editable {
+            let what = [before.r#type.as_str(), before.tag.as_str(), "element"]
+                .into_iter()
+                .find(|what| !what.is_empty())
+                .unwrap_or_default();
             let reason = match typed {
                 Some(typed) => format!(
                     "a {} ({what}) takes no keystrokes; fill it with a value: {}",
@@ -167,8 +165,9 @@ impl Run<'_> {
         } else {
             self.type_text(text).await?;
         }
-        let after = read(self).await?;
-        let actual = after["value"].as_str().unwrap_or_default().to_string();
+        // An editable element always holds a value (a field's, or a contenteditable's
+        // text).
+        let actual = read(self).await?.value.unwrap_or_default();
         let expected = match typed {
             // Keys typed into a date or time field fill its parts: "03/10/2015" typed
             // holds 2015-03-10.
@@ -176,7 +175,7 @@ impl Run<'_> {
                 typed_value::normalise(typed, text).unwrap_or_else(|| text.to_string())
             }
             _ if replace => text.to_string(),
-            _ => format!("{}{text}", before["value"].as_str().unwrap_or_default()),
+            _ => format!("{}{text}", before.value.as_deref().unwrap_or_default()),
         };
         // contenteditable's innerText may end with a newline it added itself.
         let matches = actual == expected

@@ -25,7 +25,11 @@ use cdp::Deadline;
 use cdp::protocol::dom;
 use serde_json::Value;
 
-pub use forms::{ResponseWatch, UploadOutcome, UploadResponse, UrlPattern};
+pub(crate) use forms::SelectReply;
+pub use forms::{
+    FileReadback, ResponseWatch, SelectedOption, UploadOutcome, UploadResponse, UrlPattern,
+};
+pub(crate) use pointer::ScrollPosition;
 
 use crate::keys;
 use crate::script::{self, Script};
@@ -118,8 +122,8 @@ pub struct ActOutcome {
     pub actionable_wait: Option<Duration>,
     /// check/uncheck: whether the state had to change.
     pub changed: Option<bool>,
-    /// select: the options now selected (`{value, label}`).
-    pub selected: Option<Value>,
+    /// select: the options now selected.
+    pub selected: Option<Vec<SelectedOption>>,
     /// scroll: the page's scroll position after.
     pub scroll: Option<(f64, f64)>,
     pub upload: Option<UploadOutcome>,
@@ -133,6 +137,26 @@ pub struct ActOutcome {
     pub still_changing: Option<String>,
     /// The action opened a dialog that waits for an answer (policy `ask`).
     pub dialog_open: bool,
+}
+
+/// What an element holds now (`element_value.js`).
+#[derive(Debug, serde::Deserialize)]
+pub(crate) struct ElementValue {
+    /// The tag name, lower case (empty for a node that is no element).
+    pub tag: String,
+    /// An input's type, lower case (`text` when it has none); empty for anything else.
+    pub r#type: String,
+    /// The value of an input, textarea or select, or a contenteditable's text; `None`
+    /// for any other element.
+    pub value: Option<String>,
+    /// A checkbox's or radio's state, or `aria-checked`; `None` for an element that has
+    /// neither.
+    pub checked: Option<bool>,
+    /// It takes typed text (a text-like input, a textarea, a contenteditable).
+    pub editable: bool,
+    /// It is in the document.
+    #[allow(dead_code)] // Sent by the script; no action needs it yet.
+    pub connected: bool,
 }
 
 /// A failed action, and whether any input had reached the page.
@@ -472,7 +496,7 @@ impl Run<'_> {
                             self.deadline,
                         )
                         .await?;
-                    if read["checked"].as_bool() != Some(want) {
+                    if read.checked != Some(want) {
                         return Err(Error::InputMismatch {
                             expected: if want { "checked" } else { "unchecked" }.into(),
                             actual: if want { "unchecked" } else { "checked" }.into(),

@@ -196,8 +196,7 @@ impl Run<'_> {
                     Vec::new(),
                     self.deadline,
                 )
-                .await?
-                == true;
+                .await?;
             let still = match *last {
                 _ if animating => false,
                 Some(before) => same_box(before, now),
@@ -405,8 +404,8 @@ impl Run<'_> {
 
     /// `tag#id.class` (and its text) of a DOM node, for messages.
     pub(super) async fn describe(&self, session: &cdp::Session, backend_id: i64) -> String {
-        let value = self
-            .tab
+        // Only for a message: a node gone meanwhile is named by its id.
+        self.tab
             .call_on_node(
                 session,
                 backend_id,
@@ -414,11 +413,8 @@ impl Run<'_> {
                 Vec::new(),
                 self.deadline,
             )
-            .await;
-        value
-            .ok()
-            .and_then(|v| v.as_str().map(str::to_string))
-            .unwrap_or_else(|| format!("node {backend_id}"))
+            .await
+            .unwrap_or_else(|_| format!("node {backend_id}"))
     }
 
     /// Move, then `clicks` presses (0: hover only), at viewport point (x, y); each press
@@ -578,15 +574,19 @@ impl Run<'_> {
     }
 
     pub(super) async fn scroll_position(&self) -> Result<(f64, f64), Error> {
-        let value = self
+        let ScrollPosition { x, y } = self
             .tab
             .call_script(&script::SCROLL_POSITION, Vec::new(), self.deadline)
             .await?;
-        Ok((
-            value["x"].as_f64().unwrap_or_default(),
-            value["y"].as_f64().unwrap_or_default(),
-        ))
+        Ok((x, y))
     }
+}
+
+/// The page's scroll position in CSS pixels (`scroll_position.js`).
+#[derive(Debug, Clone, Copy, serde::Deserialize)]
+pub(crate) struct ScrollPosition {
+    pub x: f64,
+    pub y: f64,
 }
 
 /// Waits out a press's hold, if it has one.

@@ -519,7 +519,12 @@ impl ToolSpec for Act {
             value_after: outcome.value_after,
             actionable_wait_ms: outcome.actionable_wait.map(|d| d.as_millis() as u64),
             changed: outcome.changed,
-            selected: outcome.selected,
+            selected: outcome.selected.map(|options| {
+                options
+                    .iter()
+                    .map(|o| json!({ "value": o.value, "label": o.label }))
+                    .collect()
+            }),
             scroll: outcome.scroll.map(|(x, y)| json!({ "x": x, "y": y })),
             upload: outcome
                 .upload
@@ -657,7 +662,12 @@ fn dialog_event(report: &browser::DialogReport) -> Option<Value> {
 fn upload_json(upload: &browser::UploadOutcome, framework_accepted: bool) -> Value {
     let mut out = json!({
         "fileSelected": upload.file_selected,
-        "inputReadback": upload.input_readback,
+        "inputReadback": {
+            "connected": upload.input_readback.connected,
+            "count": upload.input_readback.count,
+            "names": upload.input_readback.names,
+            "sizes": upload.input_readback.sizes,
+        },
         "uploadCompleted": upload.completed().map_or(json!("unknown"), Value::Bool),
         "frameworkAccepted": if framework_accepted { json!(true) } else { json!("unknown") },
     });
