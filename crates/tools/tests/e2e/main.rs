@@ -9,6 +9,7 @@ mod acting;
 mod capture;
 mod catalogue;
 mod conditions;
+mod coverage;
 mod harness;
 mod inputs;
 mod navigation;
