@@ -130,21 +130,10 @@ pub(crate) struct SnapshotMemory {
     /// Per recent snapshot: each ref's node and box when it was taken.
     records: VecDeque<(String, RefPositions)>,
     coverage: coverage::CoverageMemory,
-    /// The content of every line the agent was shown on this page (refs aside, see
-    /// `next_screen::line_key`), against which `scroll_next_screen` tells what is new;
-    /// and the URL epoch it is of.
-    shown: std::collections::HashSet<String>,
-    shown_epoch: u64,
-}
-
-impl SnapshotMemory {
-    /// Another page: nothing of it has been shown.
-    fn forget_shown_before(&mut self, epoch: u64) {
-        if self.shown_epoch != epoch {
-            self.shown.clear();
-            self.shown_epoch = epoch;
-        }
-    }
+    /// The content of the lines in view at the last observation (refs aside, see
+    /// `next_screen::line_key`): `scroll_next_screen` reports what comes into view that
+    /// was not.
+    in_view: std::collections::HashSet<String>,
 }
 
 impl Tab {
@@ -244,12 +233,16 @@ impl Tab {
             },
             _ => (full.clone(), None),
         };
-        memory.forget_shown_before(epoch);
-        for &i in &packed.chosen {
-            memory
-                .shown
-                .insert(next_screen::line_key(&outlined.lines, i));
-        }
+        memory.in_view = packed
+            .chosen
+            .iter()
+            .filter(|i| {
+                outlined.lines[**i].rect.is_some_and(|r| {
+                    r.bottom() > viewport.scroll_y && r.y < viewport.scroll_y + viewport.height
+                })
+            })
+            .map(|i| next_screen::line_key(&outlined.lines, *i))
+            .collect();
         memory.last = Some((id.clone(), lines));
         drop(memory);
         // Coverage comes last, outside what later diffs compare.

@@ -179,16 +179,18 @@ impl Tab {
         let in_view: Vec<usize> = (0..outlined.lines.len())
             .filter(|i| inside(&outlined.lines[*i]))
             .collect();
-        memory.forget_shown_before(epoch);
+        // What was in view before the step is not new; a row a recycled node shows
+        // again is the same content.
+        let before = std::mem::take(&mut memory.in_view);
         let mut new_content = String::new();
         let mut new_lines = 0;
         for &i in &in_view {
-            // What the agent has now been shown counts from here: the overlap of the
-            // next step, and a recycled row showing it again, are not new.
-            if memory.shown.insert(line_key(&outlined.lines, i)) {
+            let key = line_key(&outlined.lines, i);
+            if !before.contains(&key) && !memory.in_view.contains(&key) {
                 new_content.push_str(&budget::render_line(&outlined.lines[i]));
                 new_lines += 1;
             }
+            memory.in_view.insert(key);
         }
         drop(memory);
 

@@ -138,7 +138,7 @@ pub(crate) struct Output {
     #[serde(skip_serializing_if = "Option::is_none")]
     changed: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    selected: Option<Value>,
+    selected: Option<Vec<Selected>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     scroll: Option<Value>,
     /// upload: fileSelected, inputReadback, and uploadCompleted (true/false from the
@@ -173,6 +173,13 @@ pub(crate) struct Output {
     /// scroll_next_screen: what of the page and its containers has been in view.
     #[serde(skip_serializing_if = "Option::is_none")]
     coverage: Option<super::snapshot::CoverageOut>,
+}
+
+/// select: an option now selected, as the page has it.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct Selected {
+    value: PageText,
+    label: PageText,
 }
 
 /// The most `actionTimeoutMs` may ask for.
@@ -521,8 +528,11 @@ impl ToolSpec for Act {
             changed: outcome.changed,
             selected: outcome.selected.map(|options| {
                 options
-                    .iter()
-                    .map(|o| json!({ "value": o.value, "label": o.label }))
+                    .into_iter()
+                    .map(|o| Selected {
+                        value: PageText(o.value),
+                        label: PageText(o.label),
+                    })
                     .collect()
             }),
             scroll: outcome.scroll.map(|(x, y)| json!({ "x": x, "y": y })),

@@ -199,6 +199,13 @@ async fn select_check_press_hover_and_scroll() {
         )
         .await;
     assert_eq!(by_value["data"]["selected"][0]["label"], "Green");
+    // The option's label is the page's: fenced like all page content.
+    assert!(
+        by_value["untrusted"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("/data/selected/0/label"))
+    );
     let missing = h
         .fails(
             "act",
