@@ -905,6 +905,8 @@ mod tests {
             &["hover", "e4k2"],
             &["scroll", "--dy", "-200"],
             &["scroll", "e4k2"],
+            &["next"],
+            &["next", "e4k2", "--tab", "tab1"],
             &["upload", "e4k2", "a.txt"],
             &["upload", "e4k2", "a.txt", "--response-url", "*/api/upload*"],
             &[

@@ -17,12 +17,31 @@ pub use super::text_breaks::Sep;
 use super::text_breaks::separators;
 
 /// Computed styles requested from the DOM snapshot, in this order.
-pub(super) const STYLES: &[&str] = &["cursor", "overflow-x", "overflow-y", "display", "opacity"];
+pub(super) const STYLES: &[&str] = &[
+    "cursor",
+    "overflow-x",
+    "overflow-y",
+    "display",
+    "opacity",
+    "border-top-width",
+    "border-bottom-width",
+];
 const CURSOR: usize = 0;
 const OVERFLOW_X: usize = 1;
 const OVERFLOW_Y: usize = 2;
 pub(super) const DISPLAY: usize = 3;
 const OPACITY: usize = 4;
+const BORDER_TOP: usize = 5;
+const BORDER_BOTTOM: usize = 6;
+
+/// A computed length (`1px`) in CSS pixels; 0 for anything else.
+fn px(value: &str) -> f64 {
+    value
+        .strip_suffix("px")
+        .and_then(|n| n.trim().parse::<f64>().ok())
+        .filter(|n| n.is_finite())
+        .unwrap_or(0.0)
+}
 
 /// A rectangle in CSS pixels, in the top-level document's coordinates (the viewport's
 /// plus its scroll offset).
@@ -72,6 +91,9 @@ pub struct Node {
     pub transparent: bool,
     /// Scrolls its content (`overflow` `auto` or `scroll`): a scroll container.
     pub scrolls: bool,
+    /// A scroll container's top and bottom border widths: its box less these is the
+    /// height it shows its content in.
+    pub borders: (f64, f64),
     /// An input's live value, as the DOM holds it (`2015-03-10` for a date).
     pub dom_value: Option<String>,
     /// In the keyboard's tab order by its own `tabindex` (0 or more).
@@ -157,6 +179,7 @@ pub(super) struct DomFacts {
     pub transparent: bool,
     /// Scrolls its content (`overflow` `auto` or `scroll`).
     pub scrolls: bool,
+    pub borders: (f64, f64),
     /// An input's live value, as the DOM holds it.
     pub dom_value: Option<String>,
     pub tabbable: bool,
@@ -436,6 +459,7 @@ pub(super) fn read_dom(
                     scrolls: [OVERFLOW_X, OVERFLOW_Y]
                         .iter()
                         .any(|i| matches!(style(*i), "auto" | "scroll")),
+                    borders: (px(style(BORDER_TOP)), px(style(BORDER_BOTTOM))),
                     dom_value: input_values
                         .get(&(index as i64))
                         .map(|v| text(*v).to_string()),
@@ -597,6 +621,7 @@ pub(super) fn node_from_ax(
         sep_before: facts.and_then(|f| f.sep_before),
         transparent: facts.is_some_and(|f| f.transparent),
         scrolls: facts.is_some_and(|f| f.scrolls),
+        borders: facts.map_or((0.0, 0.0), |f| f.borders),
         dom_value: facts.and_then(|f| f.dom_value.clone()),
         tabbable: facts.is_some_and(|f| f.tabbable),
         children: Vec::new(),

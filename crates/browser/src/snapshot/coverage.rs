@@ -221,15 +221,18 @@ pub(crate) fn scroll_containers(nodes: &[Node], visible: &[bool]) -> Vec<Contain
         .into_iter()
         .filter_map(|(node, (low, high, fingerprint))| {
             let b = nodes[node].bounds?;
-            if !visible[node] || !low.is_finite() || b.height < 1.0 {
+            // The height it shows content in: its box less its borders.
+            let (border_top, border_bottom) = nodes[node].borders;
+            let (top, height) = (b.y + border_top, b.height - border_top - border_bottom);
+            if !visible[node] || !low.is_finite() || height < 1.0 {
                 return None;
             }
-            let low = low.min(b.y);
-            let total = high.max(b.bottom()) - low;
-            (total > b.height + 1.0).then_some(Container {
+            let low = low.min(top);
+            let total = high.max(top + height) - low;
+            (total > height + 1.0).then_some(Container {
                 node,
-                top: b.y - low,
-                height: b.height,
+                top: top - low,
+                height,
                 total,
                 fingerprint,
             })

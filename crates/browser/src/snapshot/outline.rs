@@ -926,8 +926,10 @@ pub(crate) fn scrolled_out(nodes: &[Node], visible: &[bool]) -> Vec<Option<(usiz
         if r.width < 1.0 && r.height < 1.0 {
             continue;
         }
-        let below = r.y >= b.bottom() || r.x >= b.right();
-        let above = r.bottom() <= b.y || r.right() <= b.x;
+        // Against the box it shows content in: inside its borders.
+        let (border_top, border_bottom) = nodes[s].borders;
+        let below = r.y >= b.bottom() - border_bottom - 0.5 || r.x >= b.right();
+        let above = r.bottom() <= b.y + border_top + 0.5 || r.right() <= b.x;
         if below || above {
             out[index] = Some((s, below));
         }
