@@ -166,7 +166,13 @@ impl Tab {
         let outlined = outline::outline(&observation, epoch, &mut memory.registry);
         let coverage = self.cover(&mut memory, &observation, &outlined, revision);
         let viewport = observation.viewport;
-        let mut packed = budget::pack(&outlined.lines, &viewport, options.max_tokens);
+        // The coverage line comes out of the same budget.
+        let covered = coverage_line(&coverage);
+        let mut packed = budget::pack(
+            &outlined.lines,
+            &viewport,
+            options.max_tokens.saturating_sub(estimate_tokens(&covered)),
+        );
         packed.elements_above += observation.elements_beyond.0;
         packed.elements_below += observation.elements_beyond.1;
         let mut lines: Vec<String> = packed
@@ -246,7 +252,7 @@ impl Tab {
         memory.last = Some((id.clone(), lines));
         drop(memory);
         // Coverage comes last, outside what later diffs compare.
-        let text = text + &coverage_line(&coverage);
+        let text = text + &covered;
         Ok(ElementSnapshot {
             id,
             tokens: estimate_tokens(&text),
