@@ -456,3 +456,235 @@ fn a_clickable_list_item_around_its_one_link_is_not_a_second_ref() {
         "list\n  listitem\n    link \"Kazakhstan\" [ref]\n  listitem\n    link \"Kenya\" [ref]"
     );
 }
+
+/// A list that scrolls in a 100-px box at y 100, holding items at `ys` (each a list item
+/// with one link), and the page around it.
+fn scrolling_list(role: &'static str, item_role: &'static str, ys: &[f64]) -> Observation {
+    let items = ys
+        .iter()
+        .enumerate()
+        .map(|(i, y)| {
+            let item = if item_role == "listitem" {
+                let link = el("link", &format!("Item {i}"), vec![]);
+                el(item_role, "", vec![at(link, rect(0.0, *y, 200.0, 20.0))])
+            } else {
+                el(item_role, &format!("Item {i}"), vec![])
+            };
+            at(item, rect(0.0, *y, 200.0, 20.0))
+        })
+        .collect();
+    let list = at(el(role, "Feed", items), rect(0.0, 100.0, 200.0, 100.0));
+    let mut obs = observation(el("RootWebArea", "", vec![list]));
+    obs.nodes[1].scrolls = true;
+    obs.nodes[1].clips = true;
+    obs
+}
+
+#[test]
+fn content_scrolled_out_of_its_container_is_counted_on_the_containers_line() {
+    let obs = scrolling_list(
+        "list",
+        "listitem",
+        &[20.0, 50.0, 120.0, 150.0, 220.0, 260.0, 300.0],
+    );
+    assert_eq!(
+        shape(&obs),
+        "list \"Feed\" [ref]\n  \
+         … 2 more items above (scrolled out of view) — scroll [ref] or browser_find\n  \
+         listitem\n    link \"Item 2\" [ref]\n  listitem\n    link \"Item 3\" [ref]\n  \
+         … 3 more items below (scrolled out of view) — scroll [ref] or browser_find"
+    );
+    // The summaries stand for the elements they hide: two per item, shared out.
+    let mut registry = RefRegistry::default();
+    let outlined = outline(&obs, 1, &mut registry);
+    let hidden: Vec<usize> = outlined
+        .lines
+        .iter()
+        .filter(|l| l.node.is_none())
+        .map(|l| l.hidden_elements)
+        .collect();
+    assert_eq!(hidden, vec![4, 6]);
+    // Every link has a ref, shown or not, so find and act reach them.
+    assert_eq!(outlined.refs.len(), 8, "the list and its seven links");
+}
+
+#[test]
+fn a_listbox_lists_its_options_scrolled_out_of_view_or_not() {
+    let obs = scrolling_list("listbox", "option", &[40.0, 120.0, 220.0]);
+    assert_eq!(
+        shape(&obs),
+        "listbox \"Feed\" [ref]\n  option \"Item 0\" [ref]\n  option \"Item 1\" [ref]\n  \
+         option \"Item 2\" [ref]"
+    );
+}
+
+#[test]
+fn unnamed_images_and_groups_fold_and_named_ones_stay() {
+    let page = el(
+        "RootWebArea",
+        "",
+        vec![
+            el("image", "", vec![]),
+            el("image", "Logo", vec![]),
+            el("group", "", vec![el("button", "One", vec![])]),
+            el("group", "Shipping", vec![el("button", "Two", vec![])]),
+        ],
+    );
+    assert_eq!(
+        shape(&observation(page)),
+        "img \"Logo\"\nbutton \"One\" [ref]\ngroup \"Shipping\"\n  button \"Two\" [ref]"
+    );
+}
+
+#[test]
+fn an_item_whose_only_content_is_a_short_text_is_named_by_it() {
+    let long = "word ".repeat(30);
+    let page = el(
+        "RootWebArea",
+        "",
+        vec![el(
+            "list",
+            "",
+            vec![
+                el("listitem", "", vec![text("Apples")]),
+                el("listitem", "", vec![text(&long)]),
+                el("listitem", "", vec![text("Pears"), text("and plums")]),
+            ],
+        )],
+    );
+    let mut obs = observation(page);
+    // The two pieces of the last item sit on two lines of their own.
+    let plums = obs.nodes.len() - 1;
+    obs.nodes[plums].sep_before = Some(Sep::Line);
+    assert_eq!(
+        shape(&obs),
+        format!(
+            "list\n  listitem \"Apples\"\n  listitem\n    {}\n  listitem\n    Pears\n    and plums",
+            long.trim()
+        )
+    );
+}
+
+#[test]
+fn a_field_whose_text_differs_from_its_value_keeps_the_text() {
+    let page = el(
+        "RootWebArea",
+        "",
+        vec![el("textbox", "Tags", vec![text("Mango")])],
+    );
+    let mut obs = observation(page);
+    obs.nodes[1].value = Some("Ma".into());
+    assert_eq!(shape(&obs), "textbox \"Tags\" [ref] value=\"Ma\"\n  Mango");
+}
+
+#[test]
+fn an_identity_holds_its_heading_its_containers_and_its_ordinal() {
+    let row = |name: &str| {
+        el(
+            "listitem",
+            "",
+            vec![text(name), el("button", "Delete", vec![])],
+        )
+    };
+    let page = el(
+        "RootWebArea",
+        "",
+        vec![
+            el("heading", "People", vec![text("People")]),
+            el("list", "", vec![row("Alice"), row("Bob")]),
+            el("button", "Delete", vec![]),
+            el("button", "Delete", vec![]),
+        ],
+    );
+    let obs = observation(page);
+    let mut registry = RefRegistry::default();
+    let outlined = outline(&obs, 7, &mut registry);
+    let deletes: Vec<&Identity> = (0..obs.nodes.len())
+        .filter(|i| obs.nodes[*i].name == "Delete")
+        .map(|i| &outlined.identities[&i])
+        .collect();
+    assert!(
+        deletes
+            .iter()
+            .all(|i| i.context == "People" && i.epoch == 7)
+    );
+    assert!(
+        deletes
+            .iter()
+            .all(|i| i.role == "button" && i.name == "Delete")
+    );
+    // Each row is a container of its own, told apart by its text: both buttons are the
+    // first of their kind there, and neither shares the page's container.
+    assert_eq!(deletes[0].ordinal, 0);
+    assert_eq!(deletes[1].ordinal, 0);
+    assert_ne!(deletes[0].container, deletes[1].container);
+    assert_ne!(deletes[0].container, deletes[2].container);
+    // Outside the list, the page's two Delete buttons are told apart by their order.
+    assert_eq!((deletes[2].ordinal, deletes[3].ordinal), (0, 1));
+    assert_eq!(deletes[2].container, deletes[3].container);
+    let refs: std::collections::HashSet<&String> = outlined.refs.values().collect();
+    assert_eq!(refs.len(), 4, "four elements, four refs");
+}
+
+#[test]
+fn what_takes_focus_or_clicks_gets_a_ref_and_the_document_never_does() {
+    let page = el(
+        "RootWebArea",
+        "Page",
+        vec![
+            el("article", "Focusable article", vec![]),
+            el("generic", "", vec![text("Focusable only by script")]),
+            el("generic", "", vec![text("Handle")]),
+            el("LabelText", "", vec![text("A label")]),
+        ],
+    );
+    let mut obs = observation(page);
+    obs.nodes[0].focusable = true;
+    obs.nodes[0].tabbable = true;
+    obs.nodes[0].clickable = true;
+    obs.nodes[1].focusable = true;
+    obs.nodes[2].focusable = true;
+    obs.nodes[4].focusable = true;
+    obs.nodes[4].tabbable = true;
+    obs.nodes[6].clickable = true;
+    obs.nodes[6].focusable = true;
+    assert_eq!(
+        shape(&obs),
+        "article \"Focusable article\" [ref]\nFocusable only by script\n\
+         clickable \"Handle\" [ref]\nA label"
+    );
+    let mut registry = RefRegistry::default();
+    assert!(!outline(&obs, 1, &mut registry).refs.contains_key(&0));
+}
+
+#[test]
+fn a_control_that_takes_clicks_keeps_its_ref_whatever_it_holds() {
+    let page = el(
+        "RootWebArea",
+        "",
+        vec![el(
+            "button",
+            "Accept",
+            vec![el("checkbox", "Accept", vec![])],
+        )],
+    );
+    let mut obs = observation(page);
+    obs.nodes[1].clickable = true;
+    assert_eq!(
+        shape(&obs),
+        "button \"Accept\" [ref]\n  checkbox \"Accept\" [ref]"
+    );
+}
+
+#[test]
+fn a_hidden_control_does_not_stop_a_wrapper_from_passing_clicks_on() {
+    let hidden = at(el("button", "More", vec![]), rect(0.0, 0.0, 0.0, 0.0));
+    let item = el(
+        "listitem",
+        "",
+        vec![el("link", "Kenya", vec![text("Kenya")]), hidden],
+    );
+    let mut obs = observation(el("RootWebArea", "", vec![el("list", "", vec![item])]));
+    obs.nodes[2].clickable = true;
+    assert_eq!(shape(&obs), "list\n  listitem\n    link \"Kenya\" [ref]");
+}
