@@ -688,3 +688,261 @@ fn a_hidden_control_does_not_stop_a_wrapper_from_passing_clicks_on() {
     obs.nodes[2].clickable = true;
     assert_eq!(shape(&obs), "list\n  listitem\n    link \"Kenya\" [ref]");
 }
+
+#[test]
+fn a_node_without_a_ref_gets_one_on_demand_and_a_node_with_one_keeps_it() {
+    let obs = observation(el(
+        "RootWebArea",
+        "",
+        vec![
+            el("button", "Save", vec![]),
+            el("heading", "Title", vec![text("Title")]),
+        ],
+    ));
+    let mut registry = RefRegistry::default();
+    let outlined = outline(&obs, 1, &mut registry);
+    let save = outlined.refs[&1].clone();
+    assert_eq!(
+        outlined.ref_of(&obs, 1, &outlined.identities[&1], &mut registry),
+        save
+    );
+    let heading = outlined.ref_of(&obs, 2, &outlined.identities[&2], &mut registry);
+    assert!(crate::refs::is_ref(&heading), "{heading}");
+    assert_ne!(heading, save);
+    assert_eq!(registry.of_node((0, 3)), Some(heading.as_str()));
+}
+
+#[test]
+fn a_new_element_like_one_still_on_the_page_gets_a_ref_of_its_own() {
+    let mut registry = RefRegistry::default();
+    let mut first = observation(el("RootWebArea", "", vec![el("button", "Star", vec![])]));
+    first.nodes[1].backend_id = Some(10);
+    let star = outline(&first, 1, &mut registry).refs[&1].clone();
+    // A second Star button is inserted before the first, which is still there.
+    let mut second = observation(el(
+        "RootWebArea",
+        "",
+        vec![el("button", "Star", vec![]), el("button", "Star", vec![])],
+    ));
+    second.nodes[1].backend_id = Some(11);
+    second.nodes[2].backend_id = Some(10);
+    let refs = outline(&second, 1, &mut registry).refs;
+    assert_eq!(refs[&2], star, "the first button keeps its ref");
+    assert_ne!(refs[&1], star, "the new one has its own");
+}
+
+/// A list of `ys.len()` list items (each one link) at those heights, 20 px tall.
+fn list_at(role: &'static str, ys: &[f64]) -> Spec {
+    let items = ys
+        .iter()
+        .enumerate()
+        .map(|(i, y)| {
+            let item = if role == "listitem" {
+                let link = el("link", &format!("Item {i}"), vec![]);
+                el(role, "", vec![at(link, rect(0.0, *y, 100.0, 20.0))])
+            } else {
+                el(role, &format!("Item {i}"), vec![])
+            };
+            at(item, rect(0.0, *y, 100.0, 20.0))
+        })
+        .collect();
+    let list = if role == "listitem" {
+        "list"
+    } else {
+        "listbox"
+    };
+    at(el(list, "", items), rect(0.0, 0.0, 100.0, 4000.0))
+}
+
+fn links_shown(text: &str) -> Vec<usize> {
+    text.lines()
+        .filter_map(|l| l.trim().strip_prefix("link \"Item "))
+        .filter_map(|l| l.split('"').next()?.parse().ok())
+        .collect()
+}
+
+#[test]
+fn a_run_collapses_from_twelve_same_shape_siblings_out_of_view() {
+    let ys = |n: usize| (0..n).map(|i| 1000.0 + i as f64 * 30.0).collect::<Vec<_>>();
+    let eleven = shape(&observation(el(
+        "RootWebArea",
+        "",
+        vec![list_at("listitem", &ys(11))],
+    )));
+    assert_eq!(
+        links_shown(&eleven),
+        (0..11).collect::<Vec<_>>(),
+        "{eleven}"
+    );
+    let obs = observation(el("RootWebArea", "", vec![list_at("listitem", &ys(12))]));
+    let twelve = shape(&obs);
+    assert_eq!(links_shown(&twelve), vec![0, 1, 2], "{twelve}");
+    assert!(
+        twelve.ends_with("\n  … 9 more listitem like the above (browser_find searches them)"),
+        "{twelve}"
+    );
+    // The collapse line stands for the items' elements and covers their boxes.
+    let mut registry = RefRegistry::default();
+    let outlined = outline(&obs, 1, &mut registry);
+    let last = outlined.lines.last().expect("a collapse line");
+    assert_eq!(
+        (last.node, last.element, last.hidden_elements),
+        (None, false, 18)
+    );
+    let r = last.rect.expect("a box");
+    assert_eq!((r.x, r.y, r.width, r.height), (0.0, 1090.0, 100.0, 260.0));
+    // Options are never collapsed: each can be chosen without scrolling.
+    let options = shape(&observation(el(
+        "RootWebArea",
+        "",
+        vec![list_at("option", &ys(13))],
+    )));
+    assert_eq!(options.matches("option \"Item").count(), 13, "{options}");
+}
+
+#[test]
+fn a_collapsed_run_keeps_what_shows_in_the_viewport() {
+    let ys: Vec<f64> = (0..30).map(|i| 80.0 + i as f64 * 100.0).collect();
+    let mut obs = observation(el("RootWebArea", "", vec![list_at("listitem", &ys)]));
+    obs.viewport.scroll_y = 1000.0;
+    let text = shape(&obs);
+    // Item 9 ends where the viewport begins; items 10 to 16 show; 17 starts below it.
+    assert_eq!(
+        links_shown(&text),
+        vec![0, 1, 2, 10, 11, 12, 13, 14, 15, 16],
+        "{text}"
+    );
+    assert!(text.contains("… 7 more listitem like the above"), "{text}");
+    assert!(text.ends_with("… 13 more listitem like the above (browser_find searches them)"));
+    // Runs of siblings of different shapes never collapse.
+    let mixed: Vec<Spec> = (0..20)
+        .map(|i| {
+            let children = (0..=i % 5).map(|_| el("button", "B", vec![])).collect();
+            at(
+                el("group", &format!("G{i}"), children),
+                rect(0.0, 1000.0, 100.0, 20.0),
+            )
+        })
+        .collect();
+    let text = shape(&observation(el("RootWebArea", "", mixed)));
+    assert_eq!(text.matches("group").count(), 20, "{text}");
+}
+
+#[test]
+fn each_line_knows_the_line_it_is_nested_under() {
+    let obs = observation(el(
+        "RootWebArea",
+        "",
+        vec![
+            el(
+                "list",
+                "",
+                vec![
+                    el(
+                        "listitem",
+                        "",
+                        vec![el("link", "A", vec![]), el("link", "B", vec![])],
+                    ),
+                    el("listitem", "", vec![el("link", "C", vec![])]),
+                ],
+            ),
+            el("button", "D", vec![]),
+        ],
+    ));
+    let mut registry = RefRegistry::default();
+    let outlined = outline(&obs, 1, &mut registry);
+    let parents: Vec<Option<usize>> = outlined.lines.iter().map(|l| l.parent).collect();
+    assert_eq!(
+        parents,
+        vec![None, Some(0), Some(1), Some(1), Some(0), Some(4), None]
+    );
+}
+
+#[test]
+fn states_and_values_read_as_an_agent_needs_them() {
+    let mut obs = observation(el(
+        "RootWebArea",
+        "",
+        vec![
+            el("heading", "Title", vec![]),
+            el("treeitem", "Node", vec![]),
+            el("row", "Row", vec![]),
+            el("checkbox", "Some", vec![]),
+            el("button", "Bold", vec![]),
+            el("button", "Menu", vec![]),
+            el("textbox", "Query", vec![]),
+            el("textbox", "Born", vec![]),
+            el("textbox", "Long", vec![]),
+        ],
+    ));
+    obs.nodes[1].states = vec![("level", "2".into())];
+    obs.nodes[2].states = vec![("level", "3".into()), ("selected", "true".into())];
+    obs.nodes[3].states = vec![("level", "1".into())];
+    obs.nodes[4].states = vec![("checked", "mixed".into()), ("focused", "true".into())];
+    obs.nodes[5].states = vec![("pressed", "mixed".into()), ("checked", "true".into())];
+    obs.nodes[6].states = vec![("expanded", "true".into())];
+    obs.nodes[7].value = Some(" Query ".into());
+    obs.nodes[8].input_type = Some("date".into());
+    obs.nodes[8].value = Some("3/10/2015".into());
+    obs.nodes[8].dom_value = Some("2015-03-10".into());
+    obs.nodes[9].value = Some("x".repeat(120));
+    assert_eq!(
+        shape(&obs),
+        format!(
+            "heading \"Title\" level=2\ntreeitem \"Node\" [ref] level=3 selected\nrow \"Row\"\n\
+             checkbox \"Some\" [ref] checked=mixed\nbutton \"Bold\" [ref] pressed=mixed checked\n\
+             button \"Menu\" [ref] expanded\ntextbox \"Query\" [ref]\n\
+             date \"Born\" [ref] value=\"2015-03-10\"\ntextbox \"Long\" [ref] value=\"{}…\"",
+            "x".repeat(100)
+        )
+    );
+}
+
+#[test]
+fn chromium_roles_read_as_an_agent_knows_them() {
+    for (role, shown) in [
+        ("StaticText", "text"),
+        ("RootWebArea", "document"),
+        ("Iframe", "iframe"),
+        ("PopUpButton", "combobox"),
+        ("MenuListOption", "option"),
+        ("ListBoxOption", "option"),
+        ("DisclosureTriangle", "button"),
+        ("ToggleButton", "button"),
+        ("image", "img"),
+        ("LabelText", "label"),
+        ("GenericContainer", "generic"),
+        ("Div", "generic"),
+        ("Span", "generic"),
+        ("generic", "generic"),
+        ("navigation", "navigation"),
+    ] {
+        assert_eq!(display_role(role), shown, "{role}");
+    }
+}
+
+#[test]
+fn text_is_normalised_clipped_by_characters_and_read_under_a_node() {
+    assert_eq!(normalise("  a \n\t b  "), "a b");
+    assert_eq!(clip("abcdef", 3), "abc…");
+    assert_eq!(clip("abc", 3), "abc");
+    assert_eq!(clip("ééééé", 2), "éé…");
+    let mut obs = observation(el(
+        "RootWebArea",
+        "",
+        vec![el(
+            "generic",
+            "",
+            vec![text("M"), text("e"), text("p "), text(" world")],
+        )],
+    ));
+    obs.nodes[3].sep_before = Some(Sep::None);
+    obs.nodes[4].sep_before = Some(Sep::None);
+    obs.nodes[5].sep_before = Some(Sep::Space);
+    assert_eq!(text_under(&obs.nodes, 0, 80), "Mep world");
+    assert_eq!(text_under(&obs.nodes, 0, 3), "Mep…");
+    // However many bytes a character takes, the text holds `max` characters.
+    let pieces = (0..40).map(|_| text("éééééééé")).collect();
+    let obs = observation(el("RootWebArea", "", pieces));
+    assert_eq!(text_under(&obs.nodes, 0, 80).chars().count(), 81);
+}
