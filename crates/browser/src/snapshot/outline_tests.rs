@@ -946,3 +946,185 @@ fn text_is_normalised_clipped_by_characters_and_read_under_a_node() {
     let obs = observation(el("RootWebArea", "", pieces));
     assert_eq!(text_under(&obs.nodes, 0, 80).chars().count(), 81);
 }
+
+#[test]
+fn what_shows_is_what_lies_inside_every_clipping_box_above_it() {
+    let mut clipper = at(
+        el(
+            "generic",
+            "",
+            vec![
+                at(
+                    el("button", "Half in", vec![]),
+                    rect(50.0, 50.0, 100.0, 100.0),
+                ),
+                at(
+                    el("button", "Outside", vec![]),
+                    rect(150.0, 0.0, 50.0, 50.0),
+                ),
+                at(el("button", "Sliver", vec![]), rect(99.0, 0.0, 50.0, 50.0)),
+                at(el("button", "Two by two", vec![]), rect(0.0, 0.0, 2.0, 2.0)),
+                at(el("button", "Flat", vec![]), rect(0.0, 0.0, 50.0, 1.9)),
+            ],
+        ),
+        rect(0.0, 0.0, 100.0, 100.0),
+    );
+    clipper.clips = true;
+    let mut obs = observation(el("RootWebArea", "", vec![clipper]));
+    assert_eq!(
+        shape(&obs),
+        "button \"Half in\" [ref]\nbutton \"Two by two\" [ref]"
+    );
+    // A box inside a box that clips to a sliver is clipped away with it.
+    obs.nodes[1].bounds = Some(rect(0.0, 0.0, 0.5, 100.0));
+    obs.nodes[2].bounds = Some(rect(0.0, 0.0, 0.5, 100.0));
+    assert_eq!(shape(&obs), "");
+}
+
+#[test]
+fn transparent_offscreen_and_undisplayed_nodes_hide_what_they_hold() {
+    let page = el(
+        "RootWebArea",
+        "",
+        vec![
+            el("generic", "", vec![el("button", "Faded", vec![])]),
+            at(
+                el("generic", "", vec![el("button", "Pulled in", vec![])]),
+                rect(0.0, -500.0, 100.0, 20.0),
+            ),
+            el("ignored", "", vec![]),
+            el("generic", "", vec![el("button", "Contents", vec![])]),
+        ],
+    );
+    let mut obs = observation(page);
+    obs.nodes[1].transparent = true;
+    obs.nodes[5].bounds = None;
+    obs.nodes[6].bounds = None;
+    obs.nodes[7].bounds = None;
+    // A node with no box (`display: contents`) shows, unless the accessibility tree
+    // ignores it (`display: none`). What a hidden node holds is not visited at all.
+    assert_eq!(
+        visibility(&obs.nodes),
+        vec![true, false, true, false, true, false, true, true]
+    );
+    assert_eq!(shape(&obs), "button \"Contents\" [ref]");
+}
+
+#[test]
+fn content_beside_a_sideways_scroller_is_counted_left_and_right() {
+    let items = [0.0, 150.0, 350.0, 500.0]
+        .iter()
+        .enumerate()
+        .map(|(i, x)| {
+            at(
+                el("button", &format!("Card {i}"), vec![]),
+                rect(*x, 0.0, 80.0, 50.0),
+            )
+        })
+        .collect();
+    let mut obs = observation(el(
+        "RootWebArea",
+        "",
+        vec![at(
+            el("group", "Cards", items),
+            rect(100.0, 0.0, 200.0, 50.0),
+        )],
+    ));
+    obs.nodes[1].scrolls = true;
+    let scrolled = scrolled_out(&obs.nodes, &visibility(&obs.nodes));
+    assert_eq!(
+        scrolled,
+        vec![
+            None,
+            None,
+            Some((1, false)),
+            None,
+            Some((1, true)),
+            Some((1, true))
+        ]
+    );
+    // A box touching the scroller's edge from outside is outside it.
+    obs.nodes[3].bounds = Some(rect(300.0, 0.0, 80.0, 50.0));
+    obs.nodes[2].bounds = Some(rect(20.0, 0.0, 80.0, 50.0));
+    let scrolled = scrolled_out(&obs.nodes, &visibility(&obs.nodes));
+    assert_eq!(scrolled[2], Some((1, false)));
+    assert_eq!(scrolled[3], Some((1, true)));
+    // A scroller with no box (not laid out) counts nothing.
+    obs.nodes[1].bounds = None;
+    let scrolled = scrolled_out(&obs.nodes, &visibility(&obs.nodes));
+    assert!(scrolled.iter().all(Option::is_none), "{scrolled:?}");
+}
+
+#[test]
+fn text_nodes_continue_each_other_only_where_the_page_shows_them_touching() {
+    let node = |name: &str, bounds: Rect| Node {
+        role: "StaticText".into(),
+        name: name.into(),
+        bounds: Some(bounds),
+        ..Node::default()
+    };
+    let a = node("Van", rect(0.0, 0.0, 40.0, 10.0));
+    let at_x = |x: f64| node("da", rect(x, 0.0, 20.0, 10.0));
+    assert!(continues(&a, &at_x(40.0)));
+    assert!(continues(&a, &at_x(41.4)));
+    assert!(continues(&a, &at_x(38.6)));
+    assert!(!continues(&a, &at_x(41.6)));
+    assert!(!continues(&a, &at_x(38.4)));
+    // Not on the same line: its top is more than half a line off.
+    assert!(continues(&a, &node("da", rect(40.0, 4.0, 20.0, 10.0))));
+    assert!(!continues(&a, &node("da", rect(40.0, 6.0, 20.0, 10.0))));
+    assert!(!continues(&a, &node("da", rect(40.0, -6.0, 20.0, 10.0))));
+    // Whitespace at the seam, a piece that is not text, a piece with no box or no height.
+    assert!(!continues(
+        &node("Van ", rect(0.0, 0.0, 40.0, 10.0)),
+        &at_x(40.0)
+    ));
+    assert!(!continues(&a, &node(" da", rect(40.0, 0.0, 20.0, 10.0))));
+    let mut link = at_x(40.0);
+    link.role = "link".into();
+    assert!(!continues(&a, &link));
+    assert!(!continues(&link, &a));
+    let mut boxless = at_x(40.0);
+    boxless.bounds = None;
+    assert!(!continues(&a, &boxless));
+    assert!(!continues(&boxless, &a));
+    assert!(!continues(&a, &node("da", rect(40.0, 10.0, 20.0, 0.0))));
+    // A piece that starts where `a` ends and wraps back to the left.
+    let wraps = |x: f64, width: f64| node("da", rect(x, 0.0, width, 20.0));
+    assert!(continues(&a, &wraps(0.0, 100.0)));
+    assert!(continues(&a, &wraps(0.0, 38.6)));
+    assert!(!continues(&a, &wraps(0.0, 38.4)));
+    assert!(!continues(&a, &wraps(41.6, 100.0)));
+    // After a piece of several lines: `b` starts within `a`'s width on its last line.
+    let tall = node("Van", rect(10.0, 0.0, 40.0, 30.0));
+    let last_line = |x: f64| node("da", rect(x, 20.0, 20.0, 10.0));
+    assert!(continues(&tall, &last_line(8.6)));
+    assert!(continues(&tall, &last_line(51.4)));
+    assert!(!continues(&tall, &last_line(8.4)));
+    assert!(!continues(&tall, &last_line(51.6)));
+}
+
+#[test]
+fn text_pieces_join_by_what_separates_them_and_long_text_is_clipped() {
+    let long = "y".repeat(250);
+    let pieces = vec![
+        text("One"),
+        text("two"),
+        text("three"),
+        text("Four"),
+        el("button", "Five", vec![]),
+        text(&long),
+    ];
+    let mut obs = observation(el("RootWebArea", "", pieces));
+    obs.nodes[2].sep_before = Some(Sep::None);
+    obs.nodes[3].sep_before = Some(Sep::Space);
+    obs.nodes[4].sep_before = Some(Sep::Line);
+    obs.nodes[6].sep_before = Some(Sep::Space);
+    assert_eq!(
+        shape(&obs),
+        format!(
+            "Onetwo three\nFour\nbutton \"Five\" [ref]\n{}…",
+            "y".repeat(200)
+        )
+    );
+}
