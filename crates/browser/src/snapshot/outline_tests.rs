@@ -739,11 +739,11 @@ fn list_at(role: &'static str, ys: &[f64]) -> Spec {
         .map(|(i, y)| {
             let item = if role == "listitem" {
                 let link = el("link", &format!("Item {i}"), vec![]);
-                el(role, "", vec![at(link, rect(0.0, *y, 100.0, 20.0))])
+                el(role, "", vec![at(link, rect(10.0, *y, 100.0, 20.0))])
             } else {
                 el(role, &format!("Item {i}"), vec![])
             };
-            at(item, rect(0.0, *y, 100.0, 20.0))
+            at(item, rect(10.0, *y, 100.0, 20.0))
         })
         .collect();
     let list = if role == "listitem" {
@@ -790,7 +790,7 @@ fn a_run_collapses_from_twelve_same_shape_siblings_out_of_view() {
         (None, false, 18)
     );
     let r = last.rect.expect("a box");
-    assert_eq!((r.x, r.y, r.width, r.height), (0.0, 1090.0, 100.0, 260.0));
+    assert_eq!((r.x, r.y, r.width, r.height), (10.0, 1090.0, 100.0, 260.0));
     // Options are never collapsed: each can be chosen without scrolling.
     let options = shape(&observation(el(
         "RootWebArea",
@@ -815,9 +815,11 @@ fn a_collapsed_run_keeps_what_shows_in_the_viewport() {
     assert!(text.contains("… 7 more listitem like the above"), "{text}");
     assert!(text.ends_with("… 13 more listitem like the above (browser_find searches them)"));
     // Runs of siblings of different shapes never collapse.
-    let mixed: Vec<Spec> = (0..20)
+    // Nor does a short run, wherever it starts.
+    let mixed: Vec<Spec> = (0..26)
         .map(|i| {
-            let children = (0..=i % 5).map(|_| el("button", "B", vec![])).collect();
+            let buttons = if i < 20 { i % 4 } else { 4 };
+            let children = (0..=buttons).map(|_| el("button", "B", vec![])).collect();
             at(
                 el("group", &format!("G{i}"), children),
                 rect(0.0, 1000.0, 100.0, 20.0),
@@ -825,7 +827,7 @@ fn a_collapsed_run_keeps_what_shows_in_the_viewport() {
         })
         .collect();
     let text = shape(&observation(el("RootWebArea", "", mixed)));
-    assert_eq!(text.matches("group").count(), 20, "{text}");
+    assert_eq!(text.matches("group \"G").count(), 26, "{text}");
 }
 
 #[test]
