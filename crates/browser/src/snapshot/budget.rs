@@ -304,6 +304,39 @@ mod tests {
     }
 
     #[test]
+    fn distance_to_the_viewport_is_measured_from_its_nearest_edge() {
+        let viewport = Viewport {
+            width: 800.0,
+            height: 400.0,
+            scroll_x: 100.0,
+            scroll_y: 1000.0,
+            ..Viewport::default()
+        };
+        let (mut lines, _) = page(1);
+        let mut distance = |x: f64, y: f64| {
+            lines[0].rect = Some(Rect {
+                x,
+                y,
+                width: 100.0,
+                height: 30.0,
+            });
+            distance_to(&lines[0], &viewport)
+        };
+        assert_eq!(distance(150.0, 1100.0), 0.0, "inside");
+        assert_eq!(distance(150.0, 900.0), 70.0, "above: its bottom to the top");
+        assert_eq!(
+            distance(150.0, 1450.0),
+            50.0,
+            "below: the bottom to its top"
+        );
+        assert_eq!(distance(1000.0, 1100.0), 100.0, "to the right");
+        assert_eq!(distance(-50.0, 1100.0), 50.0, "to the left");
+        assert_eq!(distance(-0.5, 1100.0), 1.0, "just beside it: never inside");
+        lines[0].rect = None;
+        assert_eq!(distance_to(&lines[0], &viewport), 0.0, "no box: in view");
+    }
+
+    #[test]
     fn a_viewport_of_no_height_has_no_screens() {
         let (lines, mut viewport) = page(50);
         viewport.height = 0.0;
