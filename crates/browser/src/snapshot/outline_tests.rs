@@ -1074,6 +1074,7 @@ fn text_nodes_continue_each_other_only_where_the_page_shows_them_touching() {
     assert!(!continues(&a, &at_x(38.4)));
     // Not on the same line: its top is more than half a line off.
     assert!(continues(&a, &node("da", rect(40.0, 4.0, 20.0, 10.0))));
+    assert!(continues(&a, &node("da", rect(40.0, 5.0, 20.0, 10.0))));
     assert!(!continues(&a, &node("da", rect(40.0, 6.0, 20.0, 10.0))));
     assert!(!continues(&a, &node("da", rect(40.0, -6.0, 20.0, 10.0))));
     // Whitespace at the seam, a piece that is not text, a piece with no box or no height.
@@ -1097,6 +1098,10 @@ fn text_nodes_continue_each_other_only_where_the_page_shows_them_touching() {
     assert!(continues(&a, &wraps(0.0, 38.6)));
     assert!(!continues(&a, &wraps(0.0, 38.4)));
     assert!(!continues(&a, &wraps(41.6, 100.0)));
+    // A box up to one and a half lines tall is one line.
+    let short = node("Van", rect(0.0, 0.0, 40.0, 15.0));
+    assert!(!continues(&short, &node("da", rect(20.0, 5.0, 20.0, 10.0))));
+    assert!(continues(&short, &node("da", rect(40.0, 5.0, 20.0, 10.0))));
     // After a piece of several lines: `b` starts within `a`'s width on its last line.
     let tall = node("Van", rect(10.0, 0.0, 40.0, 30.0));
     let last_line = |x: f64| node("da", rect(x, 20.0, 20.0, 10.0));
@@ -1127,6 +1132,25 @@ fn text_pieces_join_by_what_separates_them_and_long_text_is_clipped() {
         format!(
             "Onetwo three\nFour\nbutton \"Five\" [ref]\n{}…",
             "y".repeat(200)
+        )
+    );
+}
+
+#[test]
+fn an_element_line_is_never_cut_and_a_text_line_is() {
+    let mut obs = observation(el(
+        "RootWebArea",
+        "",
+        vec![el("textbox", &"n".repeat(100), vec![])],
+    ));
+    obs.nodes[1].value = Some("v".repeat(100));
+    let text = shape(&obs);
+    assert_eq!(
+        text,
+        format!(
+            "textbox \"{}\" [ref] value=\"{}\"",
+            "n".repeat(100),
+            "v".repeat(100)
         )
     );
 }
