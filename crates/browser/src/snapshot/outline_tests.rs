@@ -835,3 +835,6 @@ fn an_element_line_is_never_cut_and_a_text_line_is() {
 
 #[path = "outline_geometry_tests.rs"]
 mod geometry;
+
+#[path = "markdown_tests.rs"]
+mod markdown;
