@@ -325,3 +325,44 @@ fn text_nodes_continue_each_other_only_where_the_page_shows_them_touching() {
     assert!(!continues(&tall, &last_line(8.4)));
     assert!(!continues(&tall, &last_line(51.6)));
 }
+
+#[test]
+fn a_box_ending_at_the_pages_edge_or_clipped_below_a_pixel_shows_nothing() {
+    let page = el(
+        "RootWebArea",
+        "",
+        vec![
+            at(
+                el("button", "Left of the page", vec![]),
+                rect(-100.0, 0.0, 100.0, 20.0),
+            ),
+            at(
+                el("button", "Above the page", vec![]),
+                rect(0.0, -20.0, 100.0, 20.0),
+            ),
+            at(
+                el("button", "Just in", vec![]),
+                rect(-99.0, -19.0, 100.0, 20.0),
+            ),
+        ],
+    );
+    assert_eq!(
+        visibility(&observation(page).nodes),
+        vec![true, false, false, true]
+    );
+    // What has no box of its own (`display: contents`) shows through a clip of a pixel
+    // or more, never through less.
+    let through = |width: f64, height: f64| {
+        let mut clipper = at(
+            el("generic", "", vec![el("generic", "", vec![])]),
+            rect(0.0, 0.0, width, height),
+        );
+        clipper.clips = true;
+        let mut obs = observation(el("RootWebArea", "", vec![clipper]));
+        obs.nodes[2].bounds = None;
+        visibility(&obs.nodes)[2]
+    };
+    assert!(through(1.0, 1.0));
+    assert!(!through(0.5, 100.0));
+    assert!(!through(100.0, 0.5));
+}
