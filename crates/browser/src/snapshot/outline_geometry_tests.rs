@@ -366,3 +366,62 @@ fn a_box_ending_at_the_pages_edge_or_clipped_below_a_pixel_shows_nothing() {
     assert!(!through(0.5, 100.0));
     assert!(!through(100.0, 0.5));
 }
+
+#[test]
+fn a_box_meets_the_viewport_only_by_overlapping_it() {
+    let viewport = Viewport {
+        width: 800.0,
+        height: 400.0,
+        scroll_x: 100.0,
+        scroll_y: 1000.0,
+        ..Viewport::default()
+    };
+    let meets = |x: f64, y: f64| intersects(&rect(x, y, 100.0, 20.0), &viewport);
+    assert!(meets(500.0, 1200.0));
+    assert!(!meets(500.0, 980.0), "ends where it begins");
+    assert!(meets(500.0, 981.0));
+    assert!(!meets(500.0, 1400.0), "starts where it ends");
+    assert!(meets(500.0, 1399.0));
+    assert!(!meets(0.0, 1200.0), "ends at its left edge");
+    assert!(meets(1.0, 1200.0));
+    assert!(!meets(900.0, 1200.0), "starts at its right edge");
+    assert!(meets(899.0, 1200.0));
+}
+
+#[test]
+fn only_a_box_wholly_past_a_scrollers_edge_is_scrolled_out_and_a_dot_is_never() {
+    // Boxes holding content with no box of its own, so that each shows.
+    let boxes = [
+        rect(0.0, 80.0, 100.0, 20.0),
+        rect(0.0, 81.0, 100.0, 20.0),
+        rect(0.0, 200.0, 100.0, 20.0),
+        rect(0.0, 199.0, 100.0, 20.0),
+        rect(0.0, 300.0, 1.0, 1.0),
+        rect(0.0, 300.0, 0.5, 0.5),
+        rect(0.0, 300.0, 0.5, 50.0),
+        rect(0.0, 300.0, 50.0, 0.5),
+    ];
+    let items = boxes
+        .iter()
+        .map(|r| at(el("generic", "", vec![el("generic", "", vec![])]), *r))
+        .collect();
+    let mut obs = observation(el(
+        "RootWebArea",
+        "",
+        vec![at(el("list", "", items), rect(0.0, 100.0, 100.0, 100.0))],
+    ));
+    obs.nodes[1].scrolls = true;
+    for node in &mut obs.nodes {
+        if node.children.is_empty() {
+            node.bounds = None;
+        }
+    }
+    let scrolled = scrolled_out(&obs.nodes, &visibility(&obs.nodes));
+    let items: Vec<Option<(usize, bool)>> = (0..boxes.len()).map(|i| scrolled[2 + 2 * i]).collect();
+    let above = Some((1, false));
+    let below = Some((1, true));
+    assert_eq!(
+        items,
+        vec![above, None, below, None, below, None, below, below]
+    );
+}

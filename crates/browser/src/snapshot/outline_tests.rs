@@ -715,8 +715,10 @@ fn states_and_values_read_as_an_agent_needs_them() {
             el("textbox", "Query", vec![]),
             el("textbox", "Born", vec![]),
             el("textbox", "Long", vec![]),
+            el("textbox", "Blank", vec![]),
         ],
     ));
+    obs.nodes[10].value = Some("  ".into());
     obs.nodes[1].states = vec![("level", "2".into())];
     obs.nodes[2].states = vec![("level", "3".into()), ("selected", "true".into())];
     obs.nodes[3].states = vec![("level", "1".into())];
@@ -734,7 +736,7 @@ fn states_and_values_read_as_an_agent_needs_them() {
             "heading \"Title\" level=2\ntreeitem \"Node\" [ref] level=3 selected\nrow \"Row\"\n\
              checkbox \"Some\" [ref] checked=mixed\nbutton \"Bold\" [ref] pressed=mixed checked\n\
              button \"Menu\" [ref] expanded\ntextbox \"Query\" [ref]\n\
-             date \"Born\" [ref] value=\"2015-03-10\"\ntextbox \"Long\" [ref] value=\"{}…\"",
+             date \"Born\" [ref] value=\"2015-03-10\"\ntextbox \"Long\" [ref] value=\"{}…\"\ntextbox \"Blank\" [ref]",
             "x".repeat(100)
         )
     );
