@@ -408,6 +408,34 @@ mod tests {
     }
 
     #[test]
+    fn a_ref_remembers_when_it_was_last_given_and_since_when_its_node_holds_it() {
+        let mut registry = RefRegistry::default();
+        let star = identity(1, 0, "button", "Star", 0);
+        let times = |registry: &RefRegistry, r: &str| {
+            let entry = registry.get(r).expect("a ref");
+            (entry.seen, entry.born)
+        };
+        registry.next_generation();
+        let r = registry.assign_node(&star, Some((0, 10)), &|_| true);
+        assert_eq!(times(&registry, &r), (1, 1));
+        registry.next_generation();
+        registry.next_generation();
+        assert_eq!(registry.assign_node(&star, Some((0, 10)), &|_| true), r);
+        assert_eq!(times(&registry, &r), (3, 1));
+        // Re-rendered: a new node takes the ref, and holds it from now on.
+        registry.next_generation();
+        let live = |n: NodeKey| n == (0, 11);
+        assert_eq!(registry.assign_node(&star, Some((0, 11)), &live), r);
+        assert_eq!(times(&registry, &r), (4, 4));
+        // An element known by its identity only keeps the time it was first given.
+        let plain = identity(1, 0, "link", "Home", 0);
+        let home = registry.assign(&plain);
+        registry.next_generation();
+        assert_eq!(registry.assign(&plain), home);
+        assert_eq!(times(&registry, &home), (5, 4));
+    }
+
+    #[test]
     fn a_ref_name_is_the_same_on_every_build() {
         let key = Fnv::new().bytes(b"a").finish();
         assert_eq!(name(key, 4), "enxhx");
