@@ -425,3 +425,30 @@ fn only_a_box_wholly_past_a_scrollers_edge_is_scrolled_out_and_a_dot_is_never() 
         vec![above, None, below, None, below, None, below, below]
     );
 }
+
+#[test]
+fn a_collapsed_run_scrolled_out_of_its_container_counts_every_element_it_stands_for() {
+    let ys: Vec<f64> = (0..12).map(|i| 800.0 + i as f64 * 30.0).collect();
+    let inner = list_at("listitem", &ys);
+    let item = at(
+        el("listitem", "", vec![inner]),
+        rect(0.0, 800.0, 200.0, 400.0),
+    );
+    let visible = at(el("button", "Shown", vec![]), rect(0.0, 120.0, 100.0, 20.0));
+    let feed = at(
+        el("list", "Feed", vec![visible, item]),
+        rect(0.0, 100.0, 200.0, 100.0),
+    );
+    let mut obs = observation(el("RootWebArea", "", vec![feed]));
+    obs.nodes[1].scrolls = true;
+    let mut registry = RefRegistry::default();
+    let outlined = outline(&obs, 1, &mut registry);
+    let summary = outlined.lines.last().expect("a summary line");
+    assert!(
+        summary.text.starts_with("… 1 more item below"),
+        "{}",
+        summary.text
+    );
+    // The item, its list, three items of two elements each, and nine collapsed.
+    assert_eq!(summary.hidden_elements, 1 + 1 + 3 * 2 + 9 * 2);
+}
