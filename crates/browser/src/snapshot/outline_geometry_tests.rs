@@ -451,4 +451,32 @@ fn a_collapsed_run_scrolled_out_of_its_container_counts_every_element_it_stands_
     );
     // The item, its list, three items of two elements each, and nine collapsed.
     assert_eq!(summary.hidden_elements, 1 + 1 + 3 * 2 + 9 * 2);
+    let summaries = outlined.lines.iter().filter(|l| l.node.is_none()).count();
+    assert_eq!(summaries, 1, "nothing is above");
+}
+
+#[test]
+fn a_scroller_says_only_where_there_is_more_and_collapses_its_runs_under_it() {
+    let obs = scrolling_list("list", "listitem", &[20.0, 120.0]);
+    assert_eq!(
+        shape(&obs),
+        "list \"Feed\" [ref]\n  \
+         … 1 more item above (scrolled out of view) — scroll [ref] or browser_find\n  \
+         listitem\n    link \"Item 1\" [ref]"
+    );
+    // A tall scroller: a run inside it but below the viewport collapses, one level in.
+    let mut ys: Vec<f64> = (0..12).map(|i| 800.0 + i as f64 * 30.0).collect();
+    ys.push(2200.0);
+    let mut list = list_at("listitem", &ys);
+    list.bounds = Some(rect(0.0, 100.0, 200.0, 2000.0));
+    let mut obs = observation(el("RootWebArea", "", vec![list]));
+    obs.nodes[1].scrolls = true;
+    let text = shape(&obs);
+    assert!(
+        text.ends_with(
+            "\n  … 9 more listitem like the above (browser_find searches them)\n  \
+             … 1 more item below (scrolled out of view) — scroll [ref] or browser_find"
+        ),
+        "{text}"
+    );
 }
