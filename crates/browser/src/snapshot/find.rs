@@ -36,7 +36,12 @@ pub(crate) fn find(
         let Some(identity) = outline.identities.get(&index) else {
             continue;
         };
-        let node_name = lower(&identity.name);
+        // A text's identity holds its first 80 characters; the search reads all of it.
+        let node_name = if node.role == "StaticText" {
+            lower(&normalise(&node.name))
+        } else {
+            lower(&identity.name)
+        };
         let shown_role = lower(&identity.role);
 
         let hit = role.as_ref().is_none_or(|r| *r == shown_role)
@@ -243,6 +248,21 @@ mod tests {
             search(&page, None, Some("heading"), None),
             vec![("heading".into(), "Settings".into(), Vec::<String>::new())]
         );
+    }
+
+    #[test]
+    fn a_long_text_is_shown_around_its_match_and_an_element_by_its_content() {
+        let long = format!("{} the needle {}", "a".repeat(100), "b".repeat(100));
+        let page = page(&[
+            ("RootWebArea", "", None),
+            ("StaticText", &long, Some(0)),
+            ("button", "Close the needle", Some(0)),
+            ("StaticText", "×", Some(2)),
+        ]);
+        let found = search(&page, Some("needle"), None, None);
+        let texts: Vec<&str> = found.iter().map(|(_, text, _)| text.as_str()).collect();
+        let around = format!("…{} the needle {}…", "a".repeat(32), "b".repeat(36));
+        assert_eq!(texts, [around.as_str(), "×"]);
     }
 
     #[test]
