@@ -148,19 +148,20 @@ fn a_collapsed_run_keeps_what_shows_in_the_viewport() {
     );
     assert!(text.contains("… 7 more listitem like the above"), "{text}");
     assert!(text.ends_with("… 13 more listitem like the above (browser_find searches them)"));
-    // Runs of siblings of different shapes never collapse.
-    // Nor does a short run, wherever it starts.
+    // Runs of siblings of different shapes never collapse, nor does a short run,
+    // wherever it starts (all below the viewport here).
+    let below = rect(0.0, 1000.0, 100.0, 20.0);
     let mixed: Vec<Spec> = (0..26)
         .map(|i| {
             let buttons = if i < 20 { i % 4 } else { 4 };
-            let children = (0..=buttons).map(|_| el("button", "B", vec![])).collect();
-            at(
-                el("group", &format!("G{i}"), children),
-                rect(0.0, 1000.0, 100.0, 20.0),
-            )
+            let children = (0..=buttons)
+                .map(|_| at(el("button", "B", vec![]), below))
+                .collect();
+            at(el("group", &format!("G{i}"), children), below)
         })
         .collect();
-    let text = shape(&observation(el("RootWebArea", "", mixed)));
+    let list = at(el("list", "", mixed), below);
+    let text = shape(&observation(el("RootWebArea", "", vec![list])));
     assert_eq!(text.matches("group \"G").count(), 26, "{text}");
 }
 
