@@ -81,25 +81,30 @@ fn links_images_and_controls_read_inline() {
 
 #[test]
 fn lists_nest_and_tables_read_as_rows() {
+    // Only lists indent: what wraps them does not.
     let page = observation(el(
-        "RootWebArea",
+        "main",
         "",
         vec![
             el(
-                "list",
+                "generic",
                 "",
-                vec![
-                    el("listitem", "", vec![text("Fruit")]),
-                    el(
-                        "listitem",
-                        "",
-                        vec![el(
-                            "list",
+                vec![el(
+                    "list",
+                    "",
+                    vec![
+                        el("listitem", "", vec![text("Fruit")]),
+                        el(
+                            "listitem",
                             "",
-                            vec![el("listitem", "", vec![text("Pears")])],
-                        )],
-                    ),
-                ],
+                            vec![el(
+                                "list",
+                                "",
+                                vec![el("listitem", "", vec![text("Pears")])],
+                            )],
+                        ),
+                    ],
+                )],
             ),
             el(
                 "table",

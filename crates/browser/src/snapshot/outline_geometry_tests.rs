@@ -313,7 +313,11 @@ fn text_nodes_continue_each_other_only_where_the_page_shows_them_touching() {
     assert!(continues(&a, &wraps(0.0, 100.0)));
     assert!(continues(&a, &wraps(0.0, 38.6)));
     assert!(!continues(&a, &wraps(0.0, 38.4)));
+    assert!(continues(&a, &wraps(41.4, 100.0)));
     assert!(!continues(&a, &wraps(41.6, 100.0)));
+    // Up to one and a half lines tall, `b` is one line: it must start where `a` ends.
+    assert!(!continues(&a, &node("da", rect(0.0, 0.0, 100.0, 15.0))));
+    assert!(continues(&a, &node("da", rect(40.0, 0.0, 100.0, 15.0))));
     // A box up to one and a half lines tall is one line.
     let short = node("Van", rect(0.0, 0.0, 40.0, 15.0));
     assert!(!continues(&short, &node("da", rect(20.0, 5.0, 20.0, 10.0))));
