@@ -183,6 +183,14 @@ fn what_shows_is_what_lies_inside_every_clipping_box_above_it() {
                 at(el("button", "Sliver", vec![]), rect(99.0, 0.0, 50.0, 50.0)),
                 at(el("button", "Two by two", vec![]), rect(0.0, 0.0, 2.0, 2.0)),
                 at(el("button", "Flat", vec![]), rect(0.0, 0.0, 50.0, 1.9)),
+                at(
+                    el("button", "Bottom edge", vec![]),
+                    rect(0.0, 99.0, 100.0, 20.0),
+                ),
+                at(
+                    el("button", "Right part", vec![]),
+                    rect(60.0, 0.0, 100.0, 20.0),
+                ),
             ],
         ),
         rect(0.0, 0.0, 100.0, 100.0),
@@ -191,7 +199,7 @@ fn what_shows_is_what_lies_inside_every_clipping_box_above_it() {
     let mut obs = observation(el("RootWebArea", "", vec![clipper]));
     assert_eq!(
         shape(&obs),
-        "button \"Half in\" [ref]\nbutton \"Two by two\" [ref]"
+        "button \"Half in\" [ref]\nbutton \"Two by two\" [ref]\nbutton \"Right part\" [ref]"
     );
     // A box inside a box that clips to a sliver is clipped away with it.
     obs.nodes[1].bounds = Some(rect(0.0, 0.0, 0.5, 100.0));
@@ -401,7 +409,8 @@ fn only_a_box_wholly_past_a_scrollers_edge_is_scrolled_out_and_a_dot_is_never() 
         rect(0.0, 81.0, 100.0, 20.0),
         rect(0.0, 200.0, 100.0, 20.0),
         rect(0.0, 199.0, 100.0, 20.0),
-        rect(0.0, 300.0, 1.0, 1.0),
+        rect(0.0, 300.0, 1.0, 0.5),
+        rect(0.0, 300.0, 0.5, 1.0),
         rect(0.0, 300.0, 0.5, 0.5),
         rect(0.0, 300.0, 0.5, 50.0),
         rect(0.0, 300.0, 50.0, 0.5),
@@ -427,7 +436,7 @@ fn only_a_box_wholly_past_a_scrollers_edge_is_scrolled_out_and_a_dot_is_never() 
     let below = Some((1, true));
     assert_eq!(
         items,
-        vec![above, None, below, None, below, None, below, below]
+        vec![above, None, below, None, below, below, None, below, below]
     );
 }
 
