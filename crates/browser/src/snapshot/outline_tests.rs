@@ -789,6 +789,9 @@ fn text_is_normalised_clipped_by_characters_and_read_under_a_node() {
     let pieces = (0..40).map(|_| text("éééééééé")).collect();
     let obs = observation(el("RootWebArea", "", pieces));
     assert_eq!(text_under(&obs.nodes, 0, 80).chars().count(), 81);
+    // Reading stops past four bytes a character, counted before spaces are collapsed.
+    let obs = observation(el("RootWebArea", "", vec![text("a          b"), text("c")]));
+    assert_eq!(text_under(&obs.nodes, 0, 3), "a b…");
 }
 
 #[test]
