@@ -337,6 +337,14 @@ mod tests {
     }
 
     #[test]
+    fn screens_below_count_from_the_viewports_bottom_when_it_is_not_filled() {
+        let (lines, viewport) = page(200);
+        let packed = pack(&lines, &viewport, SUMMARY_RESERVE + 20);
+        assert!(packed.truncated && packed.chosen.len() < 10);
+        assert_eq!(packed.screens_below, (8000.0 - 400.0) / 400.0);
+    }
+
+    #[test]
     fn a_viewport_of_no_height_has_no_screens() {
         let (lines, mut viewport) = page(50);
         viewport.height = 0.0;
