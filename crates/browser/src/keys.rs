@@ -184,4 +184,17 @@ mod tests {
         assert!(parse_chord("NotAKey").is_err());
         assert!(parse_chord("").is_err());
     }
+
+    #[test]
+    fn a_character_key_has_the_code_and_key_code_of_its_physical_key() {
+        let key = |c| {
+            let key = char_key(c);
+            (key.code, key.key_code, key.text)
+        };
+        assert_eq!(key('a'), ("KeyA".into(), 65, Some("a".into())));
+        assert_eq!(key('Z'), ("KeyZ".into(), 90, Some("Z".into())));
+        assert_eq!(key('7'), ("Digit7".into(), 55, Some("7".into())));
+        assert_eq!(key(' '), ("Space".into(), 32, Some(" ".into())));
+        assert_eq!(key('é'), (String::new(), 0, Some("é".into())));
+    }
 }

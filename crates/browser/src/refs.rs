@@ -260,10 +260,14 @@ impl RefRegistry {
             .map(|len| name(key, len))
             .find(|candidate| !self.by_ref.contains_key(candidate))
             .unwrap_or_else(|| {
-                // Three prefixes taken: count on from the six-digit one.
+                // Three prefixes taken: count on from the six-digit one, then (all 32 of
+                // those taken too, as a page naming its elements to collide can make
+                // happen) from other keys derived from this one.
                 let base = name(key, 5);
-                (0..)
-                    .map(|n| format!("{base}{}", ALPHABET[n % 32] as char))
+                ALPHABET
+                    .iter()
+                    .map(|c| format!("{base}{}", *c as char))
+                    .chain((1..).map(|salt| name(Fnv::new().number(key).number(salt).finish(), 6)))
                     .find(|c| !self.by_ref.contains_key(c))
                     .unwrap_or(base)
             })
@@ -406,6 +410,73 @@ mod tests {
             None,
             "row 14 is not shown"
         );
+    }
+
+    #[test]
+    fn a_ref_remembers_when_it_was_last_given_and_since_when_its_node_holds_it() {
+        let mut registry = RefRegistry::default();
+        let star = identity(1, 0, "button", "Star", 0);
+        let times = |registry: &RefRegistry, r: &str| {
+            let entry = registry.get(r).expect("a ref");
+            (entry.seen, entry.born)
+        };
+        registry.next_generation();
+        let r = registry.assign_node(&star, Some((0, 10)), &|_| true);
+        assert_eq!(times(&registry, &r), (1, 1));
+        registry.next_generation();
+        registry.next_generation();
+        assert_eq!(registry.assign_node(&star, Some((0, 10)), &|_| true), r);
+        assert_eq!(times(&registry, &r), (3, 1));
+        // Re-rendered: a new node takes the ref, and holds it from now on.
+        registry.next_generation();
+        let live = |n: NodeKey| n == (0, 11);
+        assert_eq!(registry.assign_node(&star, Some((0, 11)), &live), r);
+        assert_eq!(times(&registry, &r), (4, 4));
+        // An element known by its identity only keeps the time it was first given.
+        let plain = identity(1, 0, "link", "Home", 0);
+        let home = registry.assign(&plain);
+        registry.next_generation();
+        assert_eq!(registry.assign(&plain), home);
+        assert_eq!(times(&registry, &home), (5, 4));
+    }
+
+    #[test]
+    fn a_ref_name_is_the_same_on_every_build() {
+        let key = Fnv::new().bytes(b"a").finish();
+        assert_eq!(name(key, 4), "enxhx");
+        assert_eq!(name(key, 6), "enxhxrk");
+        assert_eq!(name(u64::MAX, 6), "ezzzzzz");
+        assert_eq!(name(0, 4), "e0000");
+        let save = identity(1, 2, "button", "Save", 0);
+        assert_eq!(RefRegistry::default().assign(&save), name(save.key(), 4));
+    }
+
+    #[test]
+    fn names_taken_by_every_prefix_of_a_key_still_leave_it_a_free_one() {
+        let mut registry = RefRegistry::default();
+        let key = Fnv::new().bytes(b"crowded").finish();
+        let base = name(key, 5);
+        let taken: Vec<String> = [name(key, 4), base.clone()]
+            .into_iter()
+            .chain(ALPHABET.iter().map(|c| format!("{base}{}", *c as char)))
+            .collect();
+        for (n, r#ref) in taken.iter().enumerate() {
+            let entry = RefEntry {
+                identity: identity(1, 0, "link", &format!("taken {n}"), 0),
+                node: None,
+                seen: 0,
+                born: 0,
+            };
+            registry.by_ref.insert(r#ref.clone(), entry);
+        }
+        assert!(registry.by_ref.contains_key(&name(key, 6)));
+        let free = registry.fresh(key);
+        assert!(is_ref(&free), "{free}");
+        assert!(!taken.contains(&free), "{free}");
+        // With one of them free again, that is the one.
+        let last = format!("{base}z");
+        registry.by_ref.remove(&last);
+        assert_eq!(registry.fresh(key), last);
     }
 
     proptest! {

@@ -119,6 +119,28 @@ mod tests {
     }
 
     #[test]
+    fn a_refused_url_is_quoted_as_given_with_only_its_password_masked() {
+        assert_eq!(
+            check("http://user:pw@127.0.0.1/"),
+            Err(
+                "http://user:***@127.0.0.1/ is not allowed: URLs with embedded credentials are \
+                 refused; log in through the page instead"
+                    .into()
+            )
+        );
+        let err = check("http://user@127.0.0.1/").expect_err("a user name");
+        assert!(
+            err.starts_with("http://user@127.0.0.1/ is not allowed"),
+            "{err}"
+        );
+        let err = check("ftp://example.com/").expect_err("ftp");
+        assert!(
+            err.starts_with("ftp://example.com/ is not allowed"),
+            "{err}"
+        );
+    }
+
+    #[test]
     fn data_urls_follow_the_setting() {
         let policy = UrlPolicy { allow_data: true };
         assert!(check_url("data:text/html,hi", &policy).is_ok());

@@ -113,3 +113,101 @@ impl Envelope {
         serde_json::to_value(self).unwrap_or(Value::Null)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn envelope() -> Envelope {
+        Envelope {
+            ok: false,
+            status: Status::Partial,
+            code: Some(Code::NavigationTimeout),
+            message: Some("the load did not finish".into()),
+            hint: Some("wait, then snapshot".into()),
+            execution: Execution {
+                command_id: "c1".into(),
+                stage: "load",
+                dispatch_started: true,
+                action_status: ActionStatus::NotStarted,
+                retry_safe: true,
+                duration_ms: 12,
+                started: None,
+                cancelled: false,
+            },
+            verification: Verification::default(),
+            task: "not_evaluated",
+            page: Some(PageInfo {
+                tab_id: "tab0".into(),
+                url: "http://127.0.0.1/".into(),
+                title: "Home".into(),
+                snapshot_id: None,
+            }),
+            data: json!({ "loaded": false }),
+            events: Events::default(),
+            untrusted: Vec::new(),
+            image: Some(Image {
+                data: "iVBORw0".into(),
+                mime_type: "image/png",
+            }),
+        }
+    }
+
+    #[test]
+    fn the_envelope_is_the_json_of_the_spec_with_empty_extras_left_out() {
+        assert_eq!(
+            envelope().to_json(),
+            json!({
+                "ok": false,
+                "status": "partial",
+                "code": "NAVIGATION_TIMEOUT",
+                "message": "the load did not finish",
+                "hint": "wait, then snapshot",
+                "execution": {
+                    "commandId": "c1",
+                    "stage": "load",
+                    "dispatchStarted": true,
+                    "actionStatus": "not-started",
+                    "retrySafe": true,
+                    "durationMs": 12,
+                },
+                "verification": { "requested": false, "verified": null, "expect": null },
+                "task": "not_evaluated",
+                "page": {
+                    "tabId": "tab0",
+                    "url": "http://127.0.0.1/",
+                    "title": "Home",
+                    "snapshotId": null,
+                },
+                "data": { "loaded": false },
+                "events": {
+                    "dialog": null,
+                    "newTab": null,
+                    "download": null,
+                    "navigated": false,
+                    "permission": null,
+                },
+            })
+        );
+    }
+
+    #[test]
+    fn extras_show_when_they_say_something() {
+        let mut envelope = envelope();
+        envelope.execution.started = Some(false);
+        envelope.execution.cancelled = true;
+        envelope.untrusted = vec!["/page/title".into()];
+        envelope.events.recovered = Some(json!([{ "tabId": "tab0" }]));
+        let value = envelope.to_json();
+        assert_eq!(value["execution"]["started"], false);
+        assert_eq!(value["execution"]["cancelled"], true);
+        assert_eq!(value["untrusted"], json!(["/page/title"]));
+        assert_eq!(value["events"]["recovered"], json!([{ "tabId": "tab0" }]));
+        assert!(
+            value.get("image").is_none(),
+            "images travel beside the JSON"
+        );
+    }
+}

@@ -534,4 +534,10 @@ mod tests {
         assert!(Code::CircuitOpen.is_refusal());
         assert!(!Code::PageUnresponsive.is_refusal());
     }
+
+    #[test]
+    fn a_code_reads_as_its_wire_name() {
+        assert_eq!(Code::StaleRef.as_str(), "STALE_REF");
+        assert_eq!(Code::PageUnresponsive.as_str(), "PAGE_UNRESPONSIVE");
+    }
 }

@@ -235,4 +235,120 @@ mod tests {
         assert_eq!(estimate_tokens("abcdefg"), 2);
         assert_eq!(estimate_tokens("日本"), 2);
     }
+
+    #[test]
+    fn an_element_or_a_collapse_line_is_a_bullet_and_text_is_not() {
+        let (mut lines, _) = page(1);
+        lines[0].depth = 2;
+        assert_eq!(render_line(&lines[0]), "    - button \"Item 0\" [e0000]\n");
+        lines[0].element = false;
+        lines[0].text = "… 5 more listitem like the above".into();
+        lines[0].hidden_elements = 5;
+        assert_eq!(
+            render_line(&lines[0]),
+            "    - … 5 more listitem like the above\n"
+        );
+        lines[0].hidden_elements = 0;
+        lines[0].text = "Hello".into();
+        assert_eq!(render_line(&lines[0]), "    Hello\n");
+    }
+
+    #[test]
+    fn a_container_that_fits_without_any_of_its_content_is_left_out() {
+        let (mut lines, viewport) = page(3);
+        for line in lines.iter_mut().skip(1) {
+            line.parent = Some(0);
+            line.depth = 1;
+            line.text = "x".repeat(400);
+        }
+        let cost = estimate_tokens(&render_line(&lines[0]));
+        let packed = pack(&lines, &viewport, SUMMARY_RESERVE + cost + 10);
+        assert!(packed.chosen.is_empty(), "{:?}", packed.chosen);
+        assert!(packed.truncated);
+        assert_eq!(packed.elements_below, 3);
+    }
+
+    #[test]
+    fn a_scrolled_page_counts_what_is_above_and_below_in_elements_and_screens() {
+        let (mut lines, mut viewport) = page(100);
+        viewport.scroll_y = 2000.0;
+        // Line 60 stands for a collapsed run of seven elements.
+        lines[60].element = false;
+        lines[60].hidden_elements = 7;
+        let packed = pack(&lines, &viewport, 10_000);
+        assert_eq!(packed.chosen.len(), 100);
+        assert_eq!(packed.elements_shown, 99);
+        assert_eq!((packed.elements_above, packed.elements_below), (0, 7));
+        // The last line ends 10 px above the page's bottom.
+        assert_eq!(
+            (packed.screens_above, packed.screens_below),
+            (0.0, 10.0 / 400.0)
+        );
+        // A budget for about twenty lines: those in view, then outward both ways.
+        let packed = pack(&lines, &viewport, 215);
+        let first = packed.chosen[0];
+        let last = *packed.chosen.last().expect("lines chosen");
+        assert_eq!((first, last), (45, 64), "{:?}", packed.chosen);
+        assert_eq!(packed.chosen, (first..=last).collect::<Vec<_>>());
+        assert_eq!(packed.elements_shown, 19);
+        assert_eq!(packed.elements_above, 45);
+        assert_eq!(packed.elements_below, 7 + 35);
+        // Line 45 starts at 1800 px, line 64 ends at 2590 px, the page at 4000 px.
+        assert_eq!(packed.screens_above, 1800.0 / 400.0);
+        assert_eq!(packed.screens_below, (4000.0 - 2590.0) / 400.0);
+        // Scrolled past the first line's end: it is above, and further than the second.
+        viewport.scroll_y = 35.0;
+        let packed = pack(&lines[..2], &viewport, SUMMARY_RESERVE + 10);
+        assert_eq!(packed.chosen, vec![1]);
+        assert_eq!((packed.elements_above, packed.elements_below), (1, 0));
+    }
+
+    #[test]
+    fn distance_to_the_viewport_is_measured_from_its_nearest_edge() {
+        let viewport = Viewport {
+            width: 800.0,
+            height: 400.0,
+            scroll_x: 100.0,
+            scroll_y: 1000.0,
+            ..Viewport::default()
+        };
+        let (mut lines, _) = page(1);
+        let mut distance = |x: f64, y: f64| {
+            lines[0].rect = Some(Rect {
+                x,
+                y,
+                width: 100.0,
+                height: 30.0,
+            });
+            distance_to(&lines[0], &viewport)
+        };
+        assert_eq!(distance(150.0, 1100.0), 0.0, "inside");
+        assert_eq!(distance(150.0, 900.0), 70.0, "above: its bottom to the top");
+        assert_eq!(
+            distance(150.0, 1450.0),
+            50.0,
+            "below: the bottom to its top"
+        );
+        assert_eq!(distance(1000.0, 1100.0), 100.0, "to the right");
+        assert_eq!(distance(-50.0, 1100.0), 50.0, "to the left");
+        assert_eq!(distance(-0.5, 1100.0), 1.0, "just beside it: never inside");
+        lines[0].rect = None;
+        assert_eq!(distance_to(&lines[0], &viewport), 0.0, "no box: in view");
+    }
+
+    #[test]
+    fn screens_below_count_from_the_viewports_bottom_when_it_is_not_filled() {
+        let (lines, viewport) = page(200);
+        let packed = pack(&lines, &viewport, SUMMARY_RESERVE + 20);
+        assert!(packed.truncated && packed.chosen.len() < 10);
+        assert_eq!(packed.screens_below, (8000.0 - 400.0) / 400.0);
+    }
+
+    #[test]
+    fn a_viewport_of_no_height_has_no_screens() {
+        let (lines, mut viewport) = page(50);
+        viewport.height = 0.0;
+        let packed = pack(&lines, &viewport, 100);
+        assert_eq!((packed.screens_above, packed.screens_below), (0.0, 0.0));
+    }
 }

@@ -36,7 +36,12 @@ pub(crate) fn find(
         let Some(identity) = outline.identities.get(&index) else {
             continue;
         };
-        let node_name = lower(&identity.name);
+        // A text's identity holds its first 80 characters; the search reads all of it.
+        let node_name = if node.role == "StaticText" {
+            lower(&normalise(&node.name))
+        } else {
+            lower(&identity.name)
+        };
         let shown_role = lower(&identity.role);
 
         let hit = role.as_ref().is_none_or(|r| *r == shown_role)
@@ -115,4 +120,163 @@ fn snippet(text: &str, needle: &str, width: usize) -> String {
         out.push('…');
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::refs::RefRegistry;
+    use crate::snapshot::FindQuery;
+    use crate::snapshot::capture::{Node, Rect, Viewport};
+    use crate::snapshot::outline::outline;
+
+    /// A page from (role, name, parent) in document order, every node laid out.
+    fn page(spec: &[(&str, &str, Option<usize>)]) -> Observation {
+        let mut nodes: Vec<Node> = spec
+            .iter()
+            .enumerate()
+            .map(|(i, (role, name, parent))| Node {
+                role: role.to_string(),
+                name: name.to_string(),
+                parent: *parent,
+                backend_id: Some(i as i64 + 1),
+                bounds: Some(Rect {
+                    x: 0.0,
+                    y: i as f64 * 20.0,
+                    width: 400.0,
+                    height: 20.0,
+                }),
+                ..Node::default()
+            })
+            .collect();
+        for i in 0..nodes.len() {
+            if let Some(p) = nodes[i].parent {
+                nodes[p].children.push(i);
+            }
+        }
+        Observation {
+            nodes,
+            viewport: Viewport {
+                width: 1000.0,
+                height: 700.0,
+                ..Viewport::default()
+            },
+            ..Observation::default()
+        }
+    }
+
+    fn settings() -> Observation {
+        page(&[
+            ("RootWebArea", "", None),
+            ("navigation", "Main", Some(0)),
+            ("link", "Save draft", Some(1)),
+            ("StaticText", "Save draft", Some(2)),
+            ("heading", "Settings", Some(0)),
+            ("StaticText", "Settings", Some(4)),
+            ("main", "", Some(0)),
+            ("button", "Save", Some(6)),
+            ("StaticText", "Save", Some(7)),
+            ("paragraph", "", Some(6)),
+            ("StaticText", "Remember to save your work", Some(9)),
+        ])
+    }
+
+    /// (role, text, path) of each match.
+    fn search(
+        observation: &Observation,
+        text: Option<&str>,
+        role: Option<&str>,
+        name: Option<&str>,
+    ) -> Vec<(String, String, Vec<String>)> {
+        let mut registry = RefRegistry::default();
+        let outlined = outline(observation, 1, &mut registry);
+        let query = FindQuery {
+            text: text.map(str::to_string),
+            role: role.map(str::to_string),
+            name: name.map(str::to_string),
+            limit: 10,
+        };
+        find(observation, &outlined, &query)
+            .into_iter()
+            .map(|m| (observation.nodes[m.node].role.clone(), m.text, m.path))
+            .collect()
+    }
+
+    fn owned(items: &[&str]) -> Vec<String> {
+        items.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn text_finds_elements_and_loose_text_exact_names_first_with_where_they_are() {
+        assert_eq!(
+            search(&settings(), Some("SAVE"), None, None),
+            vec![
+                (
+                    "button".into(),
+                    "Save".into(),
+                    owned(&["main", "heading \"Settings\""])
+                ),
+                (
+                    "link".into(),
+                    "Save draft".into(),
+                    owned(&["navigation \"Main\""])
+                ),
+                (
+                    "StaticText".into(),
+                    "Remember to save your work".into(),
+                    owned(&["main", "heading \"Settings\""])
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_role_and_a_name_narrow_the_search_and_nothing_asked_finds_nothing() {
+        let page = settings();
+        let roles = |found: Vec<(String, String, Vec<String>)>| {
+            found.into_iter().map(|(role, ..)| role).collect::<Vec<_>>()
+        };
+        assert_eq!(roles(search(&page, None, Some("Button"), None)), ["button"]);
+        assert_eq!(
+            roles(search(&page, None, Some("link"), Some("DRAFT"))),
+            ["link"]
+        );
+        assert!(search(&page, None, Some("link"), Some("publish")).is_empty());
+        assert!(search(&page, None, None, None).is_empty());
+        // A heading is not placed under itself.
+        assert_eq!(
+            search(&page, None, Some("heading"), None),
+            vec![("heading".into(), "Settings".into(), Vec::<String>::new())]
+        );
+    }
+
+    #[test]
+    fn a_long_text_is_shown_around_its_match_and_an_element_by_its_content() {
+        let long = format!("{} the needle {}", "a".repeat(100), "b".repeat(100));
+        let page = page(&[
+            ("RootWebArea", "", None),
+            ("StaticText", &long, Some(0)),
+            ("button", "Close the needle", Some(0)),
+            ("StaticText", "×", Some(2)),
+        ]);
+        let found = search(&page, Some("needle"), None, None);
+        let texts: Vec<&str> = found.iter().map(|(_, text, _)| text.as_str()).collect();
+        let around = format!("…{} the needle {}…", "a".repeat(32), "b".repeat(36));
+        assert_eq!(texts, [around.as_str(), "×"]);
+    }
+
+    #[test]
+    fn a_snippet_is_cut_around_the_match_with_ellipses_where_cut() {
+        let text = "abcdefghij";
+        assert_eq!(snippet(text, "ef", 4), "…defg…");
+        assert_eq!(snippet("ABCDEFGHIJ", "ef", 4), "…DEFG…");
+        assert_eq!(snippet(text, "j", 4), "…ghij");
+        assert_eq!(snippet(text, "a", 4), "abcd…");
+        assert_eq!(snippet(text, "zz", 4), "abcd…");
+        assert_eq!(snippet(text, "", 4), "abcd…");
+        assert_eq!(snippet(text, "c", 10), "abcdefghij");
+        assert_eq!(snippet(text, "c", 20), "abcdefghij");
+        // Lowercasing that changes the length (`İ` becomes two characters): the start.
+        assert_eq!(snippet("İabcdefgh", "gh", 4), "İabc…");
+    }
 }

@@ -491,3 +491,390 @@ fn a_heading_out_of_view_still_names_the_elements_under_it() {
         assert_eq!(outlined.identities[&link].context, "Provided Methods");
     }
 }
+
+#[test]
+fn unnamed_images_and_groups_fold_and_named_ones_stay() {
+    let page = el(
+        "RootWebArea",
+        "",
+        vec![
+            el("image", "", vec![]),
+            el("image", "Logo", vec![]),
+            el("group", "", vec![el("button", "One", vec![])]),
+            el("group", "Shipping", vec![el("button", "Two", vec![])]),
+        ],
+    );
+    assert_eq!(
+        shape(&observation(page)),
+        "img \"Logo\"\nbutton \"One\" [ref]\ngroup \"Shipping\"\n  button \"Two\" [ref]"
+    );
+}
+
+#[test]
+fn an_item_whose_only_content_is_a_short_text_is_named_by_it() {
+    let long = "word ".repeat(30);
+    let page = el(
+        "RootWebArea",
+        "",
+        vec![el(
+            "list",
+            "",
+            vec![
+                el("listitem", "", vec![text("Apples")]),
+                el("listitem", "", vec![text(&long)]),
+                el("listitem", "", vec![text("Pears"), text("and plums")]),
+            ],
+        )],
+    );
+    let mut obs = observation(page);
+    // The two pieces of the last item sit on two lines of their own.
+    let plums = obs.nodes.len() - 1;
+    obs.nodes[plums].sep_before = Some(Sep::Line);
+    assert_eq!(
+        shape(&obs),
+        format!(
+            "list\n  listitem \"Apples\"\n  listitem\n    {}\n  listitem\n    Pears\n    and plums",
+            long.trim()
+        )
+    );
+}
+
+#[test]
+fn a_field_whose_text_differs_from_its_value_keeps_the_text() {
+    let page = el(
+        "RootWebArea",
+        "",
+        vec![el("textbox", "Tags", vec![text("Mango")])],
+    );
+    let mut obs = observation(page);
+    obs.nodes[1].value = Some("Ma".into());
+    assert_eq!(shape(&obs), "textbox \"Tags\" [ref] value=\"Ma\"\n  Mango");
+}
+
+#[test]
+fn an_identity_holds_its_heading_its_containers_and_its_ordinal() {
+    let row = |name: &str| {
+        el(
+            "listitem",
+            "",
+            vec![text(name), el("button", "Delete", vec![])],
+        )
+    };
+    let page = el(
+        "RootWebArea",
+        "",
+        vec![
+            el("heading", "People", vec![text("People")]),
+            el("list", "", vec![row("Alice"), row("Bob")]),
+            el("button", "Delete", vec![]),
+            el("button", "Delete", vec![]),
+        ],
+    );
+    let obs = observation(page);
+    let mut registry = RefRegistry::default();
+    let outlined = outline(&obs, 7, &mut registry);
+    let deletes: Vec<&Identity> = (0..obs.nodes.len())
+        .filter(|i| obs.nodes[*i].name == "Delete")
+        .map(|i| &outlined.identities[&i])
+        .collect();
+    assert!(
+        deletes
+            .iter()
+            .all(|i| i.context == "People" && i.epoch == 7)
+    );
+    assert!(
+        deletes
+            .iter()
+            .all(|i| i.role == "button" && i.name == "Delete")
+    );
+    // Each row is a container of its own, told apart by its text: both buttons are the
+    // first of their kind there, and neither shares the page's container.
+    assert_eq!(deletes[0].ordinal, 0);
+    assert_eq!(deletes[1].ordinal, 0);
+    assert_ne!(deletes[0].container, deletes[1].container);
+    assert_ne!(deletes[0].container, deletes[2].container);
+    // Outside the list, the page's two Delete buttons are told apart by their order.
+    assert_eq!((deletes[2].ordinal, deletes[3].ordinal), (0, 1));
+    assert_eq!(deletes[2].container, deletes[3].container);
+    let refs: std::collections::HashSet<&String> = outlined.refs.values().collect();
+    assert_eq!(refs.len(), 4, "four elements, four refs");
+}
+
+#[test]
+fn what_takes_focus_or_clicks_gets_a_ref_and_the_document_never_does() {
+    let page = el(
+        "RootWebArea",
+        "Page",
+        vec![
+            el("article", "Focusable article", vec![]),
+            el("generic", "", vec![text("Focusable only by script")]),
+            el("generic", "", vec![text("Handle")]),
+            el("LabelText", "", vec![text("A label")]),
+        ],
+    );
+    let mut obs = observation(page);
+    obs.nodes[0].focusable = true;
+    obs.nodes[0].tabbable = true;
+    obs.nodes[0].clickable = true;
+    obs.nodes[1].focusable = true;
+    obs.nodes[2].focusable = true;
+    obs.nodes[4].focusable = true;
+    obs.nodes[4].tabbable = true;
+    obs.nodes[6].clickable = true;
+    obs.nodes[6].focusable = true;
+    assert_eq!(
+        shape(&obs),
+        "article \"Focusable article\" [ref]\nFocusable only by script\n\
+         clickable \"Handle\" [ref]\nA label"
+    );
+    let mut registry = RefRegistry::default();
+    assert!(!outline(&obs, 1, &mut registry).refs.contains_key(&0));
+}
+
+#[test]
+fn a_control_that_takes_clicks_keeps_its_ref_whatever_it_holds() {
+    let page = el(
+        "RootWebArea",
+        "",
+        vec![el(
+            "button",
+            "Accept",
+            vec![el("checkbox", "Accept", vec![])],
+        )],
+    );
+    let mut obs = observation(page);
+    obs.nodes[1].clickable = true;
+    assert_eq!(
+        shape(&obs),
+        "button \"Accept\" [ref]\n  checkbox \"Accept\" [ref]"
+    );
+}
+
+#[test]
+fn a_hidden_control_does_not_stop_a_wrapper_from_passing_clicks_on() {
+    let hidden = at(el("button", "More", vec![]), rect(0.0, 0.0, 0.0, 0.0));
+    let item = el(
+        "listitem",
+        "",
+        vec![el("link", "Kenya", vec![text("Kenya")]), hidden],
+    );
+    let mut obs = observation(el("RootWebArea", "", vec![el("list", "", vec![item])]));
+    obs.nodes[2].clickable = true;
+    assert_eq!(shape(&obs), "list\n  listitem\n    link \"Kenya\" [ref]");
+}
+
+#[test]
+fn a_node_without_a_ref_gets_one_on_demand_and_a_node_with_one_keeps_it() {
+    let obs = observation(el(
+        "RootWebArea",
+        "",
+        vec![
+            el("button", "Save", vec![]),
+            el("heading", "Title", vec![text("Title")]),
+        ],
+    ));
+    let mut registry = RefRegistry::default();
+    let outlined = outline(&obs, 1, &mut registry);
+    let save = outlined.refs[&1].clone();
+    assert_eq!(
+        outlined.ref_of(&obs, 1, &outlined.identities[&1], &mut registry),
+        save
+    );
+    let heading = outlined.ref_of(&obs, 2, &outlined.identities[&2], &mut registry);
+    assert!(crate::refs::is_ref(&heading), "{heading}");
+    assert_ne!(heading, save);
+    assert_eq!(registry.of_node((0, 3)), Some(heading.as_str()));
+}
+
+#[test]
+fn a_new_element_like_one_still_on_the_page_gets_a_ref_of_its_own() {
+    let mut registry = RefRegistry::default();
+    let mut first = observation(el("RootWebArea", "", vec![el("button", "Star", vec![])]));
+    first.nodes[1].backend_id = Some(10);
+    let star = outline(&first, 1, &mut registry).refs[&1].clone();
+    // A second Star button is inserted before the first, which is still there.
+    let mut second = observation(el(
+        "RootWebArea",
+        "",
+        vec![el("button", "Star", vec![]), el("button", "Star", vec![])],
+    ));
+    second.nodes[1].backend_id = Some(11);
+    second.nodes[2].backend_id = Some(10);
+    let refs = outline(&second, 1, &mut registry).refs;
+    assert_eq!(refs[&2], star, "the first button keeps its ref");
+    assert_ne!(refs[&1], star, "the new one has its own");
+}
+
+#[test]
+fn each_line_knows_the_line_it_is_nested_under() {
+    let obs = observation(el(
+        "RootWebArea",
+        "",
+        vec![
+            el(
+                "list",
+                "",
+                vec![
+                    el(
+                        "listitem",
+                        "",
+                        vec![el("link", "A", vec![]), el("link", "B", vec![])],
+                    ),
+                    el("listitem", "", vec![el("link", "C", vec![])]),
+                ],
+            ),
+            el("button", "D", vec![]),
+        ],
+    ));
+    let mut registry = RefRegistry::default();
+    let outlined = outline(&obs, 1, &mut registry);
+    let parents: Vec<Option<usize>> = outlined.lines.iter().map(|l| l.parent).collect();
+    assert_eq!(
+        parents,
+        vec![None, Some(0), Some(1), Some(1), Some(0), Some(4), None]
+    );
+}
+
+#[test]
+fn states_and_values_read_as_an_agent_needs_them() {
+    let mut obs = observation(el(
+        "RootWebArea",
+        "",
+        vec![
+            el("heading", "Title", vec![]),
+            el("treeitem", "Node", vec![]),
+            el("row", "Row", vec![]),
+            el("checkbox", "Some", vec![]),
+            el("button", "Bold", vec![]),
+            el("button", "Menu", vec![]),
+            el("textbox", "Query", vec![]),
+            el("textbox", "Born", vec![]),
+            el("textbox", "Long", vec![]),
+            el("textbox", "Blank", vec![]),
+        ],
+    ));
+    obs.nodes[10].value = Some("  ".into());
+    obs.nodes[1].states = vec![("level", "2".into())];
+    obs.nodes[2].states = vec![("level", "3".into()), ("selected", "true".into())];
+    obs.nodes[3].states = vec![("level", "1".into())];
+    obs.nodes[4].states = vec![("checked", "mixed".into()), ("focused", "true".into())];
+    obs.nodes[5].states = vec![("pressed", "mixed".into()), ("checked", "true".into())];
+    obs.nodes[6].states = vec![("expanded", "true".into())];
+    obs.nodes[7].value = Some(" Query ".into());
+    obs.nodes[8].input_type = Some("date".into());
+    obs.nodes[8].value = Some("3/10/2015".into());
+    obs.nodes[8].dom_value = Some("2015-03-10".into());
+    obs.nodes[9].value = Some("x".repeat(120));
+    assert_eq!(
+        shape(&obs),
+        format!(
+            "heading \"Title\" level=2\ntreeitem \"Node\" [ref] level=3 selected\nrow \"Row\"\n\
+             checkbox \"Some\" [ref] checked=mixed\nbutton \"Bold\" [ref] pressed=mixed checked\n\
+             button \"Menu\" [ref] expanded\ntextbox \"Query\" [ref]\n\
+             date \"Born\" [ref] value=\"2015-03-10\"\ntextbox \"Long\" [ref] value=\"{}…\"\ntextbox \"Blank\" [ref]",
+            "x".repeat(100)
+        )
+    );
+}
+
+#[test]
+fn chromium_roles_read_as_an_agent_knows_them() {
+    for (role, shown) in [
+        ("StaticText", "text"),
+        ("RootWebArea", "document"),
+        ("Iframe", "iframe"),
+        ("PopUpButton", "combobox"),
+        ("MenuListOption", "option"),
+        ("ListBoxOption", "option"),
+        ("DisclosureTriangle", "button"),
+        ("ToggleButton", "button"),
+        ("image", "img"),
+        ("LabelText", "label"),
+        ("GenericContainer", "generic"),
+        ("Div", "generic"),
+        ("Span", "generic"),
+        ("generic", "generic"),
+        ("navigation", "navigation"),
+    ] {
+        assert_eq!(display_role(role), shown, "{role}");
+    }
+}
+
+#[test]
+fn text_is_normalised_clipped_by_characters_and_read_under_a_node() {
+    assert_eq!(normalise("  a \n\t b  "), "a b");
+    assert_eq!(clip("abcdef", 3), "abc…");
+    assert_eq!(clip("abc", 3), "abc");
+    assert_eq!(clip("ééééé", 2), "éé…");
+    let mut obs = observation(el(
+        "RootWebArea",
+        "",
+        vec![el(
+            "generic",
+            "",
+            vec![text("M"), text("e"), text("p "), text(" world")],
+        )],
+    ));
+    obs.nodes[3].sep_before = Some(Sep::None);
+    obs.nodes[4].sep_before = Some(Sep::None);
+    obs.nodes[5].sep_before = Some(Sep::Space);
+    assert_eq!(text_under(&obs.nodes, 0, 80), "Mep world");
+    assert_eq!(text_under(&obs.nodes, 0, 3), "Mep…");
+    // However many bytes a character takes, the text holds `max` characters.
+    let pieces = (0..40).map(|_| text("éééééééé")).collect();
+    let obs = observation(el("RootWebArea", "", pieces));
+    assert_eq!(text_under(&obs.nodes, 0, 80).chars().count(), 81);
+    // Reading stops past four bytes a character, counted before spaces are collapsed.
+    let obs = observation(el("RootWebArea", "", vec![text("a          b"), text("c")]));
+    assert_eq!(text_under(&obs.nodes, 0, 3), "a b…");
+}
+
+#[test]
+fn text_pieces_join_by_what_separates_them_and_long_text_is_clipped() {
+    let long = "y".repeat(250);
+    let pieces = vec![
+        text("One"),
+        text("two"),
+        text("three"),
+        text("Four"),
+        el("button", "Five", vec![]),
+        text(&long),
+    ];
+    let mut obs = observation(el("RootWebArea", "", pieces));
+    obs.nodes[2].sep_before = Some(Sep::None);
+    obs.nodes[3].sep_before = Some(Sep::Space);
+    obs.nodes[4].sep_before = Some(Sep::Line);
+    obs.nodes[6].sep_before = Some(Sep::Space);
+    assert_eq!(
+        shape(&obs),
+        format!(
+            "Onetwo three\nFour\nbutton \"Five\" [ref]\n{}…",
+            "y".repeat(200)
+        )
+    );
+}
+
+#[test]
+fn an_element_line_is_never_cut_and_a_text_line_is() {
+    let mut obs = observation(el(
+        "RootWebArea",
+        "",
+        vec![el("textbox", &"n".repeat(100), vec![])],
+    ));
+    obs.nodes[1].value = Some("v".repeat(100));
+    let text = shape(&obs);
+    assert_eq!(
+        text,
+        format!(
+            "textbox \"{}\" [ref] value=\"{}\"",
+            "n".repeat(100),
+            "v".repeat(100)
+        )
+    );
+}
+
+#[path = "outline_geometry_tests.rs"]
+mod geometry;
+
+#[path = "markdown_tests.rs"]
+mod markdown;
