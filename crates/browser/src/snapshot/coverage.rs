@@ -242,8 +242,11 @@ pub(crate) fn scroll_containers(nodes: &[Node], visible: &[bool]) -> Vec<Contain
     out
 }
 
-/// `seen 0–1,800 of 6,400 px (28 %)`.
+/// `seen 0–1,800 of 6,400 px (28 %)`, or `all 713 px seen` once nothing is left.
 pub(crate) fn describe(cover: &Cover) -> String {
+    if cover.unseen.iter().all(|(a, b)| b - a < 1.0) {
+        return format!("all {} px seen", thousands(cover.height));
+    }
     let ranges: Vec<String> = cover
         .seen
         .iter()
@@ -362,5 +365,7 @@ mod tests {
             describe(&end),
             "seen 0–1,800, 5,700–6,400 of 6,400 px (39 %), at the end"
         );
+        let all = memory.page(window(1, 1700.0, 5800.0, 6400.0));
+        assert_eq!(describe(&all), "all 6,400 px seen");
     }
 }
