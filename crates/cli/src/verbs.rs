@@ -326,6 +326,21 @@ pub enum Verb {
         #[command(flatten)]
         tab: TabArg,
     },
+    /// The task's earlier observations: listed, one read by characters, or searched
+    /// (recall).
+    Recall {
+        /// An observation's id (snapshot or command id): its text (default: list them).
+        id: Option<String>,
+        /// Words to search the observations for (all must appear).
+        #[arg(long, conflicts_with = "id")]
+        query: Option<String>,
+        /// Characters (of a text) or observations (of a list) to skip.
+        #[arg(long)]
+        offset: Option<usize>,
+        /// Characters (1-12000, default 4000) or observations (1-100, default 20).
+        #[arg(long)]
+        limit: Option<usize>,
+    },
     /// The running command and the last ones of the task, from memory (diagnostics).
     Diagnose {
         #[arg(long)]
@@ -733,6 +748,15 @@ fn request(verb: Verb, task: &str) -> Result<(Request, Option<PathBuf>), String>
             "dialog",
             tab.on(json!({ "accept": answer == "accept", "promptText": prompt_text })),
         ),
+        Verb::Recall {
+            id,
+            query,
+            offset,
+            limit,
+        } => tool(
+            "recall",
+            json!({ "observationId": id, "query": query, "offset": offset, "limit": limit }),
+        ),
         Verb::Diagnose { limit } => Request::Diagnose(limit),
         Verb::Run { tool: name, params } => Request::Tool {
             method: name,
@@ -946,6 +970,9 @@ mod tests {
             &["form-state", "--scope", "form"],
             &["dialog", "accept", "--prompt-text", "yes"],
             &["dialog", "dismiss"],
+            &["recall"],
+            &["recall", "tab0-s3", "--offset", "4000", "--limit", "12000"],
+            &["recall", "--query", "blue heron", "--limit", "5"],
         ];
         let mut tools_seen = std::collections::BTreeSet::new();
         for argv in lines {
@@ -980,6 +1007,7 @@ mod tests {
             "eval",
             "form_state",
             "dialog",
+            "recall",
         ] {
             assert!(tools_seen.contains(tool), "{tool} has no line above");
         }
