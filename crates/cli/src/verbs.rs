@@ -354,7 +354,11 @@ pub enum Verb {
         params: Option<String>,
     },
     /// Start a task (each task has its own browser context).
-    Start,
+    Start {
+        /// Keep the task's archive of observations after it stops.
+        #[arg(long)]
+        keep_archive: bool,
+    },
     /// List the daemon's tasks.
     Tasks,
     /// Stop a task (default: --id) and close its browser context.
@@ -406,7 +410,8 @@ enum Request {
         method: String,
         params: Value,
     },
-    Start,
+    /// Whether to keep the task's archive.
+    Start(bool),
     Tasks,
     Stop(String),
     Cancel(String),
@@ -421,7 +426,7 @@ impl Request {
     fn method(&self) -> &str {
         match self {
             Request::Tool { method, .. } => method,
-            Request::Start => "start",
+            Request::Start(_) => "start",
             Request::Tasks => "tasks",
             Request::Stop(_) => "stop",
             Request::Cancel(_) => "cancel",
@@ -442,7 +447,7 @@ impl Request {
             Request::Diagnose(limit) => json!({ "limit": limit }),
             Request::Batch(body) => body.clone(),
             Request::Job(id) | Request::CancelJob(id) => json!({ "jobId": id }),
-            Request::Start | Request::Tasks | Request::Jobs => json!({}),
+            Request::Start(_) | Request::Tasks | Request::Jobs => json!({}),
         }
     }
 }
@@ -540,7 +545,13 @@ fn send(
                 }
             }
         }
-        Request::Start => client.start_task(&session.start_body(task, browser))?,
+        Request::Start(keep_archive) => {
+            let mut body = session.start_body(task, browser);
+            if *keep_archive {
+                body["keepArchive"] = true.into();
+            }
+            client.start_task(&body)?
+        }
         Request::Tasks => client.tasks()?,
         Request::Stop(id) => client.stop_task(id)?,
         Request::Cancel(id) => client.cancel(id)?,
@@ -765,7 +776,7 @@ fn request(verb: Verb, task: &str) -> Result<(Request, Option<PathBuf>), String>
                 None => json!({}),
             },
         },
-        Verb::Start => Request::Start,
+        Verb::Start { keep_archive } => Request::Start(keep_archive),
         Verb::Tasks => Request::Tasks,
         Verb::Stop { task: id } => Request::Stop(id.unwrap_or_else(|| task.to_string())),
         Verb::Cancel { command } => Request::Cancel(command),
