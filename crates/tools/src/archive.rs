@@ -90,6 +90,9 @@ pub(crate) enum ArchiveError {
     Closed,
     #[error("the archive at {path} could not be opened: {message}")]
     Open { path: PathBuf, message: String },
+    /// The writer could not open the database; the reason it gave.
+    #[error("{0}")]
+    Unavailable(String),
     #[error("the archive could not be read: {0}")]
     Sqlite(#[from] rusqlite::Error),
 }
@@ -212,10 +215,7 @@ impl Archive {
         let job = Job::Query(Box::new(move |connection| {
             let result = match connection {
                 Ok(connection) => read(connection),
-                Err(e) => Err(ArchiveError::Open {
-                    path: PathBuf::new(),
-                    message: e.to_string(),
-                }),
+                Err(e) => Err(ArchiveError::Unavailable(e.to_string())),
             };
             let _ = tx.send(result);
         }));
@@ -523,6 +523,31 @@ mod tests {
         assert!(path.exists());
         drop(archive);
         assert!(!path.exists(), "removed with the task");
+    }
+
+    /// A process that dies never closes its archive: what it committed is in the
+    /// write-ahead log, and the next opening of the kept folder reads it.
+    #[tokio::test]
+    async fn a_kept_archive_never_closed_is_read_again_by_the_next_opening() {
+        let dir = tempfile::tempdir().expect("a temp dir");
+        let options = ArchiveOptions {
+            enabled: true,
+            dir: Some(dir.path().join("kept")),
+            keep: true,
+        };
+        let first = Archive::open("kept", &options).expect("enabled");
+        first.write(observation(1, "written before the crash"));
+        let (_, total) = first.read(|c| list(c, 0, 1)).await.expect("a listing");
+        assert_eq!(total, 1);
+        // No close, no checkpoint: as if the process had been killed.
+        std::mem::forget(first);
+        let again = Archive::open("kept", &options).expect("enabled");
+        let found = again
+            .read(|c| get(c, "s1"))
+            .await
+            .expect("a read")
+            .expect("the observation");
+        assert_eq!(found.1, "written before the crash");
     }
 
     #[tokio::test]
