@@ -8,6 +8,7 @@
 //! served by the one static server (`static-site`).
 
 mod acting;
+mod archive;
 mod faults;
 mod snapshots;
 mod warm_daemon;
@@ -108,6 +109,8 @@ enum Figure {
     Acting,
     /// A click that never returns: time to PAGE_UNRESPONSIVE, and to recovery.
     Faults,
+    /// Snapshot median with the task's archive on and off; recall of a 12,000-char window.
+    Archive,
 }
 
 /// The demo site's pages in the repository (`candor demo` serves the same files, compiled
@@ -171,6 +174,9 @@ async fn run(args: BenchArgs) -> anyhow::Result<()> {
     }
     if measure(Figure::Faults) {
         faults::run(browser_args, &site, runs).await?;
+    }
+    if measure(Figure::Archive) {
+        archive::run(browser_args, runs).await?;
     }
     if measure(Figure::Snapshots) {
         snapshots::run(browser_args, runs).await?;

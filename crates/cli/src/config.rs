@@ -34,6 +34,8 @@ pub struct Config {
     /// (`0`: released at once).
     #[serde(default, deserialize_with = "press_pause")]
     pub press_pause_ms: Option<browser::PressPause>,
+    /// Keep a task's archive of observations when the task ends. Default false.
+    pub keep_archive: Option<bool>,
 }
 
 /// `pressPauseMs`: a number or a `"MIN,MAX"` string.
@@ -111,6 +113,9 @@ impl Config {
             })?;
             self.unresponsive_ms = Some(ms);
         }
+        if let Some(value) = var("CANDOR_KEEP_ARCHIVE") {
+            self.keep_archive = Some(boolean("CANDOR_KEEP_ARCHIVE", &value)?);
+        }
         if let Some(value) = var("CANDOR_HEADLESS") {
             self.headless = Some(boolean("CANDOR_HEADLESS", &value)?);
         }
@@ -146,6 +151,8 @@ mod tests {
         assert_eq!(config.enable_eval, Some(true));
         assert_eq!(config.upload_dir, Some(PathBuf::from("/srv/up")));
         assert_eq!(config.dialog_policy, Some(DialogPolicy::Ask));
+        let config: Config = toml::from_str("keepArchive = true").unwrap();
+        assert_eq!(config.keep_archive, Some(true));
         let config: Config = toml::from_str("unresponsiveMs = 1500").unwrap();
         assert_eq!(config.unresponsive_ms, Some(1500));
         let config: Config = toml::from_str("pressPauseMs = \"30,80\"").unwrap();

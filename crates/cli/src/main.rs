@@ -144,6 +144,10 @@ impl BrowserArgs {
             ),
             circuit_open: tools::DEFAULT_CIRCUIT_OPEN,
             press_pause: settings.press_pause_ms.unwrap_or_default(),
+            archive: tools::ArchiveOptions {
+                keep: settings.keep_archive.unwrap_or(false),
+                ..tools::ArchiveOptions::default()
+            },
         }
     }
 }

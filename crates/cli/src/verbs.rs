@@ -326,6 +326,21 @@ pub enum Verb {
         #[command(flatten)]
         tab: TabArg,
     },
+    /// The task's earlier observations: listed, one read by characters, or searched
+    /// (recall).
+    Recall {
+        /// An observation's id (snapshot or command id): its text (default: list them).
+        id: Option<String>,
+        /// Words to search the observations for (all must appear).
+        #[arg(long, conflicts_with = "id")]
+        query: Option<String>,
+        /// Characters (of a text) or observations (of a list) to skip.
+        #[arg(long)]
+        offset: Option<usize>,
+        /// Characters (1-12000, default 4000) or observations (1-100, default 20).
+        #[arg(long)]
+        limit: Option<usize>,
+    },
     /// The running command and the last ones of the task, from memory (diagnostics).
     Diagnose {
         #[arg(long)]
@@ -339,7 +354,11 @@ pub enum Verb {
         params: Option<String>,
     },
     /// Start a task (each task has its own browser context).
-    Start,
+    Start {
+        /// Keep the task's archive of observations after it stops.
+        #[arg(long)]
+        keep_archive: bool,
+    },
     /// List the daemon's tasks.
     Tasks,
     /// Stop a task (default: --id) and close its browser context.
@@ -391,7 +410,8 @@ enum Request {
         method: String,
         params: Value,
     },
-    Start,
+    /// Whether to keep the task's archive.
+    Start(bool),
     Tasks,
     Stop(String),
     Cancel(String),
@@ -406,7 +426,7 @@ impl Request {
     fn method(&self) -> &str {
         match self {
             Request::Tool { method, .. } => method,
-            Request::Start => "start",
+            Request::Start(_) => "start",
             Request::Tasks => "tasks",
             Request::Stop(_) => "stop",
             Request::Cancel(_) => "cancel",
@@ -427,7 +447,7 @@ impl Request {
             Request::Diagnose(limit) => json!({ "limit": limit }),
             Request::Batch(body) => body.clone(),
             Request::Job(id) | Request::CancelJob(id) => json!({ "jobId": id }),
-            Request::Start | Request::Tasks | Request::Jobs => json!({}),
+            Request::Start(_) | Request::Tasks | Request::Jobs => json!({}),
         }
     }
 }
@@ -525,7 +545,13 @@ fn send(
                 }
             }
         }
-        Request::Start => client.start_task(&session.start_body(task, browser))?,
+        Request::Start(keep_archive) => {
+            let mut body = session.start_body(task, browser);
+            if *keep_archive {
+                body["keepArchive"] = true.into();
+            }
+            client.start_task(&body)?
+        }
         Request::Tasks => client.tasks()?,
         Request::Stop(id) => client.stop_task(id)?,
         Request::Cancel(id) => client.cancel(id)?,
@@ -733,6 +759,15 @@ fn request(verb: Verb, task: &str) -> Result<(Request, Option<PathBuf>), String>
             "dialog",
             tab.on(json!({ "accept": answer == "accept", "promptText": prompt_text })),
         ),
+        Verb::Recall {
+            id,
+            query,
+            offset,
+            limit,
+        } => tool(
+            "recall",
+            json!({ "observationId": id, "query": query, "offset": offset, "limit": limit }),
+        ),
         Verb::Diagnose { limit } => Request::Diagnose(limit),
         Verb::Run { tool: name, params } => Request::Tool {
             method: name,
@@ -741,7 +776,7 @@ fn request(verb: Verb, task: &str) -> Result<(Request, Option<PathBuf>), String>
                 None => json!({}),
             },
         },
-        Verb::Start => Request::Start,
+        Verb::Start { keep_archive } => Request::Start(keep_archive),
         Verb::Tasks => Request::Tasks,
         Verb::Stop { task: id } => Request::Stop(id.unwrap_or_else(|| task.to_string())),
         Verb::Cancel { command } => Request::Cancel(command),
@@ -946,6 +981,9 @@ mod tests {
             &["form-state", "--scope", "form"],
             &["dialog", "accept", "--prompt-text", "yes"],
             &["dialog", "dismiss"],
+            &["recall"],
+            &["recall", "tab0-s3", "--offset", "4000", "--limit", "12000"],
+            &["recall", "--query", "blue heron", "--limit", "5"],
         ];
         let mut tools_seen = std::collections::BTreeSet::new();
         for argv in lines {
@@ -980,6 +1018,7 @@ mod tests {
             "eval",
             "form_state",
             "dialog",
+            "recall",
         ] {
             assert!(tools_seen.contains(tool), "{tool} has no line above");
         }

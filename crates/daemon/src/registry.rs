@@ -48,6 +48,9 @@ pub(crate) struct StartRequest {
     pub browser: Option<BrowserRequest>,
     /// How long starting the browser and the task's context may take.
     pub timeout_ms: Option<u64>,
+    /// Keep the task's archive (`tasks/<id>/archive.sqlite3`) after it stops; default
+    /// from the configuration.
+    pub keep_archive: Option<bool>,
 }
 
 /// The body of `POST /v1/tasks/{id}/commands`.
@@ -185,10 +188,16 @@ impl Registry {
             self.configure_browser(request.browser.as_ref(), live.len() + starting.len())?;
             starting.insert(id.clone());
         }
+        let defaults = &self.config.engine;
         let options = EngineOptions {
             browser: self.host.options(),
             task_id: id.clone(),
-            ..self.config.engine.clone()
+            archive: tools::ArchiveOptions {
+                dir: Some(crate::StateDir::new(&self.config.state_dir).task_dir(&id)),
+                keep: request.keep_archive.unwrap_or(defaults.archive.keep),
+                ..defaults.archive.clone()
+            },
+            ..defaults.clone()
         };
         let engine = Arc::new(Engine::with_host(options, self.host.clone()));
         let opened = engine.open(timeout).await;

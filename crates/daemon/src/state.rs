@@ -1,6 +1,7 @@
 //! The daemon's state directory: the token (0600), `daemon.json` (pid and port, so
 //! clients find a daemon on any port), the lock that lets one daemon serve a directory,
-//! and the log of a daemon that a client started.
+//! the log of a daemon that a client started, and each task's folder (`tasks/<id>`:
+//! its archive).
 
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Write};
@@ -67,6 +68,12 @@ impl StateDir {
     /// Where a daemon started by a client writes its log.
     pub fn log_path(&self) -> PathBuf {
         self.root.join("daemon.log")
+    }
+
+    /// The folder of task `id`'s own files (its archive, `tools::ARCHIVE_FILE`), removed
+    /// with the task unless its archive is kept.
+    pub fn task_dir(&self, id: &str) -> PathBuf {
+        self.root.join("tasks").join(id)
     }
 
     /// Creates the directory (0700) if it is missing.

@@ -840,3 +840,60 @@ async fn a_killed_browser_leaves_the_daemon_serving_and_every_task_gets_its_tabs
     assert_eq!(listed["data"]["tasks"].as_array().unwrap().len(), 2);
     daemon.shutdown().await;
 }
+
+#[tokio::test]
+async fn a_tasks_archive_goes_with_it_on_stop_unless_kept_and_a_kept_one_is_reopened() {
+    let server = FixtureServer::start();
+    let shared = tempfile::tempdir().unwrap();
+    let state = shared.path().join("state");
+    let at = state.clone();
+    let daemon = Daemon::start_with(move |config| config.state_dir = at).await;
+    let url = server.url("page-a.html");
+    let mut kept_id = String::new();
+    for (task, keep) in [("gone", false), ("kept", true)] {
+        let body = json!({ "id": task, "keepArchive": keep });
+        let started = daemon.ask(move |c| c.start_task(&body), |a| a.body).await;
+        assert_eq!(started["ok"], true, "{started:#}");
+        daemon
+            .ok(task, "navigate", json!({ "url": url.clone() }))
+            .await;
+        let read = daemon.ok(task, "snapshot", json!({ "mode": "text" })).await;
+        // A recall runs after the writes queued before it.
+        let listed = daemon.ok(task, "recall", json!({})).await;
+        assert_eq!(listed["data"]["total"], 1, "{listed:#}");
+        assert!(
+            state
+                .join("tasks")
+                .join(task)
+                .join(tools::ARCHIVE_FILE)
+                .exists()
+        );
+        kept_id = read["execution"]["commandId"].as_str().unwrap().to_string();
+    }
+    for task in ["gone", "kept"] {
+        let stopped = daemon.ask(move |c| c.stop_task(task), |a| a.body).await;
+        assert_eq!(stopped["ok"], true, "{stopped:#}");
+    }
+    assert!(!state.join("tasks/gone").exists(), "removed with its task");
+    assert!(state.join("tasks/kept").join(tools::ARCHIVE_FILE).exists());
+    daemon.shutdown().await;
+
+    // A new daemon on the same state directory: the kept task's archive is there again.
+    let at = state.clone();
+    let daemon = Daemon::start_with(move |config| config.state_dir = at).await;
+    let body = json!({ "id": "kept", "keepArchive": true });
+    let started = daemon.ask(move |c| c.start_task(&body), |a| a.body).await;
+    assert_eq!(started["ok"], true, "{started:#}");
+    let listed = daemon.ok("kept", "recall", json!({})).await;
+    assert_eq!(
+        listed["data"]["observations"][0]["id"],
+        kept_id.as_str(),
+        "{listed:#}"
+    );
+    let window = daemon
+        .ok("kept", "recall", json!({ "observationId": kept_id }))
+        .await;
+    assert!(text_of(&window).contains("Submit"), "{window:#}");
+    daemon.shutdown().await;
+    assert!(state.join("tasks/kept").join(tools::ARCHIVE_FILE).exists());
+}

@@ -17,6 +17,7 @@ use serde::Serialize;
 use serde_json::Value;
 use tokio::sync::Notify;
 
+use crate::archive::{Archive, ArchiveOptions, Observation};
 use crate::catalogue::{self, PageGuard, ToolDef};
 use crate::envelope::{
     ActionStatus, Envelope, Events, Execution, Image, PageInfo, Status, Verification,
@@ -51,6 +52,8 @@ pub struct EngineOptions {
     /// How long a press (mouse button, touch) is held before its release (config
     /// `pressPauseMs`, default 30–80 ms).
     pub press_pause: browser::PressPause,
+    /// The task's archive of observations (SPEC §12): whether, where, and kept or not.
+    pub archive: ArchiveOptions,
 }
 
 impl Default for EngineOptions {
@@ -66,6 +69,7 @@ impl Default for EngineOptions {
             unresponsive: browser::DEFAULT_UNRESPONSIVE,
             circuit_open: crate::resilience::DEFAULT_CIRCUIT_OPEN,
             press_pause: browser::PressPause::default(),
+            archive: ArchiveOptions::default(),
         }
     }
 }
@@ -169,6 +173,8 @@ pub struct Engine {
     closed: AtomicBool,
     /// Consecutive failures; open, it refuses the task's commands (`resilience.rs`).
     circuit: Mutex<Circuit>,
+    /// Every observation of the task, written off the command's path (`archive.rs`).
+    archive: Option<Archive>,
 }
 
 impl std::fmt::Debug for Engine {
@@ -216,6 +222,7 @@ impl Engine {
 
     fn build(options: EngineOptions, host: Arc<BrowserHost>, owns_host: bool) -> Self {
         Self {
+            archive: Archive::open(&options.task_id, &options.archive),
             options,
             host,
             owns_host,
@@ -315,6 +322,13 @@ impl Engine {
             options.sensitive,
             ctx.retries,
         );
+        // Queued for the archive's writer; a sensitive command observes nothing.
+        if !options.sensitive
+            && let Some(archive) = &self.archive
+            && let Some(observation) = Observation::of(method, &envelope, epoch_ms(started_at))
+        {
+            archive.write(observation);
+        }
         if ctx.live {
             lock(&self.active).take();
         }
@@ -643,6 +657,9 @@ impl Engine {
         if self.owns_host {
             self.host.close(deadline).await;
         }
+        if let Some(archive) = &self.archive {
+            archive.close();
+        }
     }
 
     /// The browser, when one is running (benchmarks and tests look at it).
@@ -820,6 +837,13 @@ fn circuit_open(task: &str, open: Option<resilience::Open>) -> ToolError {
         "failures": failures,
         "lastCode": last,
     }))
+}
+
+impl<'a> Ctx<'a> {
+    /// The task's archive, when it keeps one.
+    pub(crate) fn archive(&self) -> Option<&'a Archive> {
+        self.engine.archive.as_ref()
+    }
 }
 
 impl Ctx<'_> {

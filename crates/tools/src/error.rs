@@ -32,6 +32,8 @@ pub enum Code {
     DialogOpen,
     /// A wait whose condition did not hold in time; nothing was dispatched.
     WaitTimeout,
+    /// `recall` of an id the task's archive does not hold.
+    ObservationNotFound,
     // Refusals of the daemon: the command never started.
     TaskNotFound,
     TaskAlreadyExists,
@@ -81,6 +83,7 @@ impl Code {
                 | Code::EvalDisabled
                 | Code::DialogOpen
                 | Code::WaitTimeout
+                | Code::ObservationNotFound
                 | Code::TaskNotFound
                 | Code::TaskAlreadyExists
                 | Code::TaskBusy

@@ -6,6 +6,7 @@
 //! it numbers them, gives each one deadline, maps every failure to a stable code, and
 //! keeps the journal that `diagnostics` reads.
 
+mod archive;
 mod catalogue;
 mod engine;
 mod envelope;
@@ -17,6 +18,7 @@ mod resilience;
 mod schema;
 mod untrusted;
 
+pub use archive::{ARCHIVE_FILE, ArchiveOptions};
 pub use catalogue::{Annotations, PageGuard, ToolDef, catalogue, find};
 pub use engine::{ActiveCommand, CallOptions, Engine, EngineOptions, MAX_COMMAND_TIMEOUT};
 pub use envelope::{

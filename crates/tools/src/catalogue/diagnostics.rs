@@ -25,6 +25,20 @@ pub(crate) struct Output {
     active: Option<ActiveCommand>,
     /// Oldest first.
     last: Vec<CommandRecord>,
+    /// The task's archive of observations, when it keeps one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    archive: Option<ArchiveOut>,
+}
+
+/// The archive's writer: observations queued, writes that failed (never the command's
+/// failure), and the last reason.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+struct ArchiveOut {
+    path: String,
+    queued: u64,
+    write_failures: u64,
+    last_failure: Option<String>,
 }
 
 pub(crate) struct Diagnostics;
@@ -54,6 +68,15 @@ impl ToolSpec for Diagnostics {
             task: ctx.options().task_id.clone(),
             active: ctx.active(),
             last: all.into_iter().skip(skip).collect(),
+            archive: ctx.archive().map(|archive| {
+                let health = archive.health();
+                ArchiveOut {
+                    path: health.path.display().to_string(),
+                    queued: health.queued,
+                    write_failures: health.write_failures,
+                    last_failure: health.last_failure,
+                }
+            }),
         })
     }
 }

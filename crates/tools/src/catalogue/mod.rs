@@ -22,6 +22,7 @@ mod expect;
 mod find;
 mod form_state;
 mod navigate;
+mod recall;
 mod screenshot;
 mod snapshot;
 mod tabs;
@@ -168,6 +169,7 @@ pub fn catalogue() -> &'static [ToolDef] {
             define::<form_state::FormState>(),
             define::<dialog::Dialog>(),
             define::<diagnostics::Diagnostics>(),
+            define::<recall::Recall>(),
         ]
     })
 }

@@ -330,6 +330,22 @@ impl ToolSpec for Snapshot {
                     output.settle_ms = Some(settled.waited.as_millis() as u64).filter(|ms| *ms > 0);
                     output.still_changing = settled.region;
                 }
+                // The reminder that the archive holds what this tab showed before (not on
+                // a diff, which is only the change).
+                let earlier = ctx
+                    .archive()
+                    .map_or(0, |archive| archive.count_of_tab(&tab_id.to_string()));
+                if output.mode == Mode::Elements && !params.diff && earlier > 0 {
+                    let noun = if earlier == 1 {
+                        "observation"
+                    } else {
+                        "observations"
+                    };
+                    output
+                        .text
+                        .0
+                        .push_str(&format!("\n# earlier: {earlier} {noun} — browser_recall"));
+                }
                 ctx.report_page(tab_id, &state);
                 if let Some(page) = ctx.page.as_mut() {
                     page.snapshot_id = snapshot_id;

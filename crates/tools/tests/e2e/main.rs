@@ -6,6 +6,7 @@
 #![allow(clippy::unwrap_used)]
 
 mod acting;
+mod archive;
 mod capture;
 mod catalogue;
 mod conditions;
