@@ -245,6 +245,21 @@ impl ToolSpec for Snapshot {
             tab.wait_settled(budget, deadline).await.ok()
         };
         ctx.stage("read");
+        // The reminder that the archive holds what this tab showed before (not on a diff,
+        // which is only the change).
+        let earlier = ctx
+            .archive()
+            .map_or(0, |archive| archive.count_of_tab(&tab_id.to_string()));
+        let reminder = if params.mode == Mode::Elements && !params.diff && earlier > 0 {
+            let noun = if earlier == 1 {
+                "observation"
+            } else {
+                "observations"
+            };
+            format!("# earlier: {earlier} {noun} — browser_recall\n")
+        } else {
+            String::new()
+        };
         let result = match params.mode {
             Mode::Text | Mode::Html => {
                 let read = if params.mode == Mode::Text {
@@ -285,7 +300,8 @@ impl ToolSpec for Snapshot {
             }),
             Mode::Elements => {
                 let options = browser::SnapshotOptions {
-                    max_tokens,
+                    // The reminder line comes out of the same budget.
+                    max_tokens: max_tokens.saturating_sub(browser::estimate_tokens(&reminder)),
                     diff: params.diff,
                 };
                 tab.snapshot(&options, deadline).await.map(|snap| {
@@ -330,21 +346,11 @@ impl ToolSpec for Snapshot {
                     output.settle_ms = Some(settled.waited.as_millis() as u64).filter(|ms| *ms > 0);
                     output.still_changing = settled.region;
                 }
-                // The reminder that the archive holds what this tab showed before (not on
-                // a diff, which is only the change).
-                let earlier = ctx
-                    .archive()
-                    .map_or(0, |archive| archive.count_of_tab(&tab_id.to_string()));
-                if output.mode == Mode::Elements && !params.diff && earlier > 0 {
-                    let noun = if earlier == 1 {
-                        "observation"
-                    } else {
-                        "observations"
-                    };
-                    output
-                        .text
-                        .0
-                        .push_str(&format!("\n# earlier: {earlier} {noun} — browser_recall"));
+                if output.mode == Mode::Elements && !reminder.is_empty() {
+                    output.text.0.push_str(&reminder);
+                    output.tokens = output
+                        .tokens
+                        .map(|t| t + browser::estimate_tokens(&reminder));
                 }
                 ctx.report_page(tab_id, &state);
                 if let Some(page) = ctx.page.as_mut() {

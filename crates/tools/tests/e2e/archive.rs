@@ -169,7 +169,7 @@ async fn fifty_observations_on_two_tabs_are_listed_recalled_exactly_and_searched
     let text = elements["data"]["text"].as_str().unwrap();
     assert!(
         text.ends_with(&format!(
-            "# earlier: {tab0_before} observations — browser_recall"
+            "# earlier: {tab0_before} observations — browser_recall\n"
         )),
         "{text}"
     );
