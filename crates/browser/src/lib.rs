@@ -21,6 +21,7 @@ mod screenshot;
 mod script;
 mod settle;
 mod snapshot;
+mod structured;
 mod tab;
 mod task;
 mod url_policy;
@@ -41,6 +42,7 @@ pub use snapshot::{
     COVERAGE_NOTE, Candidate, Cover, Coverage, ElementSnapshot, FindQuery, Found, Locator,
     MarkdownSnapshot, NextScreen, SnapshotOptions, Step, ViewportInfo, estimate_tokens,
 };
+pub use structured::{JsonLd, Meta, StructuredData};
 
 pub use dialogs::{DialogRecord, DialogReport, LOG_CAPACITY, REPORT_ENDS};
 pub use download::{Download, DownloadState, TaskEvents};

@@ -238,6 +238,10 @@ pub(crate) const PAGE_REVISION: Script<Option<u64>> = script!("page_revision" =>
 pub(crate) const NEXT_SCREEN: Script<crate::snapshot::next_screen::Scrolled> =
     script!("next_screen" => crate::snapshot::next_screen::Scrolled);
 
+/// `{jsonLd, microdata, meta}`: the page's structured data (see `structured.rs`).
+pub(crate) const STRUCTURED_DATA: Script<crate::structured::Reply> =
+    script!("structured_data" => crate::structured::Reply);
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;

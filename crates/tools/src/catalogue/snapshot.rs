@@ -8,7 +8,8 @@ use serde::{Deserialize, Serialize};
 use super::{Annotations, PageGuard, ToolSpec};
 use crate::engine::Ctx;
 use crate::error::ToolError;
-use crate::untrusted::PageText;
+use crate::untrusted::{PageText, PageValue};
+use serde_json::Value;
 
 const DEFAULT_MAX_CHARS: usize = 20_000;
 const MAX_MAX_CHARS: usize = 2_000_000;
@@ -44,6 +45,8 @@ enum Mode {
     Text,
     Markdown,
     Html,
+    /// The page's structured data: JSON-LD, microdata, meta (OpenGraph…).
+    Data,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
@@ -87,6 +90,26 @@ pub(crate) struct Output {
     /// elements: what of the page and its scroll containers has been in view.
     #[serde(skip_serializing_if = "Option::is_none")]
     coverage: Option<CoverageOut>,
+    /// data: each item with its source and type, as the page states it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    structured: Option<Vec<Structured>>,
+}
+
+/// One piece of structured data.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Structured {
+    /// `json-ld #2`, `microdata`, `meta`.
+    source: String,
+    /// The schema type (`Product`), the meta key (`og:title`); absent when unstated.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    r#type: Option<PageText>,
+    /// The item: a JSON-LD block's value, a microdata item's properties, a meta content.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    value: Option<PageValue>,
+    /// Why a JSON-LD block could not be read (the rest are unaffected).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<String>,
 }
 
 /// Coverage (SPEC §10): what of the page, and of each scroll container, has been in view
@@ -196,8 +219,72 @@ impl Output {
             settle_ms: None,
             still_changing: None,
             coverage: None,
+            structured: None,
         }
     }
+}
+
+/// The page's structured data as items, JSON-LD first.
+fn structured(data: browser::StructuredData) -> Vec<Structured> {
+    let mut items = Vec::new();
+    for block in data.json_ld {
+        let kind = block.kind();
+        let (value, error) = match block.result {
+            Ok(value) => (Some(PageValue(value)), None),
+            Err(reason) => (None, Some(format!("not valid JSON: {reason}"))),
+        };
+        items.push(Structured {
+            source: format!("json-ld #{}", block.index),
+            r#type: kind.map(PageText),
+            value,
+            error,
+        });
+    }
+    for item in data.microdata {
+        items.push(Structured {
+            source: "microdata".into(),
+            r#type: item
+                .get("type")
+                .and_then(Value::as_str)
+                .map(|t| PageText(t.to_string())),
+            value: Some(PageValue(
+                item.get("properties").cloned().unwrap_or_default(),
+            )),
+            error: None,
+        });
+    }
+    for meta in data.meta {
+        items.push(Structured {
+            source: "meta".into(),
+            r#type: Some(PageText(meta.key)),
+            value: Some(PageValue(Value::String(meta.content))),
+            error: None,
+        });
+    }
+    items
+}
+
+/// `2 JSON-LD blocks (1 not valid), 1 microdata item, 7 meta`: the data itself is in
+/// `structured`.
+fn summarise(items: &[Structured]) -> String {
+    let count = |source: &str| {
+        items
+            .iter()
+            .filter(|i| i.source.starts_with(source))
+            .count()
+    };
+    let broken = items.iter().filter(|i| i.error.is_some()).count();
+    format!(
+        "{} JSON-LD blocks{}, {} microdata items, {} meta (in structured)",
+        count("json-ld"),
+        if broken > 0 {
+            format!(" ({broken} not valid)")
+        } else {
+            String::new()
+        },
+        count("microdata"),
+        count("meta"),
+    )
 }
 
 pub(crate) struct Snapshot;
@@ -298,6 +385,15 @@ impl ToolSpec for Snapshot {
                 output.snapshot_id = Some(md.id);
                 (state, Some(id), output)
             }),
+            Mode::Data => tab.structured_data(deadline).await.map(|data| {
+                let items = structured(data);
+                let summary = summarise(&items);
+                let mut output = Output::chars(Mode::Data, summary, false, 0, max_chars);
+                output.chars = None;
+                output.total_chars = None;
+                output.structured = Some(items);
+                (tab.state(), None, output)
+            }),
             Mode::Elements => {
                 let options = browser::SnapshotOptions {
                     // The reminder line comes out of the same budget.
@@ -334,6 +430,7 @@ impl ToolSpec for Snapshot {
                         settle_ms: None,
                         still_changing: None,
                         coverage: Some(CoverageOut::of(&snap.coverage)),
+                        structured: None,
                     };
                     (state, Some(id), output)
                 })

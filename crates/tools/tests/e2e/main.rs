@@ -17,6 +17,7 @@ mod navigation;
 mod refs;
 mod seeds;
 mod snapshot;
+mod structured;
 mod untuned;
 mod waits;
 mod widgets;
