@@ -19,7 +19,7 @@ const MAX_MAX_TOKENS: usize = 200_000;
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub(crate) struct Params {
-    /// elements (default: tree with refs), text, markdown or html.
+    /// elements (default: tree with refs), text, markdown, html, or data (JSON-LD, microdata, meta).
     #[serde(default)]
     mode: Mode,
     /// elements: token budget (default 4096), filled viewport first.
@@ -45,7 +45,7 @@ enum Mode {
     Text,
     Markdown,
     Html,
-    /// The page's structured data: JSON-LD, microdata, meta (OpenGraph…).
+    // The page's structured data: JSON-LD, microdata, meta (OpenGraph…).
     Data,
 }
 
@@ -293,7 +293,7 @@ impl ToolSpec for Snapshot {
     const NAME: &'static str = "snapshot";
     const PAGE_GUARD: PageGuard = PageGuard::Reads;
     const ANNOTATIONS: Annotations = Annotations::reads("Read the page");
-    const DESCRIPTION: &'static str = "Read the page: elements (default; tree with [refs] for acting, viewport first), text, markdown or html.";
+    const DESCRIPTION: &'static str = "Read the page: elements (default; tree with [refs] for acting, viewport first), text, markdown, html or data (structured).";
     type Params = Params;
     type Output = Output;
 
