@@ -518,3 +518,46 @@ fn the_dialog_policy_reaches_tasks_of_an_auto_started_daemon_and_dialog_answers(
         "{text:#}"
     );
 }
+
+/// A kept task's archive outlives a daemon killed with SIGKILL: the next daemon, starting
+/// the task again, recalls what the first one archived.
+#[test]
+fn a_kept_archive_outlives_a_killed_daemon() {
+    let shell = Shell::new();
+    assert_eq!(shell.run(&["--id", "k", "start", "--keep-archive"]).code, 0);
+    assert_eq!(
+        shell
+            .run(&["--id", "k", "open", &shell.url("second.html")])
+            .code,
+        0
+    );
+    assert_eq!(shell.run(&["--id", "k", "snapshot"]).code, 0);
+    let before = shell.json(&["--id", "k", "recall"]);
+    let listed = before["data"]["observations"].as_array().unwrap().clone();
+    assert!(!listed.is_empty(), "{before:#}");
+
+    let info = std::fs::read_to_string(shell.state.path().join("daemon.json")).unwrap();
+    let pid = serde_json::from_str::<Value>(&info).unwrap()["pid"]
+        .as_u64()
+        .unwrap();
+    // SAFETY: kill sends SIGKILL to the daemon this test's CLI started.
+    assert_eq!(unsafe { libc::kill(pid as libc::pid_t, libc::SIGKILL) }, 0);
+    let started = Instant::now();
+    while Path::new(&format!("/proc/{pid}")).exists() && started.elapsed() < Duration::from_secs(10)
+    {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(
+        !Path::new(&format!("/proc/{pid}")).exists(),
+        "the daemon outlived SIGKILL"
+    );
+
+    assert_eq!(shell.run(&["--id", "k", "start", "--keep-archive"]).code, 0);
+    let after = shell.json(&["--id", "k", "recall"]);
+    let ids = |list: &[Value]| -> Vec<Value> { list.iter().map(|o| o["id"].clone()).collect() };
+    let now = after["data"]["observations"].as_array().unwrap();
+    for id in ids(&listed) {
+        assert!(ids(now).contains(&id), "{id} lost: {after:#}");
+    }
+    assert_eq!(shell.run(&["stop", "k"]).code, 0);
+}
