@@ -3,7 +3,9 @@
 //! what was left out, and the median time; plus `find "fold"` on the Iterator page.
 
 use std::path::PathBuf;
-use std::time::Instant;
+use std::time::{Duration, Instant};
+
+use browser::{Browser, Deadline, SnapshotOptions, Task};
 
 use serde_json::{Value, json};
 use tools::Engine;
@@ -50,6 +52,13 @@ pub async fn run(browser_args: &BrowserArgs, runs: usize) -> anyhow::Result<()> 
                 .await?;
             }
             find_fold(&engine, &server.url("std/iter/trait.Iterator.html")).await?;
+            checkpoint_share(
+                browser_args,
+                "rust-docs/std/iter/trait.Iterator.html",
+                &server.url("std/iter/trait.Iterator.html"),
+                runs,
+            )
+            .await?;
         }
         None => println!(
             "(the Rust documentation is not installed: `rustup component add rust-docs` adds it; its pages were skipped)"
@@ -67,6 +76,13 @@ pub async fn run(browser_args: &BrowserArgs, runs: usize) -> anyhow::Result<()> 
             )
             .await?;
         }
+        checkpoint_share(
+            browser_args,
+            "fixtures/checkpoint-form.html",
+            &server.url("checkpoint-form.html"),
+            runs,
+        )
+        .await?;
     } else {
         println!(
             "(no fixtures/ folder at {}: its pages were skipped)",
@@ -120,6 +136,70 @@ async fn measure(engine: &Engine, label: &str, url: &str, runs: usize) -> anyhow
         number("refs"),
         number("elementsOmitted"),
         times[times.len() / 2]
+    );
+    Ok(())
+}
+
+/// What the checkpoint an element snapshot takes costs it (SPEC §11): the snapshot's
+/// median with the capture and without, taken in turn on one tab.
+async fn checkpoint_share(
+    browser_args: &BrowserArgs,
+    label: &str,
+    url: &str,
+    runs: usize,
+) -> anyhow::Result<()> {
+    let deadline = Deadline::after(Duration::from_secs(60));
+    let browser = Browser::start(browser_args.engine_options("bench").browser, deadline).await?;
+    let mut task = Task::create(&browser, "bench", deadline).await?;
+    let (_, tab) = task.open_tab(deadline).await?;
+    let url = task.check_url(url)?;
+    tab.navigate(&url, deadline).await?;
+    let mut with = Vec::with_capacity(runs);
+    let mut without = Vec::with_capacity(runs);
+    let mut alone = Vec::with_capacity(runs);
+    for run in 0..runs * 2 {
+        if run % 2 == 0 {
+            let deadline = Deadline::after(Duration::from_secs(30));
+            let started = Instant::now();
+            tab.checkpoint("bench".into(), deadline).await?;
+            alone.push(started.elapsed().as_secs_f64() * 1000.0);
+        }
+        let checkpoint = run % 2 == 0;
+        let options = SnapshotOptions {
+            max_tokens: 4_096,
+            diff: false,
+            checkpoint,
+        };
+        let deadline = Deadline::after(Duration::from_secs(30));
+        let started = Instant::now();
+        let snapshot = tab.snapshot(&options, deadline).await?;
+        let took = started.elapsed().as_secs_f64() * 1000.0;
+        if checkpoint {
+            anyhow::ensure!(
+                matches!(snapshot.checkpoint, Some(Ok(_))),
+                "{label}: no checkpoint was taken"
+            );
+            with.push(took);
+        } else {
+            without.push(took);
+        }
+    }
+    browser.close(deadline).await;
+    for samples in [&mut with, &mut without, &mut alone] {
+        samples.sort_by(f64::total_cmp);
+    }
+    let (with, without, alone) = (
+        crate::median(&with),
+        crate::median(&without),
+        crate::median(&alone),
+    );
+    let share = if with > 0.0 {
+        alone / with * 100.0
+    } else {
+        0.0
+    };
+    println!(
+        "checkpoint, {label}: snapshot {with:.1} ms with it, {without:.1} ms without; the capture alone {alone:.1} ms ({share:.0} % of the snapshot)"
     );
     Ok(())
 }

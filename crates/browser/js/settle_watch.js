@@ -56,6 +56,17 @@ function watchSettle() {
       },
     });
   }
+  // Elements the page scrolled (by hand or by script), for checkpoints (checkpoint.js):
+  // finding scroll containers otherwise costs a layout read of every element. Scroll
+  // events inside shadow roots do not reach the document; checkpoint.js looks there.
+  state.scrolled = new Set();
+  document.addEventListener(
+    "scroll",
+    (event) => {
+      if (event.target && event.target.nodeType === 1) state.scrolled.add(event.target);
+    },
+    { capture: true, passive: true },
+  );
   observer.observe(document, {
     subtree: true,
     childList: true,

@@ -104,6 +104,10 @@ pub enum Error {
         reason: String,
         element: Option<String>,
     },
+    #[error(
+        "restoring the checkpoint reached {reached}, not its page {expected}; nothing was restored"
+    )]
+    CheckpointUrlChanged { expected: String, reached: String },
     #[error("stale snapshot {snapshot}: {reason}")]
     StaleSnapshot { snapshot: String, reason: String },
 }

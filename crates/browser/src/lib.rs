@@ -6,6 +6,7 @@
 
 mod actions;
 mod browser;
+mod checkpoint;
 mod dialogs;
 mod download;
 mod error;
@@ -34,6 +35,7 @@ pub use actions::{
 };
 pub use browser::{Browser, BrowserOptions, Endpoint};
 pub use cdp::Deadline;
+pub use checkpoint::{Checkpoint, Reached, Restoration, Unrestored};
 pub use error::Error;
 pub use eval::{EvalValue, Evaluated};
 pub use form_state::{Checked, FormControl, FormState, MAX_CONTROLS, OptionState, Popup};

@@ -242,6 +242,10 @@ pub(crate) const NEXT_SCREEN: Script<crate::snapshot::next_screen::Scrolled> =
 pub(crate) const STRUCTURED_DATA: Script<crate::structured::Reply> =
     script!("structured_data" => crate::structured::Reply);
 
+/// The page's restorable state, after applying a plan if given (see `checkpoint.rs`).
+pub(crate) const CHECKPOINT: Script<crate::checkpoint::Captured> =
+    script!("checkpoint" => crate::checkpoint::Captured);
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;

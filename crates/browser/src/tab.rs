@@ -347,19 +347,41 @@ impl Tab {
                 reason: format!("{} has no {} history entry", self.label(), step.adjective()),
             });
         };
+        self.history_move(entry.id, &entry.url, was_crashed, started, deadline)
+            .await
+    }
+
+    /// Goes to the history entry `entry` (whose URL is `url`), as back and forward do.
+    pub(crate) async fn go_to_entry(
+        &self,
+        entry: i64,
+        url: &str,
+        deadline: Deadline,
+    ) -> Result<LoadOutcome, Error> {
+        self.check_navigable()?;
+        let was_crashed = self.state().crashed;
+        self.history_move(entry, url, was_crashed, Instant::now(), deadline)
+            .await
+    }
+
+    async fn history_move(
+        &self,
+        entry: i64,
+        url: &str,
+        was_crashed: bool,
+        started: Instant,
+        deadline: Deadline,
+    ) -> Result<LoadOutcome, Error> {
         let before = self.state().navigations;
         self.shared
             .session
-            .call(
-                &page::NavigateToHistoryEntry { entry_id: entry.id },
-                deadline,
-            )
+            .call(&page::NavigateToHistoryEntry { entry_id: entry }, deadline)
             .await?;
         let pending = Pending::Since {
             before,
             was_crashed,
         };
-        self.settle_navigation(pending, &entry.url, started, deadline)
+        self.settle_navigation(pending, url, started, deadline)
             .await
     }
 

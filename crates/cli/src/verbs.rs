@@ -341,6 +341,16 @@ pub enum Verb {
         #[arg(long)]
         limit: Option<usize>,
     },
+    /// The task's checkpoints (every snapshot is one): list them, or restore one by its
+    /// full id (checkpoint).
+    Checkpoint {
+        #[arg(value_parser = allowed("checkpoint", "action"))]
+        action: String,
+        /// restore: the checkpoint's id, e.g. tab0-s7.1.
+        id: Option<String>,
+        #[command(flatten)]
+        tab: TabArg,
+    },
     /// The running command and the last ones of the task, from memory (diagnostics).
     Diagnose {
         #[arg(long)]
@@ -768,6 +778,10 @@ fn request(verb: Verb, task: &str) -> Result<(Request, Option<PathBuf>), String>
             "recall",
             json!({ "observationId": id, "query": query, "offset": offset, "limit": limit }),
         ),
+        Verb::Checkpoint { action, id, tab } => tool(
+            "checkpoint",
+            tab.on(json!({ "action": action, "stateId": id })),
+        ),
         Verb::Diagnose { limit } => Request::Diagnose(limit),
         Verb::Run { tool: name, params } => Request::Tool {
             method: name,
@@ -984,6 +998,8 @@ mod tests {
             &["recall"],
             &["recall", "tab0-s3", "--offset", "4000", "--limit", "12000"],
             &["recall", "--query", "blue heron", "--limit", "5"],
+            &["checkpoint", "list"],
+            &["checkpoint", "restore", "tab0-s7.1", "--tab", "tab1"],
         ];
         let mut tools_seen = std::collections::BTreeSet::new();
         for argv in lines {
@@ -1019,6 +1035,7 @@ mod tests {
             "form_state",
             "dialog",
             "recall",
+            "checkpoint",
         ] {
             assert!(tools_seen.contains(tool), "{tool} has no line above");
         }

@@ -65,6 +65,27 @@ fn app() -> Router {
         // An upload's endpoint: a POST (its body ignored) answered with that status.
         .route("/upload/{code}", axum::routing::post(status))
         .route("/echo-title/{text}", get(echo_title))
+        .route("/expires", expires())
+}
+
+/// `/expires`: a page with a field the first time; every later request is sent to
+/// `/login.html` (a session that expired), as sites do.
+fn expires() -> axum::routing::MethodRouter {
+    let served = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    get(move || {
+        let served = served.clone();
+        async move {
+            if served.swap(true, std::sync::atomic::Ordering::SeqCst) {
+                axum::response::Redirect::to("/login.html").into_response()
+            } else {
+                Html(
+                    "<!doctype html><title>Account</title>\
+                     <label>Display name <input id=\"display\"></label>",
+                )
+                .into_response()
+            }
+        }
+    })
 }
 
 /// `/slow?ms=N`: a page titled "Slow", after N milliseconds.
@@ -211,6 +232,12 @@ mod tests {
         let (status, response) = get(&server, "127.0.0.1", "/slow?ms=5");
         assert_eq!(status, "HTTP/1.1 200 OK");
         assert!(response.contains("<title>Slow</title>"));
+
+        let (status, response) = get(&server, "127.0.0.1", "/expires");
+        assert_eq!(status, "HTTP/1.1 200 OK");
+        assert!(response.contains("<title>Account</title>"));
+        let (status, _) = get(&server, "127.0.0.1", "/expires");
+        assert_eq!(status, "HTTP/1.1 303 See Other");
     }
 
     #[test]

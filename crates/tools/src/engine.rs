@@ -19,6 +19,7 @@ use tokio::sync::Notify;
 
 use crate::archive::{Archive, ArchiveOptions, Observation};
 use crate::catalogue::{self, PageGuard, ToolDef};
+use crate::checkpoints::Checkpoints;
 use crate::envelope::{
     ActionStatus, Envelope, Events, Execution, Image, PageInfo, Status, Verification,
 };
@@ -175,6 +176,8 @@ pub struct Engine {
     circuit: Mutex<Circuit>,
     /// Every observation of the task, written off the command's path (`archive.rs`).
     archive: Option<Archive>,
+    /// The restorable state of each element snapshot (`checkpoints.rs`).
+    checkpoints: Mutex<Checkpoints>,
 }
 
 impl std::fmt::Debug for Engine {
@@ -231,6 +234,7 @@ impl Engine {
             active: Mutex::new(None),
             closed: AtomicBool::new(false),
             circuit: Mutex::new(Circuit::default()),
+            checkpoints: Mutex::new(Checkpoints::default()),
         }
     }
 
@@ -843,6 +847,11 @@ impl<'a> Ctx<'a> {
     /// The task's archive, when it keeps one.
     pub(crate) fn archive(&self) -> Option<&'a Archive> {
         self.engine.archive.as_ref()
+    }
+
+    /// The task's checkpoints.
+    pub(crate) fn checkpoints(&self) -> MutexGuard<'a, Checkpoints> {
+        lock(&self.engine.checkpoints)
     }
 }
 

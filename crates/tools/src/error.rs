@@ -34,6 +34,8 @@ pub enum Code {
     WaitTimeout,
     /// `recall` of an id the task's archive does not hold.
     ObservationNotFound,
+    /// `checkpoint restore` of an id the task does not hold; nothing was navigated.
+    CheckpointNotFound,
     // Refusals of the daemon: the command never started.
     TaskNotFound,
     TaskAlreadyExists,
@@ -57,6 +59,8 @@ pub enum Code {
     CommandCancelled,
     TargetCrashed,
     BrowserDisconnected,
+    /// A restore whose page redirected elsewhere: restoration stopped there.
+    CheckpointUrlChanged,
 }
 
 impl Code {
@@ -84,6 +88,7 @@ impl Code {
                 | Code::DialogOpen
                 | Code::WaitTimeout
                 | Code::ObservationNotFound
+                | Code::CheckpointNotFound
                 | Code::TaskNotFound
                 | Code::TaskAlreadyExists
                 | Code::TaskBusy
@@ -435,6 +440,12 @@ impl ToolError {
             .with_typed_data(&Stale {
                 element: element.map(PageText),
             }),
+            E::CheckpointUrlChanged { expected, reached } => ToolError::new(
+                Code::CheckpointUrlChanged,
+                message,
+                "the page moved (a login or an expired session?): take a snapshot and decide",
+            )
+            .with_data(serde_json::json!({ "expected": expected, "reached": reached })),
             E::StaleSnapshot { .. } => ToolError::new(
                 Code::StaleSnapshot,
                 message,

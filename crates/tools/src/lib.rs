@@ -8,6 +8,7 @@
 
 mod archive;
 mod catalogue;
+mod checkpoints;
 mod engine;
 mod envelope;
 mod error;

@@ -38,6 +38,8 @@ pub struct SnapshotOptions {
     pub max_tokens: usize,
     /// Return only the lines changed since the previous snapshot, when that is smaller.
     pub diff: bool,
+    /// Take a checkpoint of the page with the snapshot (SPEC §11).
+    pub checkpoint: bool,
 }
 
 /// The viewport and scroll position, in CSS pixels.
@@ -68,6 +70,9 @@ pub struct ElementSnapshot {
     /// The snapshot this one is a diff against, when `text` holds only the changes.
     pub diff_against: Option<String>,
     pub coverage: Coverage,
+    /// The page's restorable state, under the snapshot's id, when asked for: or why it
+    /// could not be read.
+    pub checkpoint: Option<Result<crate::Checkpoint, Error>>,
 }
 
 /// What of the page, and of each scroll container, has been in view in the current
@@ -130,6 +135,9 @@ pub(crate) struct SnapshotMemory {
     /// Per recent snapshot: each ref's node and box when it was taken.
     records: VecDeque<(String, RefPositions)>,
     coverage: coverage::CoverageMemory,
+    /// The last element snapshot's page revision, its id and how many observations of
+    /// that revision followed it (`tab0-s7` then `tab0-s7.1`, `.2`, …).
+    revision: Option<(u64, String, u32)>,
     /// The content of the lines in view at the last observation (refs aside, see
     /// `next_screen::line_key`): `scroll_next_screen` reports what comes into view that
     /// was not.
@@ -160,8 +168,11 @@ impl Tab {
         options: &SnapshotOptions,
         deadline: Deadline,
     ) -> Result<ElementSnapshot, Error> {
-        let (observation, revision) = self.observe_with_revision(deadline).await?;
+        let (observation, revision, captured) = self
+            .observe_with_revision(options.checkpoint, deadline)
+            .await?;
         let epoch = self.state().url_epoch;
+        let revision = revision.map(|r| self.revision_key(r, &observation.viewport));
         let mut memory = self.memory();
         let outlined = outline::outline(&observation, epoch, &mut memory.registry);
         let coverage = self.cover(&mut memory, &observation, &outlined, revision);
@@ -217,8 +228,7 @@ impl Tab {
                 packed.screens_below, packed.elements_below
             ));
         }
-        memory.count += 1;
-        let id = format!("{}-s{}", self.label(), memory.count);
+        let id = self.next_id(&mut memory, revision);
         let record: RefPositions = outlined
             .refs
             .iter()
@@ -253,6 +263,8 @@ impl Tab {
         drop(memory);
         // Coverage comes last, outside what later diffs compare.
         let text = text + &covered;
+        let checkpoint =
+            captured.map(|state| state.map(|state| self.checkpoint_of(id.clone(), state)));
         Ok(ElementSnapshot {
             id,
             tokens: estimate_tokens(&text),
@@ -276,15 +288,54 @@ impl Tab {
                 .unwrap_or_default(),
             diff_against,
             coverage,
+            checkpoint,
         })
+    }
+
+    /// The id of a new element snapshot: the next number, or the last one's with the
+    /// next suffix when the page's revision has not changed since.
+    fn next_id(&self, memory: &mut SnapshotMemory, revision: Option<u64>) -> String {
+        match (&mut memory.revision, revision) {
+            (Some((last, base, repeats)), Some(now)) if *last == now => {
+                *repeats += 1;
+                format!("{base}.{repeats}")
+            }
+            (_, revision) => {
+                memory.count += 1;
+                let id = format!("{}-s{}", self.label(), memory.count);
+                memory.revision = revision.map(|r| (r, id.clone(), 0));
+                id
+            }
+        }
+    }
+
+    /// The page's revision as coverage and snapshot ids know it: its URL, content
+    /// revision, viewport size and content height.
+    pub(crate) fn revision_key(&self, revision: u64, viewport: &capture::Viewport) -> u64 {
+        crate::refs::Fnv::new()
+            .field(&self.state().url)
+            .number(revision)
+            .number(viewport.width.round() as u64)
+            .number(viewport.height.round() as u64)
+            .number(viewport.content_height.round() as u64)
+            .finish()
     }
 
     /// An observation for a snapshot (around the viewport on a large page, see
     /// `region.rs`) and the page's content revision, read beside it.
-    async fn observe_with_revision(
+    /// With `checkpoint`, the page's restorable state is read beside them too.
+    pub(crate) async fn observe_with_revision(
         &self,
+        checkpoint: bool,
         deadline: Deadline,
-    ) -> Result<(Observation, Option<u64>), Error> {
+    ) -> Result<
+        (
+            Observation,
+            Option<u64>,
+            Option<Result<crate::checkpoint::Capture, Error>>,
+        ),
+        Error,
+    > {
         let observe = async {
             match self.observe_region(deadline).await? {
                 Some(observation) => Ok(observation),
@@ -292,8 +343,15 @@ impl Tab {
             }
         };
         let revision = self.call_script(&crate::script::PAGE_REVISION, Vec::new(), deadline);
-        let (observation, revision) = tokio::join!(observe, revision);
-        Ok((observation?, revision.ok().flatten()))
+        let captured = async {
+            if checkpoint {
+                Some(self.capture_checkpoint(deadline).await)
+            } else {
+                None
+            }
+        };
+        let (observation, revision, captured) = tokio::join!(observe, revision, captured);
+        Ok((observation?, revision.ok().flatten(), captured))
     }
 
     /// Records what this observation shows in the tab's coverage and reports it.
@@ -305,17 +363,8 @@ impl Tab {
         revision: Option<u64>,
     ) -> Coverage {
         let viewport = observation.viewport;
-        let state = self.state();
         let page = memory.coverage.page(coverage::Window {
-            revision: revision.map(|r| {
-                crate::refs::Fnv::new()
-                    .field(&state.url)
-                    .number(r)
-                    .number(viewport.width.round() as u64)
-                    .number(viewport.height.round() as u64)
-                    .number(viewport.content_height.round() as u64)
-                    .finish()
-            }),
+            revision,
             top: viewport.scroll_y,
             bottom: viewport.scroll_y + viewport.height,
             total: viewport.content_height,
@@ -344,6 +393,7 @@ impl Tab {
         let mut memory = self.memory();
         let outlined = outline::outline(&observation, epoch, &mut memory.registry);
         memory.count += 1;
+        memory.revision = None;
         let id = format!("{}-s{}", self.label(), memory.count);
         drop(memory);
         let full = markdown::render(&observation, &outlined);

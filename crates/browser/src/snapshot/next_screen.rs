@@ -136,8 +136,9 @@ impl Tab {
             true
         };
 
-        let (observation, revision) = self.observe_with_revision(deadline).await?;
+        let (observation, revision, _) = self.observe_with_revision(false, deadline).await?;
         let epoch = self.state().url_epoch;
+        let revision = revision.map(|r| self.revision_key(r, &observation.viewport));
         let mut memory = self.memory();
         let outlined = outline::outline(&observation, epoch, &mut memory.registry);
         let coverage = self.cover(&mut memory, &observation, &outlined, revision);

@@ -501,9 +501,16 @@ impl ToolSpec for Act {
             let options = browser::SnapshotOptions {
                 max_tokens: DIFF_BUDGET,
                 diff: true,
+                // Its id is a snapshot id like any other: a checkpoint too.
+                checkpoint: true,
             };
             match tab.snapshot(&options, ctx.deadline).await {
-                Ok(snapshot) => (Some(snapshot.text), Some(snapshot.id)),
+                Ok(mut snapshot) => {
+                    if let Some(error) = super::checkpoint::keep(ctx, snapshot.checkpoint.take()) {
+                        tracing::debug!(%error, "no checkpoint after the action");
+                    }
+                    (Some(snapshot.text), Some(snapshot.id))
+                }
                 Err(err) => {
                     tracing::debug!(%err, "no snapshot after the action");
                     (None, None)

@@ -28,6 +28,15 @@ pub(crate) struct Output {
     /// The task's archive of observations, when it keeps one.
     #[serde(skip_serializing_if = "Option::is_none")]
     archive: Option<ArchiveOut>,
+    /// Checkpoints held in memory, and older ones dropped past the limit.
+    checkpoints: CheckpointsOut,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+struct CheckpointsOut {
+    held: usize,
+    dropped: usize,
 }
 
 /// The archive's writer: observations queued, writes that failed (never the command's
@@ -64,7 +73,15 @@ impl ToolSpec for Diagnostics {
         }
         let all = ctx.journal();
         let skip = all.len().saturating_sub(limit);
+        let checkpoints = {
+            let held = ctx.checkpoints();
+            CheckpointsOut {
+                held: held.held(),
+                dropped: held.dropped(),
+            }
+        };
         Ok(Output {
+            checkpoints,
             task: ctx.options().task_id.clone(),
             active: ctx.active(),
             last: all.into_iter().skip(skip).collect(),

@@ -14,6 +14,7 @@ use crate::engine::Ctx;
 use crate::error::ToolError;
 
 mod act;
+mod checkpoint;
 mod condition;
 mod diagnostics;
 mod dialog;
@@ -170,6 +171,7 @@ pub fn catalogue() -> &'static [ToolDef] {
             define::<dialog::Dialog>(),
             define::<diagnostics::Diagnostics>(),
             define::<recall::Recall>(),
+            define::<checkpoint::Checkpoint>(),
         ]
     })
 }

@@ -149,7 +149,7 @@ impl ToolSpec for Navigate {
 /// Gets the tab going first when its page does not answer (found so before, or by a
 /// probe now): its hung renderer is stopped, so the navigation runs in a fresh one.
 /// Returns what was done; a tab that cannot be recovered is `PAGE_UNRESPONSIVE`.
-async fn recover(
+pub(super) async fn recover(
     ctx: &mut Ctx<'_>,
     tab: &browser::Tab,
     deadline: browser::Deadline,

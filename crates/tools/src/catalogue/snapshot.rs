@@ -93,6 +93,9 @@ pub(crate) struct Output {
     /// data: each item with its source and type, as the page states it.
     #[serde(skip_serializing_if = "Option::is_none")]
     structured: Option<Vec<Structured>>,
+    /// elements: why this snapshot could not be kept as a checkpoint.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    checkpoint_error: Option<String>,
 }
 
 /// One piece of structured data.
@@ -220,6 +223,7 @@ impl Output {
             still_changing: None,
             coverage: None,
             structured: None,
+            checkpoint_error: None,
         }
     }
 }
@@ -399,8 +403,10 @@ impl ToolSpec for Snapshot {
                     // The reminder line comes out of the same budget.
                     max_tokens: max_tokens.saturating_sub(browser::estimate_tokens(&reminder)),
                     diff: params.diff,
+                    checkpoint: true,
                 };
-                tab.snapshot(&options, deadline).await.map(|snap| {
+                tab.snapshot(&options, deadline).await.map(|mut snap| {
+                    let checkpoint_error = super::checkpoint::keep(ctx, snap.checkpoint.take());
                     let mut state = tab.state();
                     state.title = snap.title.clone();
                     let id = snap.id.clone();
@@ -431,6 +437,7 @@ impl ToolSpec for Snapshot {
                         still_changing: None,
                         coverage: Some(CoverageOut::of(&snap.coverage)),
                         structured: None,
+                        checkpoint_error,
                     };
                     (state, Some(id), output)
                 })

@@ -9,6 +9,7 @@ mod acting;
 mod archive;
 mod capture;
 mod catalogue;
+mod checkpoints;
 mod conditions;
 mod coverage;
 mod harness;

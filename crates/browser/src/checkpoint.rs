@@ -1,0 +1,918 @@
+//! Checkpoints (SPEC §11): every element snapshot keeps the page's restorable state —
+//! its URL and history entry, form fields, `<details>`, contenteditable and scroll
+//! positions, read in one page-side pass (`js/checkpoint.js`) beside the snapshot — and
+//! [`Tab::restore`] brings it back: through history when the entry is still there, else
+//! by loading the URL; each field found again by its identity ([`relocate`]: id, name,
+//! label, with the path only to choose among equals — never by position alone), set as a
+//! person would, then everything read back and reported: verified, restored, failed (with
+//! why) and omitted (secrets are never captured; limits are counted).
+//!
+//! Checkpoints are values: the engine keeps them in memory for the task.
+
+use std::collections::HashSet;
+use std::time::{Duration, Instant};
+
+use cdp::Deadline;
+use cdp::protocol::page;
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+use url::Url;
+
+use crate::{Error, LoadOutcome, Tab};
+
+/// At most this many fields, scroll positions and characters per value are kept.
+pub const MAX_FIELDS: usize = 500;
+pub const MAX_SCROLLS: usize = 200;
+pub const MAX_VALUE_CHARS: usize = 8_000;
+/// A scroll position within this many CSS px of the saved one is restored.
+const SCROLL_TOLERANCE: f64 = 2.0;
+/// After a navigation, how long fields a page renders late are waited for.
+const LATE_FIELDS: Duration = Duration::from_millis(1_500);
+
+/// What kind of state a field holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum Kind {
+    Text,
+    Textarea,
+    Select,
+    Checkbox,
+    Radio,
+    Editable,
+    Details,
+    Password,
+    File,
+}
+
+impl Kind {
+    fn noun(self) -> &'static str {
+        match self {
+            Kind::Text | Kind::Textarea => "textbox",
+            Kind::Select => "select",
+            Kind::Checkbox => "checkbox",
+            Kind::Radio => "radio",
+            Kind::Editable => "editable",
+            Kind::Details => "details",
+            Kind::Password => "password",
+            Kind::File => "file input",
+        }
+    }
+}
+
+/// A field's state, as the page holds it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum State {
+    Value(String),
+    Selected(Vec<String>),
+    Checked(bool),
+    Open(bool),
+}
+
+impl State {
+    fn shown(&self) -> String {
+        match self {
+            State::Value(value) => format!("{value:?}"),
+            State::Selected(values) => format!("{values:?}"),
+            State::Checked(checked) => if *checked { "checked" } else { "unchecked" }.into(),
+            State::Open(open) => if *open { "open" } else { "closed" }.into(),
+        }
+    }
+
+    fn empty(&self) -> bool {
+        match self {
+            State::Value(value) => value.is_empty(),
+            State::Selected(values) => values.iter().all(String::is_empty),
+            State::Checked(checked) => !checked,
+            State::Open(_) => false,
+        }
+    }
+
+    /// Whether two states agree; an editable's text is compared without its whitespace
+    /// (the browser re-lays it out).
+    fn agrees(&self, other: &State) -> bool {
+        match (self, other) {
+            (State::Value(a), State::Value(b)) => {
+                a == b || a.split_whitespace().eq(b.split_whitespace())
+            }
+            _ => self == other,
+        }
+    }
+}
+
+/// What identifies a field: where it is (`scope`: the frames and shadow hosts above it)
+/// and what it is.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct Identity {
+    pub scope: String,
+    pub kind: Kind,
+    pub id: String,
+    pub name: String,
+    pub label: String,
+}
+
+impl Identity {
+    /// `textbox "Email"`, `checkbox name=terms`, `select #country in /frame:iframe#pay`.
+    pub fn describe(&self) -> String {
+        let what = if !self.label.is_empty() {
+            format!("{} {:?}", self.kind.noun(), self.label)
+        } else if !self.name.is_empty() {
+            format!("{} name={}", self.kind.noun(), self.name)
+        } else if !self.id.is_empty() {
+            format!("{} #{}", self.kind.noun(), self.id)
+        } else {
+            self.kind.noun().to_string()
+        };
+        if self.scope.is_empty() {
+            what
+        } else {
+            format!("{what} in {}", self.scope)
+        }
+    }
+}
+
+/// One field of a page.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Field {
+    #[serde(flatten)]
+    pub identity: Identity,
+    pub path: String,
+    /// A checkbox's or radio's `value` attribute (which of its group it is).
+    pub option: String,
+    pub required: bool,
+    pub state: State,
+}
+
+/// A scroll position: the page's or a frame's (`page`), or a container's.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Scroll {
+    pub scope: String,
+    pub id: String,
+    pub path: String,
+    pub x: f64,
+    pub y: f64,
+    pub page: bool,
+}
+
+impl Scroll {
+    fn describe(&self) -> String {
+        let what = if self.page && self.scope.is_empty() {
+            "the page's scroll position".to_string()
+        } else if self.page {
+            format!("the scroll position of {}", self.scope)
+        } else if !self.id.is_empty() {
+            format!("the scroll position of #{}", self.id)
+        } else {
+            format!("the scroll position of {}", self.path)
+        };
+        if self.page || self.scope.is_empty() {
+            what
+        } else {
+            format!("{what} in {}", self.scope)
+        }
+    }
+}
+
+/// A field the pass saw and did not keep, and why.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Omitted {
+    #[serde(flatten)]
+    pub identity: Identity,
+    pub reason: String,
+}
+
+/// What the limits left out, counted.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize)]
+pub(crate) struct Dropped {
+    pub fields: usize,
+    pub scrolls: usize,
+    pub values: usize,
+    /// Frames of another origin, whose fields cannot be read from the page.
+    pub frames: usize,
+}
+
+/// One planned change, as the pass applied it.
+#[derive(Debug, Clone, Deserialize)]
+pub(crate) struct Applied {
+    pub index: usize,
+    pub done: bool,
+    pub reason: Option<String>,
+}
+
+/// The pass's reply (`js/checkpoint.js`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Captured {
+    pub fields: Vec<Field>,
+    pub scrolls: Vec<Scroll>,
+    pub omitted: Vec<Omitted>,
+    pub more_omitted: usize,
+    pub dropped: Dropped,
+    pub applied: Vec<Applied>,
+}
+
+/// A tab's restorable state as read, before it is named.
+#[derive(Debug)]
+pub(crate) struct Capture {
+    history_entry: Option<i64>,
+    state: Captured,
+}
+
+/// A restorable state of a tab, taken with an element snapshot of the same id.
+#[derive(Debug, Clone)]
+pub struct Checkpoint {
+    /// The snapshot's id (`tab0-s7`, `tab0-s7.1`).
+    pub id: String,
+    /// The tab it was taken in.
+    pub tab: String,
+    pub url: String,
+    pub title: String,
+    /// When it was taken.
+    pub time: std::time::SystemTime,
+    history_entry: Option<i64>,
+    state: Captured,
+}
+
+impl Checkpoint {
+    /// Fields it holds.
+    pub fn fields(&self) -> usize {
+        self.state.fields.len()
+    }
+
+    /// Scroll positions it holds (the page's included).
+    pub fn scrolls(&self) -> usize {
+        self.state.scrolls.len()
+    }
+}
+
+/// How a restore reached the checkpoint's page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reached {
+    /// The tab was on it already.
+    InPlace,
+    /// Through the tab's history: the entry was still there.
+    History,
+    /// By loading the URL again.
+    Loaded,
+}
+
+impl Reached {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Reached::InPlace => "in-place",
+            Reached::History => "history",
+            Reached::Loaded => "url",
+        }
+    }
+}
+
+/// One field (or scroll position) a restore could not bring back, or did not try to.
+#[derive(Debug, Clone)]
+pub struct Unrestored {
+    /// `textbox "Email"`: the field's kind and identity (page text).
+    pub field: String,
+    pub reason: String,
+    /// What the checkpoint held and what the page holds, when both are known.
+    pub expected: Option<String>,
+    pub actual: Option<String>,
+}
+
+/// What a restore did and found (SPEC §11).
+#[derive(Debug, Clone)]
+pub struct Restoration {
+    pub reached: Reached,
+    /// The navigation, when there was one.
+    pub load: Option<LoadOutcome>,
+    /// Fields and scroll positions read back as the checkpoint holds them.
+    pub verified: usize,
+    /// Of those, how many this restore changed.
+    pub restored: usize,
+    pub failed: Vec<Unrestored>,
+    pub omitted: Vec<Unrestored>,
+}
+
+/// Where a saved field is on the page now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Place {
+    Found(usize),
+    /// Several fields match it equally; none is chosen.
+    Ambiguous(usize),
+    Missing,
+}
+
+/// Finds each saved field among the page's fields by identity: in its scope and of its
+/// kind (a checkbox or radio also of its `value`), the one with its id (unless its name
+/// or label says it is another field), else its name, else its label; where several
+/// match, the one at its path — the path only ever chooses among fields that match by
+/// identity. A page field is given to one saved field at most.
+pub(crate) fn relocate(saved: &[Field], now: &[Field]) -> Vec<Place> {
+    let mut taken = vec![false; now.len()];
+    saved
+        .iter()
+        .map(|field| {
+            let place = place(field, now, &taken);
+            if let Place::Found(index) = place {
+                taken[index] = true;
+            }
+            place
+        })
+        .collect()
+}
+
+fn place(field: &Field, now: &[Field], taken: &[bool]) -> Place {
+    let saved = &field.identity;
+    let pool: Vec<usize> = (0..now.len())
+        .filter(|&i| {
+            let other = &now[i];
+            !taken[i]
+                && other.identity.scope == saved.scope
+                && other.identity.kind == saved.kind
+                && other.option == field.option
+        })
+        .collect();
+    let agree = |a: &str, b: &str| a.is_empty() || b.is_empty() || a == b;
+    let keys: [&dyn Fn(&Field) -> bool; 3] = [
+        &|other| {
+            !saved.id.is_empty()
+                && other.identity.id == saved.id
+                && agree(&other.identity.name, &saved.name)
+                && agree(&other.identity.label, &saved.label)
+        },
+        &|other| {
+            !saved.name.is_empty()
+                && other.identity.name == saved.name
+                && agree(&other.identity.label, &saved.label)
+        },
+        &|other| !saved.label.is_empty() && other.identity.label == saved.label,
+    ];
+    let mut ambiguous = 0;
+    for key in keys {
+        let matches: Vec<usize> = pool.iter().copied().filter(|&i| key(&now[i])).collect();
+        match matches.as_slice() {
+            [] => {}
+            [one] => return Place::Found(*one),
+            several => {
+                let at_path: Vec<usize> = several
+                    .iter()
+                    .copied()
+                    .filter(|&i| now[i].path == field.path)
+                    .collect();
+                if let [one] = at_path.as_slice() {
+                    return Place::Found(*one);
+                }
+                ambiguous = ambiguous.max(several.len());
+            }
+        }
+    }
+    if ambiguous > 0 {
+        Place::Ambiguous(ambiguous)
+    } else {
+        Place::Missing
+    }
+}
+
+/// Finds each saved scroll position's scroller on the page now: the page and frames by
+/// scope; a container in its scope by its id, else by its path (a container has no
+/// other identity).
+fn relocate_scrolls(saved: &[Scroll], now: &[Scroll]) -> Vec<Option<usize>> {
+    saved
+        .iter()
+        .map(|scroll| {
+            let same = |other: &&Scroll| other.scope == scroll.scope && other.page == scroll.page;
+            let found = |key: &dyn Fn(&Scroll) -> bool| {
+                let matches: Vec<usize> = now
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, other)| same(other) && key(other))
+                    .map(|(i, _)| i)
+                    .collect();
+                (matches.len() == 1).then(|| matches[0])
+            };
+            if scroll.page {
+                found(&|_| true)
+            } else if !scroll.id.is_empty() {
+                found(&|other| other.id == scroll.id)
+            } else {
+                found(&|other| other.id.is_empty() && other.path == scroll.path)
+            }
+        })
+        .collect()
+}
+
+/// Which saved fields and scroll positions a restore changed (indices into the
+/// checkpoint's lists).
+#[derive(Debug, Default)]
+struct Changed {
+    fields: HashSet<usize>,
+    scrolls: HashSet<usize>,
+}
+
+/// The verdict on each saved field and scroll position against the page read back.
+fn verdict(
+    checkpoint: &Captured,
+    now: &Captured,
+    changed: &Changed,
+    refused: &[(usize, String)],
+) -> (usize, usize, Vec<Unrestored>) {
+    let mut verified = 0;
+    let mut restored = 0;
+    let mut failed = Vec::new();
+    let places = relocate(&checkpoint.fields, &now.fields);
+    for (i, (field, place)) in checkpoint.fields.iter().zip(&places).enumerate() {
+        let describe = field.identity.describe();
+        match place {
+            Place::Found(index) => {
+                let actual = &now.fields[*index].state;
+                if actual.agrees(&field.state) {
+                    verified += 1;
+                    restored += usize::from(changed.fields.contains(&i));
+                } else {
+                    let reason = refused
+                        .iter()
+                        .find(|(saved, _)| *saved == i)
+                        .map_or("it reads back otherwise".to_string(), |(_, r)| r.clone());
+                    failed.push(Unrestored {
+                        field: describe,
+                        reason,
+                        expected: Some(field.state.shown()),
+                        actual: Some(actual.shown()),
+                    });
+                }
+            }
+            Place::Ambiguous(count) => failed.push(Unrestored {
+                field: describe,
+                reason: format!("{count} fields on the page match it; none was chosen"),
+                expected: Some(field.state.shown()),
+                actual: None,
+            }),
+            Place::Missing => failed.push(Unrestored {
+                field: describe,
+                reason: "no field on the page has its identity".into(),
+                expected: Some(field.state.shown()),
+                actual: None,
+            }),
+        }
+    }
+    // Required fields the checkpoint knows nothing of (a form that changed since) are
+    // empty: the form will not go through as it was.
+    let mut found: Vec<bool> = vec![false; now.fields.len()];
+    for place in &places {
+        if let Place::Found(index) = place {
+            found[*index] = true;
+        }
+    }
+    let mut groups = HashSet::new();
+    for (field, _) in now
+        .fields
+        .iter()
+        .zip(&found)
+        .filter(|(field, found)| !**found && field.required && field.state.empty())
+    {
+        if field.identity.kind == Kind::Radio
+            && !groups.insert((field.identity.scope.clone(), field.identity.name.clone()))
+        {
+            continue;
+        }
+        failed.push(Unrestored {
+            field: field.identity.describe(),
+            reason: "a required field the checkpoint does not hold (the page changed since); it is empty".into(),
+            expected: None,
+            actual: Some(field.state.shown()),
+        });
+    }
+    let scroll_places = relocate_scrolls(&checkpoint.scrolls, &now.scrolls);
+    for (i, (scroll, place)) in checkpoint.scrolls.iter().zip(scroll_places).enumerate() {
+        let expected = Some(format!("x={} y={}", scroll.x.round(), scroll.y.round()));
+        match place.map(|i| &now.scrolls[i]) {
+            Some(now)
+                if (now.x - scroll.x).abs() <= SCROLL_TOLERANCE
+                    && (now.y - scroll.y).abs() <= SCROLL_TOLERANCE =>
+            {
+                verified += 1;
+                restored += usize::from(changed.scrolls.contains(&i));
+            }
+            Some(now) => failed.push(Unrestored {
+                field: scroll.describe(),
+                reason: "it could not scroll there (the content is shorter now?)".into(),
+                expected,
+                actual: Some(format!("x={} y={}", now.x.round(), now.y.round())),
+            }),
+            None => failed.push(Unrestored {
+                field: scroll.describe(),
+                reason: "no such scroller on the page".into(),
+                expected,
+                actual: None,
+            }),
+        }
+    }
+    (verified, restored, failed)
+}
+
+/// What the checkpoint left out, for the report.
+fn omissions(state: &Captured) -> Vec<Unrestored> {
+    let mut omitted: Vec<Unrestored> = state
+        .omitted
+        .iter()
+        .map(|o| Unrestored {
+            field: o.identity.describe(),
+            reason: o.reason.clone(),
+            expected: None,
+            actual: None,
+        })
+        .collect();
+    let counted = |count: usize, what: &str| {
+        (count > 0).then(|| Unrestored {
+            field: format!("{count} {what}"),
+            reason: "not captured".into(),
+            expected: None,
+            actual: None,
+        })
+    };
+    omitted.extend(counted(state.more_omitted, "more omitted fields"));
+    omitted.extend(counted(
+        state.dropped.fields,
+        &format!("fields beyond the first {MAX_FIELDS}"),
+    ));
+    omitted.extend(counted(
+        state.dropped.scrolls,
+        &format!("scroll containers beyond the first {MAX_SCROLLS}"),
+    ));
+    omitted.extend(counted(
+        state.dropped.frames,
+        "frames of another origin (their fields cannot be read)",
+    ));
+    omitted
+}
+
+/// The URL without its fragment: a page is the same page at another anchor.
+fn page_of(url: &str) -> &str {
+    url.split_once('#').map_or(url, |(page, _)| page)
+}
+
+impl Tab {
+    /// The page's restorable state now (one page-side pass, and the history entry
+    /// beside it).
+    pub(crate) async fn capture_checkpoint(&self, deadline: Deadline) -> Result<Capture, Error> {
+        let history = self
+            .session()
+            .call(&page::GetNavigationHistory {}, deadline);
+        let state = self.read_checkpoint_state(None, &[], deadline);
+        let (history, state) = tokio::join!(history, state);
+        let history_entry = history
+            .ok()
+            .and_then(|h| h.entries.get(h.current_index).map(|e| e.id));
+        Ok(Capture {
+            history_entry,
+            state: state?,
+        })
+    }
+
+    /// A checkpoint of the page now, apart from any snapshot (`id` names it).
+    pub async fn checkpoint(&self, id: String, deadline: Deadline) -> Result<Checkpoint, Error> {
+        let capture = self.capture_checkpoint(deadline).await?;
+        Ok(self.checkpoint_of(id, capture))
+    }
+
+    /// `capture` as the checkpoint `id`.
+    pub(crate) fn checkpoint_of(&self, id: String, capture: Capture) -> Checkpoint {
+        let page = self.state();
+        Checkpoint {
+            id,
+            tab: self.label().to_string(),
+            url: page.url,
+            title: page.title,
+            time: std::time::SystemTime::now(),
+            history_entry: capture.history_entry,
+            state: capture.state,
+        }
+    }
+
+    /// One pass of `js/checkpoint.js`: the page's state after `plan` (if any), with the
+    /// containers of `wanted` read wherever they are scrolled.
+    async fn read_checkpoint_state(
+        &self,
+        plan: Option<serde_json::Value>,
+        wanted: &[Scroll],
+        deadline: Deadline,
+    ) -> Result<Captured, Error> {
+        let wanted: Vec<serde_json::Value> = wanted
+            .iter()
+            .filter(|s| !s.page)
+            .map(|s| json!({ "scope": s.scope, "id": s.id, "path": s.path }))
+            .collect();
+        let limits = json!({
+            "fields": MAX_FIELDS,
+            "scrolls": MAX_SCROLLS,
+            "valueChars": MAX_VALUE_CHARS,
+            "wanted": wanted,
+        });
+        self.call_script(
+            &crate::script::CHECKPOINT,
+            vec![plan.unwrap_or(serde_json::Value::Null), limits],
+            deadline,
+        )
+        .await
+    }
+
+    /// Restores `checkpoint` in this tab: reaches its page (`url`, the checkpoint's URL
+    /// already checked against the task's policy) through history or by loading it,
+    /// refuses a page that redirected elsewhere (`CheckpointUrlChanged`), then sets every
+    /// field that differs, restores scroll positions and reads everything back.
+    pub async fn restore(
+        &self,
+        checkpoint: &Checkpoint,
+        url: &Url,
+        deadline: Deadline,
+    ) -> Result<Restoration, Error> {
+        let (reached, load) = self.reach(checkpoint, url, deadline).await?;
+        let now = self.state().url;
+        if page_of(&now) != page_of(&checkpoint.url) {
+            return Err(Error::CheckpointUrlChanged {
+                expected: checkpoint.url.clone(),
+                reached: now,
+            });
+        }
+        let _ = self.wait_settled(crate::DEFAULT_SETTLE, deadline).await;
+        // A page may render its form after it loads: fields are waited for a moment.
+        let saved = &checkpoint.state;
+        let started = Instant::now();
+        let mut current = self
+            .read_checkpoint_state(None, &saved.scrolls, deadline)
+            .await?;
+        while reached != Reached::InPlace
+            && started.elapsed() < LATE_FIELDS
+            && relocate(&saved.fields, &current.fields).contains(&Place::Missing)
+        {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            current = self
+                .read_checkpoint_state(None, &saved.scrolls, deadline)
+                .await?;
+        }
+        // Fields first (setting them may change the layout), then scroll positions.
+        let mut changed = Changed::default();
+        let mut refused = Vec::new();
+        let places = relocate(&saved.fields, &current.fields);
+        let mut plan = Vec::new();
+        let mut planned = Vec::new();
+        for (i, (field, place)) in saved.fields.iter().zip(&places).enumerate() {
+            if let Place::Found(index) = place
+                && !current.fields[*index].state.agrees(&field.state)
+            {
+                let now = &current.fields[*index];
+                plan.push(json!({
+                    "index": index,
+                    "expect": now.identity,
+                    "state": field.state,
+                }));
+                planned.push((i, *index));
+            }
+        }
+        if !plan.is_empty() {
+            let applied = self
+                .read_checkpoint_state(Some(json!({ "fields": plan })), &saved.scrolls, deadline)
+                .await?
+                .applied;
+            for (saved_index, page_index) in planned {
+                match applied.iter().find(|a| a.index == page_index) {
+                    Some(a) if a.done => {
+                        changed.fields.insert(saved_index);
+                    }
+                    Some(a) => refused.push((
+                        saved_index,
+                        a.reason.clone().unwrap_or_else(|| "it was not set".into()),
+                    )),
+                    None => {}
+                }
+            }
+            let _ = self.wait_settled(crate::DEFAULT_SETTLE, deadline).await;
+        }
+        let before = self
+            .read_checkpoint_state(None, &saved.scrolls, deadline)
+            .await?;
+        let mut scrolls = Vec::new();
+        let places = relocate_scrolls(&saved.scrolls, &before.scrolls);
+        // In place, a container scrolled since the checkpoint (so not in it: the page had
+        // never scrolled it) goes back to its start.
+        if reached == Reached::InPlace {
+            for (index, now) in before.scrolls.iter().enumerate() {
+                if !now.page && (now.x != 0.0 || now.y != 0.0) && !places.contains(&Some(index)) {
+                    scrolls.push(json!({ "index": index, "x": 0, "y": 0 }));
+                }
+            }
+        }
+        for (i, (scroll, place)) in saved.scrolls.iter().zip(places).enumerate() {
+            let Some(index) = place else { continue };
+            let now = &before.scrolls[index];
+            if (now.x - scroll.x).abs() > SCROLL_TOLERANCE
+                || (now.y - scroll.y).abs() > SCROLL_TOLERANCE
+            {
+                scrolls.push(json!({ "index": index, "x": scroll.x, "y": scroll.y }));
+                changed.scrolls.insert(i);
+            }
+        }
+        let after = if scrolls.is_empty() {
+            before
+        } else {
+            self.read_checkpoint_state(
+                Some(json!({ "scrolls": scrolls })),
+                &saved.scrolls,
+                deadline,
+            )
+            .await?
+        };
+        let (verified, restored, failed) = verdict(saved, &after, &changed, &refused);
+        Ok(Restoration {
+            reached,
+            load,
+            verified,
+            restored,
+            failed,
+            omitted: omissions(saved),
+        })
+    }
+
+    /// Brings the tab to the checkpoint's page: nothing when it is there, its history
+    /// entry when the tab still has it (same URL), else the URL.
+    async fn reach(
+        &self,
+        checkpoint: &Checkpoint,
+        url: &Url,
+        deadline: Deadline,
+    ) -> Result<(Reached, Option<LoadOutcome>), Error> {
+        let state = self.state();
+        if !state.crashed && page_of(&state.url) == page_of(&checkpoint.url) {
+            return Ok((Reached::InPlace, None));
+        }
+        if let Some(entry) = checkpoint.history_entry
+            && !state.crashed
+        {
+            let history = self
+                .session()
+                .call(&page::GetNavigationHistory {}, deadline)
+                .await?;
+            let valid = history
+                .entries
+                .iter()
+                .any(|e| e.id == entry && e.url == checkpoint.url);
+            if valid {
+                let outcome = self.go_to_entry(entry, &checkpoint.url, deadline).await?;
+                return Ok((Reached::History, Some(outcome)));
+            }
+        }
+        let outcome = self.navigate(url, deadline).await?;
+        Ok((Reached::Loaded, Some(outcome)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn field(kind: Kind, id: &str, name: &str, label: &str, path: &str) -> Field {
+        Field {
+            identity: Identity {
+                scope: String::new(),
+                kind,
+                id: id.into(),
+                name: name.into(),
+                label: label.into(),
+            },
+            path: path.into(),
+            option: String::new(),
+            required: false,
+            state: State::Value(String::new()),
+        }
+    }
+
+    #[test]
+    fn a_field_is_found_by_id_then_name_then_label() {
+        let saved = [
+            field(Kind::Text, "email", "", "Email", "form:1>input:1"),
+            field(Kind::Text, "", "city", "City", "form:1>input:2"),
+            field(Kind::Textarea, "", "", "Notes", "form:1>textarea:1"),
+        ];
+        // Re-rendered: other ids and order, same names and labels.
+        let now = [
+            field(Kind::Textarea, "f3", "", "Notes", "form:1>textarea:1"),
+            field(Kind::Text, "f1", "city", "City", "form:1>input:1"),
+            field(Kind::Text, "email", "", "Email", "form:1>input:2"),
+        ];
+        assert_eq!(
+            relocate(&saved, &now),
+            [Place::Found(2), Place::Found(1), Place::Found(0)]
+        );
+    }
+
+    /// Ids re-assigned by position: the id now names another field, which its label says.
+    #[test]
+    fn an_id_that_now_names_another_field_is_not_taken() {
+        let saved = [field(Kind::Text, "f1", "", "Email", "form:1>input:1")];
+        let now = [
+            field(Kind::Text, "f1", "", "Phone", "form:1>input:1"),
+            field(Kind::Text, "f2", "", "Email", "form:1>input:2"),
+        ];
+        assert_eq!(relocate(&saved, &now), [Place::Found(1)]);
+    }
+
+    #[test]
+    fn position_alone_never_decides() {
+        // No identity in common, same path and kind: not found.
+        let saved = [field(Kind::Text, "", "", "Email", "form:1>input:1")];
+        let now = [field(
+            Kind::Text,
+            "",
+            "",
+            "E-mail address",
+            "form:1>input:1",
+        )];
+        assert_eq!(relocate(&saved, &now), [Place::Missing]);
+        // Two with the label: the path chooses between them.
+        let now = [
+            field(Kind::Text, "", "", "Email", "form:2>input:1"),
+            field(Kind::Text, "", "", "Email", "form:1>input:1"),
+        ];
+        assert_eq!(relocate(&saved, &now), [Place::Found(1)]);
+        // Two with the label, neither at the path: ambiguous.
+        let now = [
+            field(Kind::Text, "", "", "Email", "form:2>input:1"),
+            field(Kind::Text, "", "", "Email", "form:3>input:1"),
+        ];
+        assert_eq!(relocate(&saved, &now), [Place::Ambiguous(2)]);
+    }
+
+    #[test]
+    fn other_scopes_and_kinds_are_other_fields() {
+        let mut saved = field(Kind::Text, "q", "q", "Search", "input:1");
+        saved.identity.scope = "/frame:iframe#pay".into();
+        let now = [
+            field(Kind::Text, "q", "q", "Search", "input:1"),
+            field(Kind::Textarea, "q", "q", "Search", "input:1"),
+        ];
+        assert_eq!(relocate(&[saved], &now), [Place::Missing]);
+    }
+
+    #[test]
+    fn radios_are_told_apart_by_their_value() {
+        let radio = |option: &str, checked: bool| Field {
+            option: option.into(),
+            state: State::Checked(checked),
+            ..field(Kind::Radio, "", "size", "", "x")
+        };
+        let saved = [radio("s", false), radio("m", true)];
+        let now = [radio("m", false), radio("s", true)];
+        assert_eq!(relocate(&saved, &now), [Place::Found(1), Place::Found(0)]);
+    }
+
+    #[test]
+    fn a_new_required_field_fails_the_restore_and_the_rest_verifies() {
+        let mut email = field(Kind::Text, "email", "", "Email", "p");
+        email.state = State::Value("a@b.c".into());
+        let saved = Captured {
+            fields: vec![email.clone()],
+            scrolls: vec![],
+            omitted: vec![],
+            more_omitted: 0,
+            dropped: Dropped::default(),
+            applied: vec![],
+        };
+        let mut phone = field(Kind::Text, "phone", "", "Phone", "q");
+        phone.required = true;
+        let now = Captured {
+            fields: vec![email, phone],
+            ..saved.clone()
+        };
+        let (verified, restored, failed) = verdict(&saved, &now, &Changed::default(), &[]);
+        assert_eq!((verified, restored), (1, 0));
+        assert_eq!(failed.len(), 1);
+        assert_eq!(failed[0].field, "textbox \"Phone\"");
+        assert!(failed[0].reason.contains("required"), "{:?}", failed[0]);
+    }
+
+    #[test]
+    fn a_scroll_position_is_restored_within_two_pixels() {
+        let scroll = |y: f64| Scroll {
+            scope: String::new(),
+            id: "list".into(),
+            path: "div:1".into(),
+            x: 0.0,
+            y,
+            page: false,
+        };
+        let state = |y: f64| Captured {
+            fields: vec![],
+            scrolls: vec![scroll(y)],
+            omitted: vec![],
+            more_omitted: 0,
+            dropped: Dropped::default(),
+            applied: vec![],
+        };
+        let (verified, _, failed) = verdict(&state(400.0), &state(401.5), &Changed::default(), &[]);
+        assert_eq!((verified, failed.len()), (1, 0));
+        let (verified, _, failed) = verdict(&state(400.0), &state(300.0), &Changed::default(), &[]);
+        assert_eq!((verified, failed.len()), (0, 1));
+        assert_eq!(failed[0].actual.as_deref(), Some("x=0 y=300"));
+    }
+}
