@@ -11,6 +11,7 @@ mod catalogue;
 mod engine;
 mod envelope;
 mod error;
+pub mod flow;
 mod host;
 mod journal;
 mod render;
