@@ -325,9 +325,11 @@ impl Engine {
         let url_before = lock(&self.flow_log).url.clone();
         let result = match catalogue::find(method) {
             _ if open.is_some() => Err(circuit_open(&self.options.task_id, open)),
-            Some(tool) if tool.name != "act" && options.target.is_some() => Err(
-                ToolError::invalid_params(format!("{method} acts on no element: it takes no target")),
-            ),
+            Some(tool) if tool.name != "act" && options.target.is_some() => {
+                Err(ToolError::invalid_params(format!(
+                    "{method} acts on no element: it takes no target"
+                )))
+            }
             Some(tool) if !tool.uses_task && options.expect.is_some() => Err(
                 ToolError::invalid_params(format!("{method} works on no page: it takes no expect")),
             ),

@@ -239,11 +239,12 @@ impl Flow {
                 )));
             }
             if let Some(expect) = &step.expect {
-                crate::catalogue::postcondition(&Value::Object(expect.clone()), true)
-                    .map_err(|e| ToolError {
+                crate::catalogue::postcondition(&Value::Object(expect.clone()), true).map_err(
+                    |e| ToolError {
                         message: format!("step {number}: {}", e.message),
                         ..e
-                    })?;
+                    },
+                )?;
             }
         }
         Ok(())
@@ -700,7 +701,9 @@ mod tests {
                 "{bad}: {refused:?}"
             );
         }
-        assert!(flow(json!([{ "method": "navigate", "params": { "url": "about:blank" } }])).is_ok());
+        assert!(
+            flow(json!([{ "method": "navigate", "params": { "url": "about:blank" } }])).is_ok()
+        );
     }
 
     #[test]
@@ -720,7 +723,11 @@ mod tests {
         let only_user: BTreeMap<String, String> = [("user".to_string(), "ada".to_string())].into();
         let missing = parsed.bind(&only_user).unwrap_err();
         assert_eq!(missing.code, Code::InvalidParams);
-        assert!(missing.message.contains("\"password\""), "{}", missing.message);
+        assert!(
+            missing.message.contains("\"password\""),
+            "{}",
+            missing.message
+        );
         let mut all = only_user.clone();
         all.insert("password".into(), "hunter2".into());
         let bound = parsed.bind(&all).unwrap();
@@ -730,6 +737,29 @@ mod tests {
         assert!(bound.steps[1].sensitive, "a secret's step runs sensitive");
         all.insert("pasword".into(), "typo".into());
         assert_eq!(parsed.bind(&all).unwrap_err().code, Code::InvalidParams);
+    }
+
+    /// `flow.schema.json` at the repository's root is the schema of [`Flow`];
+    /// `CANDOR_WRITE_FLOW_SCHEMA=1` writes it again after the type changed.
+    #[test]
+    fn the_published_schema_file_is_the_flow_types_schema() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../..")
+            .join(SCHEMA_FILE);
+        let mut want = serde_json::to_string_pretty(&schema()).unwrap();
+        want.push('\n');
+        if std::env::var_os("CANDOR_WRITE_FLOW_SCHEMA").is_some() {
+            std::fs::write(&path, &want).unwrap();
+        }
+        let have = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(
+            have == want,
+            "{} is not the schema of Flow: run CANDOR_WRITE_FLOW_SCHEMA=1 cargo test -p tools --lib flow",
+            path.display()
+        );
+        let validator = jsonschema::validator_for(&schema()).unwrap();
+        assert!(validator.is_valid(&json!({ "steps": [{ "method": "navigate" }] })));
+        assert!(!validator.is_valid(&json!({ "steps": [{ "method": "navigate", "x": 1 }] })));
     }
 
     #[test]

@@ -377,7 +377,9 @@ fn by_identity(
     let mut same: Vec<usize> = outlined
         .identities
         .iter()
-        .filter(|(_, id)| id.container == container && id.role == wanted.role && id.name == wanted.name)
+        .filter(|(_, id)| {
+            id.container == container && id.role == wanted.role && id.name == wanted.name
+        })
         .map(|(node, _)| *node)
         .collect();
     same.sort_unstable();
@@ -385,9 +387,10 @@ fn by_identity(
         .iter()
         .copied()
         .filter(|node| {
-            outlined.identities.get(node).is_some_and(|id| {
-                id.context == wanted.heading && id.ordinal == wanted.ordinal
-            })
+            outlined
+                .identities
+                .get(node)
+                .is_some_and(|id| id.context == wanted.heading && id.ordinal == wanted.ordinal)
         })
         .collect();
     if let [only] = exact.as_slice() {

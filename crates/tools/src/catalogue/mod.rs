@@ -157,7 +157,10 @@ pub(crate) use expect::{Postcondition, verify};
 
 /// The postcondition an `expect` object states (act's, or a flow step's), checked by
 /// the one set of rules before anything runs.
-pub(crate) fn postcondition(expect: &Value, eval_enabled: bool) -> Result<Postcondition, ToolError> {
+pub(crate) fn postcondition(
+    expect: &Value,
+    eval_enabled: bool,
+) -> Result<Postcondition, ToolError> {
     let parsed: expect::Expect = serde_json::from_value(expect.clone())
         .map_err(|e| ToolError::invalid_params(format!("expect: {e}")))?;
     parsed.check(eval_enabled)

@@ -11,6 +11,7 @@ mod capture;
 mod catalogue;
 mod conditions;
 mod coverage;
+mod flows;
 mod harness;
 mod inputs;
 mod navigation;
