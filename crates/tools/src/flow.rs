@@ -4,7 +4,7 @@
 //! hand.
 //!
 //! **Recording.** The engine keeps, beside its journal, the steps a flow would hold
-//! ([`Recorded::of`]): every command that succeeded and changed something (a tool not
+//! (`Recorded::of`): every command that succeeded and changed something (a tool not
 //! marked read-only), plus `wait`s. Other reads are left out: a later step can depend on
 //! a read only through a ref it returned, and each step carries the identity behind its
 //! ref itself ([`Target`]); a `wait` is kept because the steps after it relied on the
