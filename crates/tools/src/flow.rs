@@ -5,10 +5,11 @@
 //!
 //! **Recording.** The engine keeps, beside its journal, the steps a flow would hold
 //! (`Recorded::of`): every command that succeeded and changed something (a tool not
-//! marked read-only), plus `wait`s. Other reads are left out: a later step can depend on
-//! a read only through a ref it returned, and each step carries the identity behind its
-//! ref itself ([`Target`]); a `wait` is kept because the steps after it relied on the
-//! condition it waited for. Failed and refused commands are left out.
+//! marked read-only), plus `wait`s. Other reads are left out (a tab list and
+//! `scroll_next_screen` count as reads): a later step can depend on a read only through a
+//! ref it returned, and each step carries the identity behind its ref itself
+//! ([`Target`]); a `wait` is kept because the steps after it relied on the condition it
+//! waited for. Failed and refused commands are left out.
 //!
 //! **Secrets.** Text typed into a password input, and every value of a command marked
 //! `sensitive` (its text, keys, option values or URL), is replaced when the step is
@@ -406,7 +407,10 @@ impl Recorded {
         if !envelope.ok || tool.annotations.read_only && method != "wait" {
             return None;
         }
-        if method == "tabs" && params["action"].as_str().is_none_or(|a| a == "list") {
+        // A tab list, and a screen scrolled on to read what is new, are reads.
+        if method == "tabs" && params["action"].as_str().is_none_or(|a| a == "list")
+            || method == "act" && params["action"] == "scroll_next_screen"
+        {
             return None;
         }
         let mut params = params.clone();

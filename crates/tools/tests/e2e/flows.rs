@@ -367,3 +367,52 @@ async fn a_step_target_with_a_locator_or_on_a_tool_that_acts_on_no_element_is_re
     assert_eq!(empty.code, Some(tools::Code::EmptyCondition));
     h.shutdown().await;
 }
+
+#[tokio::test]
+async fn a_wait_is_kept_other_reads_are_not_and_a_sensitive_commands_values_become_variables() {
+    let h = Harness::new();
+    h.ok("navigate", json!({ "url": h.url("login.html") }))
+        .await;
+    h.ok("snapshot", json!({ "mode": "text" })).await;
+    h.ok("wait", json!({ "text": "Not signed in" })).await;
+    h.ok("tabs", json!({ "action": "list" })).await;
+    let sensitive = tools::CallOptions {
+        sensitive: true,
+        ..tools::CallOptions::default()
+    };
+    // Its expect may spell the secret: a flow keeps the step, not the expect.
+    let filled = h
+        .engine
+        .call_with(
+            "act",
+            json!({ "action": "fill", "role": "textbox", "name": "User", "text": "secret-user",
+                    "expect": { "text": "Not signed in" } }),
+            sensitive,
+        )
+        .await;
+    assert!(filled.ok, "{:#}", filled.to_json());
+    let flow = h.ok("flow", json!({ "action": "export" })).await["data"]["flow"].clone();
+    valid_under_published_schema(&flow);
+    let steps = flow["steps"].as_array().unwrap();
+    let methods: Vec<&str> = steps
+        .iter()
+        .map(|s| s["method"].as_str().unwrap())
+        .collect();
+    assert_eq!(methods.first(), Some(&"navigate"), "{flow:#}");
+    assert_eq!(methods[1], "wait", "{flow:#}");
+    assert!(
+        !methods.contains(&"snapshot") && !methods.contains(&"tabs"),
+        "{flow:#}"
+    );
+    let last = steps.last().unwrap();
+    assert_eq!(last["sensitive"], true);
+    assert_eq!(last["params"]["text"], "{{user}}", "{last:#}");
+    assert!(last["params"].get("expect").is_none(), "{last:#}");
+    assert!(
+        last.get("url").is_none(),
+        "a sensitive step says nowhere it ran"
+    );
+    assert!(!flow.to_string().contains("secret-user"), "{flow:#}");
+    assert_eq!(flow["variables"]["user"]["sensitive"], true);
+    h.shutdown().await;
+}
