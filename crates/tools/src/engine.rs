@@ -333,7 +333,6 @@ impl Engine {
             Some(tool) if !tool.uses_task && options.expect.is_some() => Err(
                 ToolError::invalid_params(format!("{method} works on no page: it takes no expect")),
             ),
-            _ if postcondition.is_err() => postcondition.clone().map(|_| Value::Null),
             None => Err(ToolError::invalid_params(format!(
                 "there is no tool named {method:?}; the tools are: {}",
                 catalogue::catalogue()
@@ -342,16 +341,19 @@ impl Engine {
                     .collect::<Vec<_>>()
                     .join(", ")
             ))),
-            Some(tool) => {
-                ctx.postcondition = postcondition.ok().flatten();
-                let run = Run {
-                    tool,
-                    command_id: &command_id,
-                    started,
-                    budget,
-                };
-                self.run(run, &mut ctx, params.clone()).await
-            }
+            Some(tool) => match postcondition {
+                Err(refused) => Err(refused),
+                Ok(postcondition) => {
+                    ctx.postcondition = postcondition;
+                    let run = Run {
+                        tool,
+                        command_id: &command_id,
+                        started,
+                        budget,
+                    };
+                    self.run(run, &mut ctx, params.clone()).await
+                }
+            },
         };
         ctx.report_task_events();
         let cancelled = matches!(&result, Err(e) if e.code == Code::CommandCancelled);

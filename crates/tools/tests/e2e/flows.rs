@@ -416,3 +416,41 @@ async fn a_wait_is_kept_other_reads_are_not_and_a_sensitive_commands_values_beco
     assert_eq!(flow["variables"]["user"]["sensitive"], true);
     h.shutdown().await;
 }
+
+#[tokio::test]
+async fn an_identity_shared_by_two_elements_is_resolved_only_by_its_full_identity_never_guessed() {
+    let h = Harness::new();
+    h.ok("navigate", json!({ "url": h.url("flows/twins.html") }))
+        .await;
+    let save = |ordinal| tools::CallOptions {
+        target: Some(browser::ElementIdentity {
+            role: "button".into(),
+            name: "Save".into(),
+            containers: vec![("main".into(), String::new())],
+            heading: String::new(),
+            ordinal,
+        }),
+        ..tools::CallOptions::default()
+    };
+    // The whole identity, its place among equals included (SPEC §5.2), names one.
+    let second = h
+        .engine
+        .call_with(
+            "act",
+            json!({ "action": "click", "expect": { "text": "second" } }),
+            save(1),
+        )
+        .await;
+    assert!(second.ok, "{:#}", second.to_json());
+    assert_eq!(second.data["relocated"], false);
+    // No element has that identity, and two could stand in for it: refused, not guessed.
+    let ambiguous = h
+        .engine
+        .call_with("act", json!({ "action": "click" }), save(5))
+        .await
+        .to_json();
+    assert_eq!(ambiguous["code"], "AMBIGUOUS_LOCATOR", "{ambiguous:#}");
+    assert_eq!(ambiguous["data"]["matched"], 2, "{ambiguous:#}");
+    assert_eq!(ambiguous["execution"]["actionStatus"], "not-started");
+    h.shutdown().await;
+}
