@@ -11,11 +11,11 @@
 //! ([`Target`]); a `wait` is kept because the steps after it relied on the condition it
 //! waited for. Failed and refused commands are left out.
 //!
-//! **Secrets.** Text typed into a password input, and every value of a command marked
-//! `sensitive` (its text, keys, option values or URL), is replaced when the step is
-//! recorded by a named variable (`{{password}}`, named after the field), so the secret
-//! never reaches the log or the file; a sensitive command's `expect` and `readback` are
-//! dropped, since they may spell the secret.
+//! **Secrets.** Text typed into a password input, and every text a command marked
+//! `sensitive` carries beyond its action and locator (what it typed, chose, opened, ran),
+//! is replaced when the step is recorded by a named variable (`{{password}}`, named after
+//! the field), so the secret never reaches the log or the file; a sensitive command's
+//! `expect` and `readback` are dropped, since they may spell the secret.
 //!
 //! **Postconditions.** A step's explicit `expect` stays in its params and is checked
 //! again by its tool. What candor verified on the step's behalf — for a navigation, the
@@ -386,8 +386,21 @@ const LOCATOR_KEYS: &[&str] = &[
     "snapshotId",
 ];
 
-/// The params of a sensitive command that carry what it typed, chose or opened.
-const SECRET_KEYS: &[&str] = &["text", "keys", "values", "url", "files"];
+/// The params of a sensitive command kept as they are: what it does and where (its
+/// locator, set aside at replay when it has a target). Every other text in them — what
+/// it typed, chose, opened or ran — becomes a variable.
+const KEPT_KEYS: &[&str] = &[
+    "action",
+    "tabId",
+    "tabIds",
+    "ref",
+    "role",
+    "name",
+    "scope",
+    "frame",
+    "selector",
+    "snapshotId",
+];
 
 /// The params a sensitive command may spell its secret in again: dropped.
 const ECHO_KEYS: &[&str] = &["expect", "readback"];
@@ -422,10 +435,8 @@ impl Recorded {
         if let Value::Object(map) = &mut params {
             if acted.is_some_and(|a| a.secret) {
                 let name = field.clone().unwrap_or_else(|| "password".into());
-                for key in ["text", "value"] {
-                    if map.get(key).is_some_and(Value::is_string) {
-                        map.insert(key.into(), json!(format!("{{{{{name}}}}}")));
-                    }
+                if map.get("text").is_some_and(Value::is_string) {
+                    map.insert("text".into(), json!(format!("{{{{{name}}}}}")));
                 }
                 variables.push((name, secret_variable("typed into a password field")));
             }
@@ -434,13 +445,18 @@ impl Recorded {
                 for key in ECHO_KEYS {
                     map.remove(*key);
                 }
-                for key in SECRET_KEYS {
-                    let name = if *key == "text" {
+                let keys: Vec<String> = map
+                    .keys()
+                    .filter(|k| !KEPT_KEYS.contains(&k.as_str()))
+                    .cloned()
+                    .collect();
+                for key in keys {
+                    let name = if key == "text" {
                         base.clone()
                     } else {
-                        format!("{base}_{key}")
+                        format!("{base}_{}", slug(&key))
                     };
-                    let replaced = match map.get(*key) {
+                    let replaced = match map.get(&key) {
                         Some(Value::String(_)) => {
                             variables.push((name.clone(), secret_variable(SENSITIVE)));
                             json!(format!("{{{{{name}}}}}"))
@@ -455,7 +471,7 @@ impl Recorded {
                             .collect(),
                         _ => continue,
                     };
-                    map.insert((*key).into(), replaced);
+                    map.insert(key, replaced);
                 }
             }
         }
