@@ -39,7 +39,7 @@ pub use checkpoint::{Checkpoint, Reached, Restoration, Unrestored};
 pub use error::Error;
 pub use eval::{EvalValue, Evaluated};
 pub use form_state::{Checked, FormControl, FormState, MAX_CONTROLS, OptionState, Popup};
-pub use refs::is_ref;
+pub use refs::{ElementIdentity, is_ref};
 pub use snapshot::{
     COVERAGE_NOTE, Candidate, Cover, Coverage, ElementSnapshot, FindQuery, Found, Locator,
     MarkdownSnapshot, NextScreen, SnapshotOptions, Step, ViewportInfo, estimate_tokens,

@@ -100,6 +100,58 @@ impl Identity {
     }
 }
 
+/// An element's identity as words rather than a hash: what a ref stands for, kept
+/// outside the tab that issued it (a flow's step names its element this way). It
+/// resolves by [`crate::Locator::Identity`]: the same role, name, containers, heading
+/// and ordinal; else a unique same role and name in the same containers; never by
+/// position alone.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ElementIdentity {
+    pub role: String,
+    pub name: String,
+    /// The landmark and container ancestors, outermost first: (role, label).
+    pub containers: Vec<(String, String)>,
+    /// The heading the element sits under ("" when none).
+    pub heading: String,
+    /// Among elements with the same containers, role and name, in document order.
+    pub ordinal: u32,
+}
+
+impl ElementIdentity {
+    /// The container hash of [`Identity`], computed from the words.
+    pub(crate) fn container_key(&self) -> u64 {
+        self.containers
+            .iter()
+            .fold(Fnv::new().finish(), |container, (role, label)| {
+                container_step(container, role, label)
+            })
+    }
+}
+
+impl std::fmt::Display for ElementIdentity {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} {:?}", self.role, self.name)?;
+        for (role, label) in self.containers.iter().rev() {
+            if label.is_empty() {
+                write!(f, " in {role}")?;
+            } else {
+                write!(f, " in {role} {label:?}")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The container hash one level in: `container`, then an ancestor with `role` and
+/// `label`. The outline and [`ElementIdentity`] both fold with it.
+pub(crate) fn container_step(container: u64, role: &str, label: &str) -> u64 {
+    Fnv::new()
+        .number(container)
+        .field(role)
+        .field(label)
+        .finish()
+}
+
 /// A DOM node of an observation: the session that owns it and its backend id.
 pub(crate) type NodeKey = (usize, i64);
 

@@ -1,10 +1,18 @@
 //! `candor demo`: candor's main job on the built-in site — read a page as a tree with
-//! refs, act on it with trusted input and verified outcomes, work with tabs, and show the
-//! refusals and failures an agent gets — printing each step's envelope in brief. Every
-//! step states the code it must end with; the demo fails if one does not.
+//! refs, sign in, act with trusted input and verified outcomes, check out, work with
+//! tabs, and show the refusals and failures an agent gets — printing each step's
+//! envelope in brief. Every step states the code it must end with; the demo fails if one
+//! does not. It ends by exporting its own session as a flow and replaying it on a fresh
+//! task, each step checked again (SPEC §21).
+
+use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 use tools::Engine;
+use tools::flow::{self, Flow};
+
+/// The demo's password: typed into the sign-in form, never written into its flow.
+const PASSWORD: &str = "demo-password";
 
 /// Lines of each step's text form to print; the rest is summarised.
 const LINES_PER_STEP: usize = 10;
@@ -50,9 +58,27 @@ pub async fn run(engine: &Engine) -> anyhow::Result<()> {
             None,
         ),
         step(
-            "Follow the Catalog link by its ref; expect the URL to change",
+            "Follow the Sign in link by its ref; expect the URL to change",
             "act",
-            json!({ "action": "click", "ref": "{ref of link \"Catalog\"}", "expect": { "urlMatches": "*/catalog.html" } }),
+            json!({ "action": "click", "ref": "{ref of link \"Sign in\"}", "expect": { "urlMatches": "*/login.html" } }),
+            None,
+        ),
+        step(
+            "Fill the user name, found by role and name",
+            "act",
+            json!({ "action": "fill", "role": "textbox", "name": "Username", "text": "ada" }),
+            None,
+        ),
+        step(
+            "Fill the password: its value is never echoed, and a flow keeps only {{password}}",
+            "act",
+            json!({ "action": "fill", "role": "textbox", "name": "Password", "text": PASSWORD }),
+            None,
+        ),
+        step(
+            "Log in; verify who is signed in (the page moves to the catalog)",
+            "act",
+            json!({ "action": "click", "role": "button", "name": "Log in", "expect": { "text": "Signed in as ada" } }),
             None,
         ),
         step(
@@ -80,6 +106,18 @@ pub async fn run(engine: &Engine) -> anyhow::Result<()> {
             Some("EXPECTATION_FAILED"),
         ),
         step(
+            "Check out; verify the page shows a total",
+            "act",
+            json!({ "action": "click", "role": "link", "name": "Check out", "expect": { "text": "Total: $" } }),
+            None,
+        ),
+        step(
+            "Place the order; verify it was placed",
+            "act",
+            json!({ "action": "click", "role": "button", "name": "Place order", "expect": { "text": "Order placed" } }),
+            None,
+        ),
+        step(
             "Open the about page in a new tab",
             "tabs",
             json!({ "action": "new", "url": site.url("about.html") }),
@@ -105,13 +143,13 @@ pub async fn run(engine: &Engine) -> anyhow::Result<()> {
             None,
         ),
         step(
-            "Go back to the home page",
+            "Go back to the catalog",
             "navigate",
             json!({ "back": true }),
             None,
         ),
         step(
-            "A ref from the catalog is refused on another page, never re-pointed",
+            "A ref from before the page was left is refused, even on the same URL again — never re-pointed",
             "act",
             json!({ "action": "click", "ref": "{ref of button \"Add to cart\"}" }),
             Some("STALE_REF"),
@@ -182,7 +220,69 @@ pub async fn run(engine: &Engine) -> anyhow::Result<()> {
     if failures > 0 {
         anyhow::bail!("{failures} demo steps did not end as expected");
     }
+    replay_own_session(engine).await?;
     println!("demo finished: every step reported exactly what happened.");
+    Ok(())
+}
+
+/// Exports the session just run as a flow and replays it on a fresh task of the same
+/// browser: every step located again by identity, every postcondition checked again.
+async fn replay_own_session(engine: &Engine) -> anyhow::Result<()> {
+    println!("── the session as a flow (browser_flow export; candor flow export TASK)");
+    let exported = engine
+        .call("flow", json!({ "action": "export" }), None)
+        .await;
+    anyhow::ensure!(exported.ok, "flow export failed: {:?}", exported.message);
+    let file = &exported.data["flow"];
+    let text = file.to_string();
+    anyhow::ensure!(
+        !text.contains(PASSWORD),
+        "the exported flow holds the password"
+    );
+    let flow = Flow::parse(file).map_err(|e| anyhow::anyhow!("{}", e.message))?;
+    println!(
+        "   {} steps kept (reads, refusals and failures left out); variables: {}; the password appears nowhere in it",
+        flow.steps.len(),
+        flow.variables
+            .keys()
+            .cloned()
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    println!("── replaying it on a fresh task (candor flow run f.json --var password=…)");
+    let mut options = engine.options().clone();
+    options.task_id = format!("{}-replay", options.task_id);
+    let replay = Engine::with_host(options, engine.host().clone());
+    let vars = BTreeMap::from([("password".to_string(), PASSWORD.to_string())]);
+    let bound = flow
+        .bind(&vars)
+        .map_err(|e| anyhow::anyhow!("{}", e.message))?;
+    let report = flow::run(&replay, &bound).await;
+    replay.shutdown().await;
+    for (number, (step, envelope)) in bound.steps.iter().zip(&report.steps).enumerate() {
+        let outcome = envelope["code"].as_str().unwrap_or("ok");
+        let target = step
+            .target
+            .as_ref()
+            .map(|t| format!("{} {:?}", t.role, t.name))
+            .unwrap_or_default();
+        println!(
+            "   {:>2} {outcome:<18} {} {} {}",
+            number + 1,
+            step.method,
+            step.params["action"].as_str().unwrap_or_default(),
+            clip(&target, 60)
+        );
+    }
+    if let Some(failure) = &report.failure {
+        anyhow::bail!(
+            "the replay stopped at step {}: {} {}",
+            failure["step"],
+            failure["code"],
+            failure["message"]
+        );
+    }
+    println!("   replay green: every step found by identity, every postcondition held again.\n");
     Ok(())
 }
 

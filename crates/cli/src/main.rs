@@ -5,6 +5,7 @@
 mod client;
 mod config;
 mod demo;
+mod flows;
 mod lifecycle;
 mod output;
 mod records;

@@ -7,6 +7,8 @@ const PAGES: &[(&str, &str)] = &[
     ("index.html", include_str!("../site/index.html")),
     ("catalog.html", include_str!("../site/catalog.html")),
     ("about.html", include_str!("../site/about.html")),
+    ("login.html", include_str!("../site/login.html")),
+    ("checkout.html", include_str!("../site/checkout.html")),
     ("stuck.html", include_str!("../site/stuck.html")),
 ];
 

@@ -383,9 +383,17 @@ pub enum Verb {
     },
     /// Run steps in the background: `batch @steps.json` (or a file, or - for stdin).
     Batch {
-        /// `[{"method":…,"params":…}, …]` or `{"steps":[…]}`.
+        /// A flow file (flow.schema.json): `{"steps":[…]}`, or `[{"method":…}, …]`.
         #[arg(value_name = "@FILE|FILE|-")]
         steps: String,
+        /// A variable's value: --var password=… (repeatable).
+        #[arg(long = "var", value_name = "NAME=VALUE")]
+        vars: Vec<String>,
+    },
+    /// Export a task's flow, or replay one (SPEC §21).
+    Flow {
+        #[command(subcommand)]
+        action: crate::flows::FlowVerb,
     },
     /// A job's progress, step by step.
     Job {
@@ -426,7 +434,16 @@ enum Request {
     Stop(String),
     Cancel(String),
     Diagnose(Option<usize>),
-    Batch(Value),
+    /// A bound flow run as a job, and what the record keeps of it.
+    Batch {
+        body: Value,
+        record: Value,
+        wait: bool,
+    },
+    /// `flow export`: the task's flow (the task is not started for it).
+    FlowExport,
+    /// A flow refused before anything was sent.
+    Refused(tools::ToolError),
     Job(String),
     Jobs,
     CancelJob(String),
@@ -441,7 +458,10 @@ impl Request {
             Request::Stop(_) => "stop",
             Request::Cancel(_) => "cancel",
             Request::Diagnose(_) => "diagnostics",
-            Request::Batch(_) => "batch",
+            Request::Batch { wait: false, .. } => "batch",
+            Request::Batch { wait: true, .. } => "flow run",
+            Request::FlowExport => "flow",
+            Request::Refused(_) => "flow",
             Request::Job(_) => "job",
             Request::Jobs => "jobs",
             Request::CancelJob(_) => "cancel-job",
@@ -455,7 +475,8 @@ impl Request {
             Request::Stop(id) => json!({ "task": id }),
             Request::Cancel(id) => json!({ "commandId": id }),
             Request::Diagnose(limit) => json!({ "limit": limit }),
-            Request::Batch(body) => body.clone(),
+            Request::Batch { record, .. } => record.clone(),
+            Request::FlowExport | Request::Refused(_) => json!({}),
             Request::Job(id) | Request::CancelJob(id) => json!({ "jobId": id }),
             Request::Start(_) | Request::Tasks | Request::Jobs => json!({}),
         }
@@ -468,12 +489,16 @@ pub const EXIT_USAGE: u8 = 64;
 
 /// Runs one verb and returns the process's exit code.
 pub fn run(verb: Verb, call: &CallArgs, browser: &BrowserArgs) -> ExitCode {
-    let task = call
-        .task
-        .clone()
-        .or_else(|| std::env::var("CANDOR_TASK").ok().filter(|t| !t.is_empty()))
-        .unwrap_or_else(|| "default".into());
+    let task = match &verb {
+        Verb::Flow {
+            action: crate::flows::FlowVerb::Export { task: Some(task) },
+        } => Some(task.clone()),
+        _ => call.task.clone(),
+    }
+    .or_else(|| std::env::var("CANDOR_TASK").ok().filter(|t| !t.is_empty()))
+    .unwrap_or_else(|| "default".into());
     let (request, image_to) = match request(verb, &task) {
+        Ok((Request::Refused(error), _)) => return crate::flows::print_refused(&error),
         Ok(request) => request,
         Err(usage) => {
             eprintln!("candor: {usage}");
@@ -514,11 +539,19 @@ pub fn run(verb: Verb, call: &CallArgs, browser: &BrowserArgs) -> ExitCode {
         eprintln!("candor: {err:#}");
         return ExitCode::FAILURE;
     }
-    if let Err(err) = output::print(&method, &envelope, &call.output) {
+    let printed = match method.as_str() {
+        "flow" => crate::flows::print_export(&envelope, &call.output),
+        "flow run" => crate::flows::print_run(&envelope, &call.output),
+        _ => output::print(&method, &envelope, &call.output),
+    };
+    if let Err(err) = printed {
         eprintln!("candor: {err:#}");
         return ExitCode::FAILURE;
     }
-    exit_code(&envelope)
+    match method.as_str() {
+        "flow run" => crate::flows::run_exit_code(&envelope),
+        _ => exit_code(&envelope),
+    }
 }
 
 /// 0 ok, 2 `EXPECTATION_FAILED`, 1 any other error.
@@ -566,17 +599,25 @@ fn send(
         Request::Stop(id) => client.stop_task(id)?,
         Request::Cancel(id) => client.cancel(id)?,
         Request::Diagnose(limit) => client.diagnostics(task, *limit)?,
-        Request::Batch(body) => {
-            let first = client.batch(task, body)?;
+        Request::Batch { body, wait, .. } => {
+            let post = || match wait {
+                true => client.batch_and_wait(task, body),
+                false => client.batch(task, body),
+            };
+            let first = post()?;
             if first.body["code"] != "TASK_NOT_FOUND" {
                 first
             } else {
                 match session.start_task(task, browser)? {
-                    Started::Running => client.batch(task, body)?,
+                    Started::Running => post()?,
                     Started::Refused(envelope) => return Ok(envelope),
                 }
             }
         }
+        Request::FlowExport => {
+            client.command(task, "flow", &json!({ "action": "export" }), None, false)?
+        }
+        Request::Refused(error) => anyhow::bail!("{}", error.message),
         Request::Job(id) => client.job(id)?,
         Request::Jobs => client.jobs()?,
         Request::CancelJob(id) => client.cancel_job(id)?,
@@ -794,18 +835,11 @@ fn request(verb: Verb, task: &str) -> Result<(Request, Option<PathBuf>), String>
         Verb::Tasks => Request::Tasks,
         Verb::Stop { task: id } => Request::Stop(id.unwrap_or_else(|| task.to_string())),
         Verb::Cancel { command } => Request::Cancel(command),
-        Verb::Batch { steps } => {
-            let source = if steps.starts_with('@') || steps == "-" {
-                steps
-            } else {
-                format!("@{steps}")
-            };
-            let steps = read_json(&source)?;
-            Request::Batch(match steps {
-                Value::Array(_) => json!({ "steps": steps }),
-                other => other,
-            })
-        }
+        Verb::Batch { steps, vars } => batch(&steps, &vars, false)?,
+        Verb::Flow { action } => match action {
+            crate::flows::FlowVerb::Export { .. } => Request::FlowExport,
+            crate::flows::FlowVerb::Run { file, vars } => batch(&file, &vars, true)?,
+        },
         Verb::Job { job } => Request::Job(job),
         Verb::Jobs => Request::Jobs,
         Verb::CancelJob { job } => Request::CancelJob(job),
@@ -859,6 +893,19 @@ fn strip_nulls(value: Value) -> Value {
                 .collect::<Map<String, Value>>(),
         ),
         other => other,
+    }
+}
+
+/// The job a flow file makes, bound with `vars`; refused whole before anything is sent.
+fn batch(source: &str, vars: &[String], wait: bool) -> Result<Request, String> {
+    match crate::flows::bind(source, vars, read_json) {
+        Ok(bound) => Ok(Request::Batch {
+            body: bound.body,
+            record: bound.record,
+            wait,
+        }),
+        Err(crate::flows::NotSent::Usage(usage)) => Err(usage),
+        Err(crate::flows::NotSent::Refused(error)) => Ok(Request::Refused(error)),
     }
 }
 

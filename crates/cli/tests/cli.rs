@@ -561,3 +561,119 @@ fn a_kept_archive_outlives_a_killed_daemon() {
     }
     assert_eq!(shell.run(&["stop", "k"]).code, 0);
 }
+
+#[test]
+fn a_flow_exported_by_the_cli_replays_on_another_task_and_its_exit_codes_follow_the_run() {
+    let shell = Shell::new();
+    let secret = "hunter2-flow";
+    assert_eq!(
+        shell
+            .run(&["--id", "t", "open", &shell.url("login.html")])
+            .code,
+        0
+    );
+    let user = shell.ref_of(&["--role", "textbox", "--name", "User"]);
+    let password = shell.ref_of(&["--role", "textbox", "--name", "Password"]);
+    let sign_in = shell.ref_of(&["--role", "button", "--name", "Sign in"]);
+    assert_eq!(shell.run(&["--id", "t", "fill", &user, "ada"]).code, 0);
+    assert_eq!(shell.run(&["--id", "t", "fill", &password, secret]).code, 0);
+    let signed = shell.run(&[
+        "--id",
+        "t",
+        "click",
+        &sign_in,
+        "--expect-text",
+        "Signed in as ada",
+    ]);
+    assert_eq!(signed.code, 0, "{signed:?}");
+
+    let exported = shell.run(&["flow", "export", "t"]);
+    assert_eq!(exported.code, 0, "{exported:?}");
+    assert!(!exported.stdout.contains(secret), "{}", exported.stdout);
+    let flow: Value = serde_json::from_str(&exported.stdout).unwrap();
+    assert_eq!(flow["steps"].as_array().unwrap().len(), 4, "{flow:#}");
+    let file = shell.state.path().join("signin.flow.json");
+    std::fs::write(&file, &exported.stdout).unwrap();
+    let file = file.to_str().unwrap();
+
+    // Without its variable: refused before the first step, in a task that stays empty.
+    let refused = shell.run(&["--id", "fresh", "flow", "run", file]);
+    assert_eq!(refused.code, 1, "{refused:?}");
+    assert!(refused.stderr.contains("INVALID_PARAMS"), "{refused:?}");
+    assert!(refused.stderr.contains("--var password="), "{refused:?}");
+
+    let replayed = shell.run(&[
+        "--id",
+        "fresh",
+        "flow",
+        "run",
+        file,
+        "--var",
+        &format!("password={secret}"),
+    ]);
+    assert_eq!(replayed.code, 0, "{replayed:?}");
+    assert!(
+        replayed.stdout.starts_with("flow done: 4 of 4 steps ran"),
+        "{replayed:?}"
+    );
+    assert!(!replayed.stdout.contains(secret));
+    let report = shell.run(&[
+        "--json",
+        "--id",
+        "fresh2",
+        "flow",
+        "run",
+        file,
+        "--var",
+        &format!("password={secret}"),
+    ]);
+    assert_eq!(report.code, 0, "{report:?}");
+    let report: Value = serde_json::from_str(&report.stdout).unwrap();
+    assert_eq!(report["data"]["state"], "done");
+    assert_eq!(report["data"]["steps"].as_array().unwrap().len(), 4);
+
+    // A postcondition that no longer holds: exit 2, the step named.
+    let mut changed = flow.clone();
+    changed["steps"][3]["params"]["expect"]["text"] = "Signed in as bob".into();
+    changed["steps"][3]["params"]["expect"]["timeoutMs"] = 300.into();
+    let changed_file = shell.state.path().join("changed.flow.json");
+    std::fs::write(&changed_file, changed.to_string()).unwrap();
+    let failed = shell.run(&[
+        "--id",
+        "fresh3",
+        "flow",
+        "run",
+        changed_file.to_str().unwrap(),
+        "--var",
+        &format!("password={secret}"),
+    ]);
+    assert_eq!(failed.code, 2, "{failed:?}");
+    assert!(
+        failed.stdout.contains("EXPECTATION_FAILED step 4"),
+        "{failed:?}"
+    );
+    assert!(
+        failed.stdout.contains("<untrusted-page-content>"),
+        "{failed:?}"
+    );
+
+    // `batch` runs the same file in the background.
+    let queued = shell.run(&[
+        "--json",
+        "--id",
+        "fresh4",
+        "batch",
+        file,
+        "--var",
+        &format!("password={secret}"),
+    ]);
+    assert_eq!(queued.code, 0, "{queued:?}");
+    for (path, bytes) in shell.state_files() {
+        let text = String::from_utf8_lossy(&bytes);
+        assert!(
+            !text.contains(secret),
+            "the password is in {}",
+            path.display()
+        );
+    }
+}

@@ -98,6 +98,18 @@ async fn mcp_session_over_stdio_navigates_reads_refuses_and_exits_on_eof() {
     assert_eq!(envelope["execution"]["actionStatus"], "not-started");
     assert!(text_block(&result).starts_with("URL_BLOCKED navigate"));
 
+    // The session so far as a flow: the navigation that worked, with the URL it reached.
+    let (result, envelope) = candor
+        .call("browser_flow", json!({"action": "export"}))
+        .await;
+    assert_eq!(result.is_error, Some(false), "{envelope:#}");
+    let steps = envelope["data"]["flow"]["steps"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(steps.len(), 1, "{envelope:#}");
+    assert_eq!(steps[0]["expect"]["url"], server.url("second.html"));
+
     // An unknown tool is a tool error the agent can read, not a protocol error.
     let (result, envelope) = candor.call("browser_teleport", json!({})).await;
     assert_eq!(result.is_error, Some(true), "{envelope:#}");

@@ -115,9 +115,14 @@ impl Client {
         )
     }
 
-    /// `POST /v1/tasks/{task}/jobs`: `{steps, continueOnError?}`.
+    /// `POST /v1/tasks/{task}/jobs`: a flow (`{steps, continueOnError?, …}`).
     pub fn batch(&self, task: &str, body: &Value) -> Result<Answer, Error> {
         self.post(&format!("/v1/tasks/{}/jobs", segment(task)), body)
+    }
+
+    /// `POST /v1/tasks/{task}/jobs?wait=true`: the job, answered once it has ended.
+    pub fn batch_and_wait(&self, task: &str, body: &Value) -> Result<Answer, Error> {
+        self.post(&format!("/v1/tasks/{}/jobs?wait=true", segment(task)), body)
     }
 
     /// `GET /v1/jobs`.

@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 use tools::{Code, Envelope, ToolError};
 
 use crate::DaemonConfig;
-use crate::jobs::{BatchRequest, Jobs};
+use crate::jobs::Jobs;
 use crate::registry::{CommandRequest, Registry, StartRequest};
 use crate::reply::{Effect, reply};
 
@@ -156,12 +156,28 @@ async fn cancel(State(state): State<AppState>, Path(command): Path<String>) -> R
     envelope_response(state.registry.cancel(&command))
 }
 
-async fn batch(State(state): State<AppState>, Path(task): Path<String>, body: Bytes) -> Response {
-    let request: BatchRequest = match parse(&body, false) {
+/// `POST /v1/tasks/{task}/jobs[?wait=true]`: a flow (or batch), every variable bound.
+async fn batch(
+    State(state): State<AppState>,
+    Path(task): Path<String>,
+    RawQuery(query): RawQuery,
+    body: Bytes,
+) -> Response {
+    let request = match parse(&body, false).and_then(|json| tools::flow::Flow::parse(&json)) {
         Ok(request) => request,
         Err(error) => return refuse(&state, error),
     };
-    envelope_response(state.jobs.start(&state.registry, &task, request))
+    let wait = query
+        .as_deref()
+        .unwrap_or_default()
+        .split('&')
+        .any(|pair| pair == "wait=true");
+    envelope_response(
+        state
+            .jobs
+            .start(&state.registry, &task, request, wait)
+            .await,
+    )
 }
 
 async fn list_jobs(State(state): State<AppState>) -> Response {

@@ -1,44 +1,25 @@
 //! Async batches (jobs): a list of steps run one after another on one task, in the
 //! background. A job holds the task like a command does (other commands get `TASK_BUSY`);
 //! its progress is readable per step at any time; `cancel-job` stops it between steps.
+//! A batch is a flow (`tools::flow`): the same file, the same step runner, and a step
+//! that fails is reported with what was expected, what was seen and a snapshot. With
+//! `wait`, the request answers when the job has ended (`candor flow run`).
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Instant, SystemTime};
 
-use serde::Deserialize;
 use serde_json::{Value, json};
-use tools::{CallOptions, Code, Engine, ToolError};
+use tokio::sync::watch;
+use tools::flow::{self, Flow};
+use tools::{Code, Engine, ToolError};
 
-use crate::registry::{Registry, command_timeout, epoch_ms, lock};
+use crate::registry::{Registry, epoch_ms, lock};
 use crate::reply::{Effect, reply, task_not_found};
 
 /// How many jobs are kept for `job ID` after they end.
 const KEPT_JOBS: usize = 100;
-/// The most steps one job may have.
-const MAX_STEPS: usize = 1000;
-
-/// The body of `POST /v1/tasks/{id}/jobs`.
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub(crate) struct BatchRequest {
-    pub steps: Vec<StepRequest>,
-    /// Go on after a step that failed (default: stop there).
-    #[serde(default)]
-    pub continue_on_error: bool,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub(crate) struct StepRequest {
-    pub method: String,
-    #[serde(default)]
-    pub params: Value,
-    pub command_timeout_ms: Option<u64>,
-    #[serde(default)]
-    pub sensitive: bool,
-}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum JobState {
@@ -74,6 +55,11 @@ struct Job {
     state: Mutex<JobState>,
     steps: Mutex<Vec<Step>>,
     cancel: AtomicBool,
+    /// Why it stopped at a step that failed (`flow::failure`), and the pointers of the
+    /// page's words in it.
+    failure: Mutex<Option<(Value, Vec<String>)>>,
+    /// Set once the job has ended.
+    ended: watch::Sender<bool>,
 }
 
 impl Job {
@@ -94,7 +80,7 @@ impl Job {
             })
             .collect();
         let done = steps.iter().filter(|s| s["result"].is_object()).count();
-        json!({
+        let mut view = json!({
             "jobId": self.id,
             "task": self.task,
             "state": lock(&self.state).name(),
@@ -103,7 +89,22 @@ impl Job {
             "stepsDone": done,
             "stepsTotal": steps.len(),
             "steps": steps,
-        })
+        });
+        if let Some((failure, _)) = lock(&self.failure).as_ref() {
+            view["failure"] = failure.clone();
+        }
+        view
+    }
+
+    /// The job's view as an envelope, the page's words in its failure listed as such.
+    fn reply(&self, registry: &Registry, started: Instant) -> tools::Envelope {
+        let mut envelope = reply(&registry.host, Ok(self.view()), Effect::Reads, started);
+        if let Some((_, untrusted)) = lock(&self.failure).as_ref() {
+            envelope
+                .untrusted
+                .extend(untrusted.iter().map(|p| format!("/data/failure{p}")));
+        }
+        envelope
     }
 }
 
@@ -115,13 +116,15 @@ pub(crate) struct Jobs {
 }
 
 impl Jobs {
-    /// `batch`: validates every step, takes the task (or `TASK_BUSY` at once) and runs the
-    /// steps in the background; returns the job id.
-    pub(crate) fn start(
+    /// `batch`: a flow whose variables are all bound (checked whole before anything
+    /// runs), takes the task (or `TASK_BUSY` at once) and runs the steps in the
+    /// background; returns the job id, or with `wait` the job once it has ended.
+    pub(crate) async fn start(
         self: &Arc<Self>,
         registry: &Arc<Registry>,
         task: &str,
-        request: BatchRequest,
+        request: Flow,
+        wait: bool,
     ) -> tools::Envelope {
         let started = Instant::now();
         let Some(entry) = registry.get(task) else {
@@ -132,10 +135,10 @@ impl Jobs {
                 started,
             );
         };
-        let timeouts = match check_steps(&request.steps) {
-            Ok(timeouts) => timeouts,
-            Err(error) => return reply(&registry.host, Err(error), Effect::Reads, started),
-        };
+        // Variables are bound by the caller: one left is a missing value.
+        if let Err(error) = request.bind(&Default::default()) {
+            return reply(&registry.host, Err(error), Effect::Reads, started);
+        }
         let Ok(lease) = entry.lease.clone().try_lock_owned() else {
             return entry.engine.refuse_busy(
                 "batch",
@@ -162,19 +165,29 @@ impl Jobs {
                     .collect(),
             ),
             cancel: AtomicBool::new(false),
+            failure: Mutex::new(None),
+            ended: watch::channel(false).0,
         });
         *lock(&entry.job) = Some(id.clone());
         self.keep(job.clone());
         let busy = registry.activity.begin();
         let engine = entry.engine.clone();
-        let continue_on_error = request.continue_on_error;
+        let mut ended = job.ended.subscribe();
+        let running = job.clone();
         tokio::spawn(async move {
-            let state = run(&job, &engine, request.steps, timeouts, continue_on_error).await;
-            *lock(&job.state) = state;
+            let state = run(&running, &engine, &request).await;
+            *lock(&running.state) = state;
             *lock(&entry.job) = None;
             drop(lease);
             drop(busy);
+            running.ended.send_replace(true);
         });
+        if wait {
+            // The job ends on its own (each step has its deadline); only a daemon going
+            // away ends the wait sooner.
+            let _ = ended.wait_for(|ended| *ended).await;
+            return job.reply(registry, started);
+        }
         let data = json!({ "jobId": id, "task": task, "steps": count });
         reply(&registry.host, Ok(data), Effect::Changes, started)
     }
@@ -203,11 +216,15 @@ impl Jobs {
     /// `job ID`: progress per step.
     pub(crate) fn view(&self, registry: &Registry, id: &str) -> tools::Envelope {
         let started = Instant::now();
-        let result = self
-            .find(id)
-            .map(|job| job.view())
-            .ok_or_else(|| job_not_found(id));
-        reply(&registry.host, result, Effect::Reads, started)
+        match self.find(id) {
+            Some(job) => job.reply(registry, started),
+            None => reply(
+                &registry.host,
+                Err(job_not_found(id)),
+                Effect::Reads,
+                started,
+            ),
+        }
     }
 
     /// `jobs`: every kept job in brief.
@@ -267,27 +284,18 @@ impl Jobs {
     }
 }
 
-/// Runs the steps in order; returns how the job ended.
-async fn run(
-    job: &Job,
-    engine: &Engine,
-    steps: Vec<StepRequest>,
-    timeouts: Vec<Option<Duration>>,
-    continue_on_error: bool,
-) -> JobState {
+/// Runs the steps in order; returns how the job ended. The first step that fails is
+/// reported with a snapshot of the page (`flow::failure`).
+async fn run(job: &Job, engine: &Engine, flow: &Flow) -> JobState {
     let mut state = JobState::Done;
-    for (index, (step, timeout)) in steps.into_iter().zip(timeouts).enumerate() {
+    for (index, step) in flow.steps.iter().enumerate() {
         if job.cancel.load(Ordering::SeqCst) {
             state = JobState::Cancelled;
             mark_rest(job, index, "cancelled");
             break;
         }
         set_status(job, index, "running", None);
-        let options = CallOptions {
-            timeout,
-            sensitive: step.sensitive,
-        };
-        let envelope = engine.call_with(&step.method, step.params, options).await;
+        let envelope = flow::run_step(engine, step).await;
         let ok = envelope.ok;
         let status = if ok {
             "ok"
@@ -297,7 +305,11 @@ async fn run(
             "error"
         };
         set_status(job, index, status, Some(envelope.to_json()));
-        if !ok && !continue_on_error {
+        if !ok && status == "error" && lock(&job.failure).is_none() {
+            let failure = flow::failure(engine, index, step, &envelope).await;
+            *lock(&job.failure) = Some(failure);
+        }
+        if !ok && !flow.continue_on_error {
             state = if status == "cancelled" {
                 JobState::Cancelled
             } else {
@@ -327,32 +339,6 @@ fn mark_rest(job: &Job, from: usize, status: &'static str) {
     for step in lock(&job.steps).iter_mut().skip(from) {
         step.status = status;
     }
-}
-
-/// Every step names a tool and a valid deadline, checked before any runs.
-fn check_steps(steps: &[StepRequest]) -> Result<Vec<Option<Duration>>, ToolError> {
-    if steps.is_empty() || steps.len() > MAX_STEPS {
-        return Err(ToolError::invalid_params(format!(
-            "a batch has 1 to {MAX_STEPS} steps, not {}",
-            steps.len()
-        )));
-    }
-    steps
-        .iter()
-        .enumerate()
-        .map(|(index, step)| {
-            if tools::find(&step.method).is_none() {
-                return Err(ToolError::invalid_params(format!(
-                    "step {index}: there is no tool named {:?}",
-                    step.method
-                )));
-            }
-            step.command_timeout_ms
-                .map(command_timeout)
-                .transpose()
-                .map_err(|e| ToolError::invalid_params(format!("step {index}: {}", e.message)))
-        })
-        .collect()
 }
 
 fn job_not_found(id: &str) -> ToolError {

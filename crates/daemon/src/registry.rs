@@ -372,6 +372,7 @@ impl Registry {
         let options = CallOptions {
             timeout,
             sensitive: request.sensitive,
+            ..CallOptions::default()
         };
         self.run_worker(
             entry.engine.clone(),

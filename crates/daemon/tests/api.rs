@@ -725,9 +725,65 @@ async fn a_batch_runs_in_the_background_holds_the_task_and_stops_between_steps()
     let refused = daemon.ask(move |c| c.batch("t", &bad), |a| a).await;
     assert_eq!(refused.status, 400);
     assert!(
-        refused.body["message"].as_str().unwrap().contains("step 1"),
+        refused.body["message"].as_str().unwrap().contains("step 2"),
         "{:#}",
         refused.body
+    );
+    daemon.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_flow_run_with_wait_answers_when_it_ends_and_names_the_step_that_failed() {
+    let server = FixtureServer::start();
+    let daemon = Daemon::start().await;
+    daemon.start_task("t").await;
+
+    // A variable left unbound is refused whole: nothing runs.
+    let unbound = json!({ "steps": [
+        { "method": "navigate", "params": { "url": server.url("page-a.html") } },
+        { "method": "act", "params": { "action": "fill", "selector": "input", "text": "{{password}}" } },
+    ]});
+    let refused = daemon
+        .ask(move |c| c.batch_and_wait("t", &unbound), |a| a)
+        .await;
+    assert_eq!(refused.status, 400, "{:#}", refused.body);
+    assert_eq!(
+        refused.body["data"]["missingVariables"],
+        json!(["password"])
+    );
+    let journal = daemon.ask(|c| c.diagnostics("t", None), |a| a.body).await;
+    assert_eq!(journal["data"]["last"], json!([]), "{journal:#}");
+
+    // The second step's element is not there: the run stops at it, with a snapshot.
+    let flow = json!({ "steps": [
+        { "method": "navigate", "params": { "url": server.url("page-a.html") },
+          "expect": { "url": server.url("page-a.html") } },
+        { "method": "act", "params": { "action": "click" },
+          "target": { "role": "button", "name": "Nowhere", "containers": [] } },
+        { "method": "snapshot" },
+    ]});
+    let ended = daemon
+        .ask(move |c| c.batch_and_wait("t", &flow), |a| a.body)
+        .await;
+    let job = &ended["data"];
+    assert_eq!(job["state"], "failed", "{ended:#}");
+    let statuses: Vec<&str> = job["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(statuses, ["ok", "error", "skipped"]);
+    assert_eq!(job["steps"][0]["result"]["verification"]["verified"], true);
+    let failure = &job["failure"];
+    assert_eq!(failure["step"], 2, "{failure:#}");
+    assert_eq!(failure["code"], "ELEMENT_NOT_FOUND");
+    assert_eq!(failure["expected"], "button \"Nowhere\"");
+    assert!(failure["snapshot"].as_str().is_some_and(|s| !s.is_empty()));
+    let untrusted = ended["untrusted"].as_array().unwrap();
+    assert!(
+        untrusted.contains(&json!("/data/failure/snapshot")),
+        "{ended:#}"
     );
     daemon.shutdown().await;
 }

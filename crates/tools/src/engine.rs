@@ -8,6 +8,7 @@
 //! its own browser context. Commands that touch the task run one at a time; `diagnostics`
 //! reads the journal and the running command's status without waiting for them.
 
+use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant, SystemTime};
@@ -18,12 +19,13 @@ use serde_json::Value;
 use tokio::sync::Notify;
 
 use crate::archive::{Archive, ArchiveOptions, Observation};
-use crate::catalogue::{self, PageGuard, ToolDef};
+use crate::catalogue::{self, PageGuard, Postcondition, ToolDef};
 use crate::checkpoints::Checkpoints;
 use crate::envelope::{
     ActionStatus, Envelope, Events, Execution, Image, PageInfo, Status, Verification,
 };
 use crate::error::{Code, ToolError};
+use crate::flow::{self, Acted, Recorded};
 use crate::host::BrowserHost;
 use crate::journal::{CommandRecord, Journal, epoch_ms, redact_command};
 use crate::resilience::{self, Circuit};
@@ -82,6 +84,12 @@ pub struct CallOptions {
     pub timeout: Option<Duration>,
     /// Keep only the method, outcome, code and stage in the journal (SPEC §16).
     pub sensitive: bool,
+    /// The element an acting command works on, by identity instead of a locator in its
+    /// params (a flow's step, replayed in a tab that never issued its ref).
+    pub target: Option<browser::ElementIdentity>,
+    /// Conditions checked after the tool ran, all required, as act's `expect` (a flow
+    /// step's postcondition): unmet is `EXPECTATION_FAILED`.
+    pub expect: Option<Value>,
 }
 
 /// The most a command may ask for (SPEC §7).
@@ -178,6 +186,17 @@ pub struct Engine {
     archive: Option<Archive>,
     /// The restorable state of each element snapshot (`checkpoints.rs`).
     checkpoints: Mutex<Checkpoints>,
+    /// The steps a flow of this task would hold (`flow.rs`).
+    flow_log: Mutex<FlowLog>,
+}
+
+/// What the engine keeps for `flow export`: the recorded steps (the last
+/// [`flow::MAX_STEPS`]), how many fell out, and the page's URL after the last command.
+#[derive(Debug, Default)]
+struct FlowLog {
+    steps: VecDeque<Recorded>,
+    dropped: u64,
+    url: Option<String>,
 }
 
 impl std::fmt::Debug for Engine {
@@ -208,6 +227,12 @@ pub struct Ctx<'a> {
     retries: Vec<Value>,
     /// JSON pointers (into `data`) of the page content the tool's output holds.
     pub(crate) untrusted: Vec<String>,
+    /// The element to act on by identity ([`CallOptions::target`]); the tool takes it.
+    pub(crate) target: Option<browser::ElementIdentity>,
+    /// What `act` acted on, for the flow log.
+    pub(crate) acted: Option<Acted>,
+    /// Checked after the tool ran ([`CallOptions::expect`]).
+    postcondition: Option<Postcondition>,
 }
 
 impl Engine {
@@ -235,6 +260,7 @@ impl Engine {
             closed: AtomicBool::new(false),
             circuit: Mutex::new(Circuit::default()),
             checkpoints: Mutex::new(Checkpoints::default()),
+            flow_log: Mutex::new(FlowLog::default()),
         }
     }
 
@@ -287,12 +313,30 @@ impl Engine {
             partial: None,
             untrusted: Vec::new(),
             retries: Vec::new(),
+            target: None,
+            acted: None,
+            postcondition: None,
         };
+        ctx.target = options.target.clone();
+        let postcondition = options
+            .expect
+            .as_ref()
+            .map(|expect| catalogue::postcondition(expect, self.options.enable_eval))
+            .transpose();
         let open = catalogue::find(method)
             .filter(|tool| tool.uses_task)
             .and_then(|_| lock(&self.circuit).open(Instant::now()));
+        let url_before = lock(&self.flow_log).url.clone();
         let result = match catalogue::find(method) {
             _ if open.is_some() => Err(circuit_open(&self.options.task_id, open)),
+            Some(tool) if tool.name != "act" && options.target.is_some() => {
+                Err(ToolError::invalid_params(format!(
+                    "{method} acts on no element: it takes no target"
+                )))
+            }
+            Some(tool) if !tool.uses_task && options.expect.is_some() => Err(
+                ToolError::invalid_params(format!("{method} works on no page: it takes no expect")),
+            ),
             None => Err(ToolError::invalid_params(format!(
                 "there is no tool named {method:?}; the tools are: {}",
                 catalogue::catalogue()
@@ -301,15 +345,19 @@ impl Engine {
                     .collect::<Vec<_>>()
                     .join(", ")
             ))),
-            Some(tool) => {
-                let run = Run {
-                    tool,
-                    command_id: &command_id,
-                    started,
-                    budget,
-                };
-                self.run(run, &mut ctx, params.clone()).await
-            }
+            Some(tool) => match postcondition {
+                Err(refused) => Err(refused),
+                Ok(postcondition) => {
+                    ctx.postcondition = postcondition;
+                    let run = Run {
+                        tool,
+                        command_id: &command_id,
+                        started,
+                        budget,
+                    };
+                    self.run(run, &mut ctx, params.clone()).await
+                }
+            },
         };
         ctx.report_task_events();
         let cancelled = matches!(&result, Err(e) if e.code == Code::CommandCancelled);
@@ -318,6 +366,14 @@ impl Engine {
         if envelope.ok {
             envelope.image = ctx.image.take();
         }
+        self.record_flow(
+            method,
+            &params,
+            &envelope,
+            ctx.acted.take(),
+            options.sensitive,
+            url_before,
+        );
         self.record(
             method,
             &params,
@@ -434,10 +490,26 @@ impl Engine {
         outcome
     }
 
+    /// One try of a command: its handler, then the postcondition the caller gave (a flow
+    /// step's), on the current tab.
+    async fn try_once(
+        &self,
+        tool: &'static ToolDef,
+        ctx: &mut Ctx<'_>,
+        params: Value,
+    ) -> Result<Value, ToolError> {
+        let data = self.try_handler(tool, ctx, params).await?;
+        if let Some(postcondition) = ctx.postcondition.clone() {
+            let tab = ctx.task().await?.tab(None).map(|(_, tab)| tab.clone())?;
+            catalogue::verify(ctx, &tab, &postcondition).await?;
+        }
+        Ok(data)
+    }
+
     /// One try of a command's handler, under the tool's page guard: the tab it works on
     /// is probed first, and watched while the handler runs, so a page that stops
     /// answering ends the command at the probe point.
-    async fn try_once(
+    async fn try_handler(
         &self,
         tool: &'static ToolDef,
         ctx: &mut Ctx<'_>,
@@ -502,6 +574,9 @@ impl Engine {
             partial: None,
             untrusted: Vec::new(),
             retries: Vec::new(),
+            target: None,
+            acted: None,
+            postcondition: None,
         };
         let mut envelope = finish(command_id, &ctx, Err(error), started);
         envelope.execution.started = Some(false);
@@ -600,6 +675,50 @@ impl Engine {
                 .and_then(|d| d["count"].as_u64()),
         };
         lock(&self.journal).push(record);
+    }
+
+    /// Keeps what a flow of this task needs of a command (`flow::Recorded`), and the
+    /// page's URL after it, the URL the next command runs on.
+    fn record_flow(
+        &self,
+        method: &str,
+        params: &Value,
+        envelope: &Envelope,
+        acted: Option<Acted>,
+        sensitive: bool,
+        url_before: Option<String>,
+    ) {
+        let recorded = Recorded::of(
+            method,
+            params,
+            envelope,
+            acted.as_ref(),
+            sensitive,
+            url_before,
+        );
+        let mut log = lock(&self.flow_log);
+        if let Some(page) = &envelope.page {
+            log.url = Some(page.url.clone());
+        }
+        if let Some(recorded) = recorded {
+            if log.steps.len() == flow::MAX_STEPS {
+                log.steps.pop_front();
+                log.dropped += 1;
+            }
+            log.steps.push_back(recorded);
+        }
+    }
+
+    /// The task's flow (SPEC §21): the steps recorded so far.
+    pub fn export_flow(&self) -> flow::Flow {
+        let log = lock(&self.flow_log);
+        let steps: Vec<Recorded> = log.steps.iter().cloned().collect();
+        flow::export(
+            &self.options.task_id,
+            &steps,
+            log.dropped,
+            epoch_ms(SystemTime::now()),
+        )
     }
 
     /// The task, starting the browser and creating the task on first use. A browser
@@ -933,6 +1052,11 @@ impl Ctx<'_> {
 
     pub(crate) fn options(&self) -> &EngineOptions {
         &self.engine.options
+    }
+
+    /// The task's flow so far.
+    pub(crate) fn export_flow(&self) -> flow::Flow {
+        self.engine.export_flow()
     }
 
     pub(crate) fn journal(&self) -> Vec<CommandRecord> {

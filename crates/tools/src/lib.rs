@@ -12,6 +12,7 @@ mod checkpoints;
 mod engine;
 mod envelope;
 mod error;
+pub mod flow;
 mod host;
 mod journal;
 mod render;

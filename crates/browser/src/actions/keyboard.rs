@@ -22,6 +22,8 @@ pub(super) struct Edited {
     pub value_after: String,
     /// type: the keys sent (a password's only as their count).
     pub keys_sent: Option<String>,
+    /// The field is a password input: what was typed is a secret.
+    pub secret: bool,
 }
 
 impl Run<'_> {
@@ -110,6 +112,7 @@ impl Run<'_> {
                 verified: true,
                 value_after: actual,
                 keys_sent: None,
+                secret: false,
             });
         }
         if !before.editable {
@@ -190,6 +193,7 @@ impl Run<'_> {
             verified: matches,
             value_after: shown(&actual),
             keys_sent: (!replace).then(|| shown(text)),
+            secret: password,
         })
     }
 

@@ -137,6 +137,10 @@ pub struct ActOutcome {
     pub still_changing: Option<String>,
     /// The action opened a dialog that waits for an answer (policy `ask`).
     pub dialog_open: bool,
+    /// The element acted on, in words that outlive the tab (a flow's step keeps it).
+    pub target: Option<crate::ElementIdentity>,
+    /// type/fill went into a password input: the text is a secret.
+    pub secret: bool,
 }
 
 /// What an element holds now (`element_value.js`).
@@ -413,6 +417,7 @@ impl Run<'_> {
             name: target.name.clone(),
             r#ref: target.r#ref.clone(),
             relocated: target.relocated,
+            target: target.identity.clone(),
             ..ActOutcome::default()
         };
         match action {
@@ -448,6 +453,7 @@ impl Run<'_> {
                 outcome.input_value_verified = Some(edited.verified);
                 outcome.keys_sent = edited.keys_sent;
                 outcome.value_after = Some(edited.value_after);
+                outcome.secret = edited.secret;
                 if options.submit {
                     self.press(&keys::parse_chord("Enter")?).await?;
                 }
@@ -456,6 +462,7 @@ impl Run<'_> {
                 let edited = self.edit(&target, locator, value, true).await?;
                 outcome.input_value_verified = Some(edited.verified);
                 outcome.value_after = Some(edited.value_after);
+                outcome.secret = edited.secret;
                 if options.submit {
                     self.press(&keys::parse_chord("Enter")?).await?;
                 }

@@ -8,6 +8,7 @@ use cdp::protocol::dom;
 
 use super::capture::{Observation, Rect};
 use super::outline::{self, Outline};
+use crate::refs::ElementIdentity;
 use crate::{Error, Tab};
 
 /// How a command names its element.
@@ -35,6 +36,10 @@ pub enum Locator {
         selector: String,
         nth: Option<usize>,
     },
+    /// An element's identity in words, as a ref of another tab or task stood for it (a
+    /// flow's step): the same identity, else a unique same role and name in the same
+    /// containers (`relocated`); several are ambiguous, none is not found.
+    Identity(ElementIdentity),
 }
 
 impl std::fmt::Display for Locator {
@@ -54,6 +59,7 @@ impl std::fmt::Display for Locator {
                 Ok(())
             }
             Locator::Selector { selector, .. } => write!(f, "selector {selector:?}"),
+            Locator::Identity(identity) => write!(f, "{identity}"),
         }
     }
 }
@@ -80,6 +86,8 @@ pub(crate) struct Located {
     pub relocated: bool,
     /// Shown on the page at all (not hidden, clipped away or zero-size).
     pub visible: bool,
+    /// What the element is, in words that outlive this tab.
+    pub identity: Option<ElementIdentity>,
 }
 
 impl Located {
@@ -175,6 +183,9 @@ impl Tab {
                 };
                 pick(&observation, &outlined, &mut memory, matches, *nth, locator)?
             }
+            Locator::Identity(identity) => {
+                by_identity(&observation, &outlined, &mut memory, identity, locator)?
+            }
         };
         let visible = outline::visibility(&observation.nodes)[node];
         let n = &observation.nodes[node];
@@ -201,6 +212,13 @@ impl Tab {
             .get(&node)
             .map(|i| i.name.clone())
             .unwrap_or_else(|| outline::normalise(&n.name));
+        let identity = outlined.identities.get(&node).map(|i| ElementIdentity {
+            role: role.clone(),
+            name: i.name.clone(),
+            containers: outline::container_path(&observation.nodes, node),
+            heading: i.context.clone(),
+            ordinal: i.ordinal,
+        });
         drop(memory);
         Ok(Located {
             observation,
@@ -212,6 +230,7 @@ impl Tab {
             r#ref,
             relocated,
             visible,
+            identity,
         })
     }
 
@@ -342,6 +361,48 @@ fn by_ref(
             several.len()
         ))),
     }
+}
+
+/// The node an identity names: the one element with the same role, name, containers,
+/// heading and ordinal; else the one with the same role and name in the same containers
+/// (`relocated`). Never a positional guess: several such elements are ambiguous.
+fn by_identity(
+    observation: &Observation,
+    outlined: &Outline,
+    memory: &mut super::SnapshotMemory,
+    wanted: &ElementIdentity,
+    locator: &Locator,
+) -> Result<(usize, bool), Error> {
+    let container = wanted.container_key();
+    let mut same: Vec<usize> = outlined
+        .identities
+        .iter()
+        .filter(|(_, id)| {
+            id.container == container && id.role == wanted.role && id.name == wanted.name
+        })
+        .map(|(node, _)| *node)
+        .collect();
+    same.sort_unstable();
+    let exact: Vec<usize> = same
+        .iter()
+        .copied()
+        .filter(|node| {
+            outlined
+                .identities
+                .get(node)
+                .is_some_and(|id| id.context == wanted.heading && id.ordinal == wanted.ordinal)
+        })
+        .collect();
+    if let [only] = exact.as_slice() {
+        return Ok((*only, false));
+    }
+    if same.is_empty() {
+        return Err(Error::ElementNotFound {
+            locator: locator.to_string(),
+            reason: "no element with that role and name is in those containers".into(),
+        });
+    }
+    pick(observation, outlined, memory, same, None, locator).map(|(node, _)| (node, true))
 }
 
 /// With a snapshot id: refuses an element replaced, relocated or moved since.

@@ -343,21 +343,9 @@ impl Builder<'_> {
             || node.role == "group" && node.name.trim().is_empty() && !actionable
             || unnamed_image && !actionable;
         let rect = node.bounds.or(parent_rect);
-        let role = node.role.as_str();
-        let inner_container = if LANDMARKS.contains(&role) || CONTAINERS.contains(&role) {
-            let label =
-                if node.name.trim().is_empty() && TEXT_IDENTIFIED.contains(&node.role.as_str()) {
-                    self.text_of(index)
-                } else {
-                    normalise(&node.name)
-                };
-            Fnv::new()
-                .number(container)
-                .field(&node.role)
-                .field(&label)
-                .finish()
-        } else {
-            container
+        let inner_container = match container_label(node, || self.text_of(index)) {
+            Some(label) => crate::refs::container_step(container, &node.role, &label),
+            None => container,
         };
         let child_depth = if folded { depth } else { depth + 1 };
         // A typed input's parts are the user agent's, not the page's.
@@ -1015,6 +1003,38 @@ pub(crate) fn display_role(role: &str) -> &str {
         "generic" | "GenericContainer" | "Div" | "Span" => "generic",
         other => other,
     }
+}
+
+/// The label a landmark or container folds into its elements' identities (its name, or
+/// its text when unnamed and told apart by text); `None` for any other node.
+fn container_label(node: &Node, text: impl FnOnce() -> String) -> Option<String> {
+    let role = node.role.as_str();
+    if !LANDMARKS.contains(&role) && !CONTAINERS.contains(&role) {
+        return None;
+    }
+    Some(
+        if node.name.trim().is_empty() && TEXT_IDENTIFIED.contains(&role) {
+            text()
+        } else {
+            normalise(&node.name)
+        },
+    )
+}
+
+/// The landmark and container ancestors of node `index`, outermost first, each with the
+/// label the outline folds into its identity (so they hash to its container).
+pub(crate) fn container_path(nodes: &[Node], index: usize) -> Vec<(String, String)> {
+    let mut path = Vec::new();
+    let mut current = nodes[index].parent;
+    while let Some(i) = current {
+        let node = &nodes[i];
+        if let Some(label) = container_label(node, || text_under(nodes, i, 80)) {
+            path.push((node.role.clone(), label));
+        }
+        current = node.parent;
+    }
+    path.reverse();
+    path
 }
 
 /// Whitespace collapsed to single spaces, trimmed.

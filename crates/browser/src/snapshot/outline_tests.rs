@@ -873,6 +873,66 @@ fn an_element_line_is_never_cut_and_a_text_line_is() {
     );
 }
 
+/// An identity in words folds to the container hash the outline gave the element, for
+/// landmarks, named containers and containers told apart by their text alike.
+#[test]
+fn an_elements_container_path_hashes_to_its_identitys_container() {
+    let obs = observation(el(
+        "RootWebArea",
+        "",
+        vec![el(
+            "main",
+            "",
+            vec![
+                el(
+                    "list",
+                    "",
+                    vec![
+                        el(
+                            "listitem",
+                            "",
+                            vec![text("Brass lantern $24"), el("button", "Add", vec![])],
+                        ),
+                        el(
+                            "listitem",
+                            "Wool blanket",
+                            vec![el("button", "Add", vec![])],
+                        ),
+                    ],
+                ),
+                el(
+                    "form",
+                    "Sign in",
+                    vec![el("group", "", vec![el("textbox", "User", vec![])])],
+                ),
+            ],
+        )],
+    ));
+    let mut registry = RefRegistry::default();
+    let outlined = outline(&obs, 1, &mut registry);
+    let mut checked = 0;
+    for (node, identity) in &outlined.identities {
+        let words = crate::refs::ElementIdentity {
+            role: identity.role.clone(),
+            name: identity.name.clone(),
+            containers: container_path(&obs.nodes, *node),
+            heading: identity.context.clone(),
+            ordinal: identity.ordinal,
+        };
+        assert_eq!(words.container_key(), identity.container, "{words}");
+        checked += 1;
+    }
+    assert!(checked >= 4, "{checked}");
+    let first_add = obs.nodes.iter().position(|n| n.role == "button").unwrap();
+    assert_eq!(
+        container_path(&obs.nodes, first_add),
+        [
+            ("main".to_string(), String::new()),
+            ("listitem".to_string(), "Brass lantern $24".to_string())
+        ]
+    );
+}
+
 #[path = "outline_geometry_tests.rs"]
 mod geometry;
 

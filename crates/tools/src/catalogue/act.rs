@@ -381,7 +381,16 @@ impl ToolSpec for Act {
         }
         // Everything that can be refused is refused before anything is dispatched.
         let action = params.action(upload_dir.as_deref())?;
-        let locator = locator_of(&params.r#ref, &params.role, &params.selector, Some(&params))?;
+        let named = locator_of(&params.r#ref, &params.role, &params.selector, Some(&params))?;
+        let locator = match (ctx.target.take(), named) {
+            (Some(_), Some(_)) => {
+                return Err(ToolError::invalid_params(
+                    "the step names its element twice: by target and by a locator",
+                ));
+            }
+            (Some(identity), None) => Some(Locator::Identity(identity)),
+            (None, named) => named,
+        };
         if locator.is_none() && !matches!(params.action, ActionName::Press | ActionName::Scroll) {
             return Err(ToolError::invalid_params(format!(
                 "{} needs an element: ref, role (+ name), or selector",
@@ -435,6 +444,11 @@ impl ToolSpec for Act {
             }
         };
         ctx.events.navigated = outcome.navigated;
+        ctx.acted = Some(crate::flow::Acted {
+            target: outcome.target.clone(),
+            r#ref: outcome.r#ref.clone(),
+            secret: outcome.secret,
+        });
         if outcome.dialog_open {
             // The page waits on a dialog (policy ask): nothing more can be read now.
             report(ctx, tab_id, &tab, dialogs_before).await;

@@ -21,6 +21,7 @@ mod dialog;
 mod eval;
 mod expect;
 mod find;
+mod flow;
 mod form_state;
 mod navigate;
 mod recall;
@@ -153,6 +154,19 @@ async fn invoke<T: ToolSpec>(ctx: &mut Ctx<'_>, params: Value) -> Result<Value, 
     Ok(value)
 }
 
+pub(crate) use expect::{Postcondition, verify};
+
+/// The postcondition an `expect` object states (act's, or a flow step's), checked by
+/// the one set of rules before anything runs.
+pub(crate) fn postcondition(
+    expect: &Value,
+    eval_enabled: bool,
+) -> Result<Postcondition, ToolError> {
+    let parsed: expect::Expect = serde_json::from_value(expect.clone())
+        .map_err(|e| ToolError::invalid_params(format!("expect: {e}")))?;
+    parsed.check(eval_enabled)
+}
+
 /// Every tool, in the order faces list them.
 pub fn catalogue() -> &'static [ToolDef] {
     static CATALOGUE: OnceLock<Vec<ToolDef>> = OnceLock::new();
@@ -172,6 +186,7 @@ pub fn catalogue() -> &'static [ToolDef] {
             define::<diagnostics::Diagnostics>(),
             define::<recall::Recall>(),
             define::<checkpoint::Checkpoint>(),
+            define::<flow::FlowTool>(),
         ]
     })
 }

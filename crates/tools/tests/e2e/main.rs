@@ -12,6 +12,7 @@ mod catalogue;
 mod checkpoints;
 mod conditions;
 mod coverage;
+mod flows;
 mod harness;
 mod inputs;
 mod navigation;

@@ -1,0 +1,63 @@
+//! `flow`: the task's flow (SPEC §21) — its successful commands with the identities and
+//! postconditions they verified, secrets as variables — read from the engine's flow log
+//! without touching the page. Running a flow is the batch runner's (`flow.rs`), not a
+//! tool's: a tool runs inside one command.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::{Annotations, PageGuard, ToolSpec};
+use crate::engine::Ctx;
+use crate::error::ToolError;
+use crate::untrusted::PageValue;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub(crate) struct Params {
+    /// export: this task's flow.
+    action: FlowAction,
+}
+
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+enum FlowAction {
+    Export,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Output {
+    /// The flow file (flow.schema.json); names and URLs in it are the page's.
+    flow: PageValue,
+    steps: usize,
+    /// Variables a run must be given (--var NAME=…).
+    variables: Vec<String>,
+}
+
+pub(crate) struct FlowTool;
+
+impl ToolSpec for FlowTool {
+    const NAME: &'static str = "flow";
+    const PAGE_GUARD: PageGuard = PageGuard::Off;
+    const ANNOTATIONS: Annotations = Annotations {
+        open_world: false,
+        ..Annotations::reads("Export the flow")
+    };
+    const DESCRIPTION: &'static str =
+        "Export this task's successful steps as a replayable flow (secrets as {{variables}}).";
+    const USES_TASK: bool = false;
+    type Params = Params;
+    type Output = Output;
+
+    async fn run(ctx: &mut Ctx<'_>, params: Params) -> Result<Output, ToolError> {
+        let FlowAction::Export = params.action;
+        let flow = ctx.export_flow();
+        Ok(Output {
+            steps: flow.steps.len(),
+            variables: flow.variables.keys().cloned().collect(),
+            flow: PageValue(serde_json::to_value(&flow).map_err(|e| {
+                ToolError::invalid_params(format!("the flow cannot be encoded: {e}"))
+            })?),
+        })
+    }
+}
