@@ -88,9 +88,10 @@ impl PressPause {
         Duration::from_millis(ms)
     }
 
-    /// One press's hold, timed from now (never past `deadline`): started just before the
-    /// press is sent and awaited before the release, so the round trip of the press is
-    /// part of the pause rather than added to it. `None` when there is no pause.
+    /// One press's hold, timed from now (never past `deadline`): started once the browser
+    /// has taken the press and awaited before the release, so the page never sees a
+    /// press held shorter than the pause (a press that waited in a busy browser's queue
+    /// would otherwise eat into it). `None` when there is no pause.
     pub(super) fn start(&self, deadline: Deadline) -> Option<tokio::time::Sleep> {
         let pause = self.draw().min(deadline.remaining());
         (!pause.is_zero()).then(|| tokio::time::sleep(pause))

@@ -425,9 +425,8 @@ impl Run<'_> {
         if clicks > 0 && self.tab.touch() {
             self.dispatched = true;
             for _ in 0..clicks {
-                let hold = self.press_pause.start(self.deadline);
                 self.touch("touchStart", Some((x, y))).await?;
-                held(hold).await;
+                held(self.press_pause.start(self.deadline)).await;
                 self.touch("touchEnd", None).await?;
             }
             return Ok(());
@@ -452,11 +451,10 @@ impl Run<'_> {
             session.send(&moved)?;
         }
         for count in 1..=clicks {
-            let hold = self.press_pause.start(self.deadline);
             session
                 .call(&event("mousePressed", 1, count), self.deadline)
                 .await?;
-            held(hold).await;
+            held(self.press_pause.start(self.deadline)).await;
             session
                 .call(&event("mouseReleased", 0, count), self.deadline)
                 .await?;
@@ -474,9 +472,8 @@ impl Run<'_> {
         };
         self.dispatched = true;
         if self.tab.touch() {
-            let hold = self.press_pause.start(self.deadline);
             self.touch("touchStart", Some(from)).await?;
-            held(hold).await;
+            held(self.press_pause.start(self.deadline)).await;
             for n in 1..=STEPS {
                 self.touch("touchMove", Some(step(n))).await?;
             }
@@ -495,11 +492,10 @@ impl Run<'_> {
         session
             .call(&event("mouseMoved", from, 0), self.deadline)
             .await?;
-        let hold = self.press_pause.start(self.deadline);
         session
             .call(&event("mousePressed", from, 1), self.deadline)
             .await?;
-        held(hold).await;
+        held(self.press_pause.start(self.deadline)).await;
         for n in 1..=STEPS {
             session
                 .call(&event("mouseMoved", step(n), 1), self.deadline)
