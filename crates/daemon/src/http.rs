@@ -61,8 +61,13 @@ impl AppState {
     }
 }
 
-/// The daemon's routes. Every request needs `Authorization: Bearer TOKEN`.
+/// The daemon's routes. Every request needs `Authorization: Bearer TOKEN`, but a
+/// hand-off's live view (`/live/…`), which a person opens in their browser with the
+/// hand-off's own one-time token instead.
 pub fn app(state: AppState) -> Router {
+    let registry = state.registry.clone();
+    let lookup: live::Lookup =
+        Arc::new(move |task: &str| registry.get(task).map(|entry| entry.engine.clone()));
     Router::new()
         .route("/v1/health", get(health))
         .route("/v1/tasks", get(list_tasks).post(start_task))
@@ -77,6 +82,7 @@ pub fn app(state: AppState) -> Router {
         .fallback(not_found)
         .layer(middleware::from_fn_with_state(state.clone(), authorize))
         .with_state(state)
+        .merge(live::router(lookup))
 }
 
 /// Refuses a request without the token (401) before any route sees it, and counts the

@@ -108,9 +108,15 @@ impl Server {
             version: env!("CARGO_PKG_VERSION").to_string(),
         })?;
         let idle_timeout = config.idle_timeout;
+        let state = AppState::new(config, token.clone());
+        // Hand-offs' live views are served here, beside the API.
+        let _ = state
+            .registry
+            .live_base
+            .set(format!("http://127.0.0.1:{port}"));
         Ok(Server {
             listener,
-            state: AppState::new(config, token.clone()),
+            state,
             state_dir,
             port,
             token,

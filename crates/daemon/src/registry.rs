@@ -127,6 +127,8 @@ pub(crate) struct Registry {
     /// The last tasks' engines, newest last, for diagnostics after a task stopped.
     recent: Mutex<VecDeque<(String, Arc<Engine>)>>,
     next_task: AtomicU64,
+    /// `http://127.0.0.1:PORT` once the daemon listens: where live views are served.
+    pub(crate) live_base: Arc<std::sync::OnceLock<String>>,
 }
 
 impl Registry {
@@ -139,6 +141,7 @@ impl Registry {
             starting: Mutex::new(BTreeSet::new()),
             recent: Mutex::new(VecDeque::new()),
             next_task: AtomicU64::new(1),
+            live_base: Arc::default(),
         }
     }
 
@@ -200,6 +203,7 @@ impl Registry {
             ..defaults.clone()
         };
         let engine = Arc::new(Engine::with_host(options, self.host.clone()));
+        engine.set_live_views(Arc::new(live::At::new(self.live_base.clone())));
         let opened = engine.open(timeout).await;
         lock(&self.starting).remove(&id);
         opened?;

@@ -26,6 +26,7 @@ use crate::envelope::{
 };
 use crate::error::{Code, ToolError};
 use crate::flow::{self, Acted, Recorded};
+use crate::handoff::{HandoffCell, LiveViews, Mode, Summary};
 use crate::host::BrowserHost;
 use crate::journal::{CommandRecord, Journal, epoch_ms, redact_command};
 use crate::resilience::{self, Circuit};
@@ -90,6 +91,8 @@ pub struct CallOptions {
     /// Conditions checked after the tool ran, all required, as act's `expect` (a flow
     /// step's postcondition): unmet is `EXPECTATION_FAILED`.
     pub expect: Option<Value>,
+    /// Made by the person in a hand-off's live view: not refused by its lock.
+    pub person: bool,
 }
 
 /// The most a command may ask for (SPEC §7).
@@ -186,6 +189,8 @@ pub struct Engine {
     archive: Option<Archive>,
     /// The restorable state of each element snapshot (`checkpoints.rs`).
     checkpoints: Mutex<Checkpoints>,
+    /// Whether a person has the task, and what they hand back (`handoff.rs`).
+    pub(crate) handoff: HandoffCell,
     /// The steps a flow of this task would hold (`flow.rs`).
     flow_log: Mutex<FlowLog>,
 }
@@ -260,6 +265,7 @@ impl Engine {
             closed: AtomicBool::new(false),
             circuit: Mutex::new(Circuit::default()),
             checkpoints: Mutex::new(Checkpoints::default()),
+            handoff: HandoffCell::default(),
             flow_log: Mutex::new(FlowLog::default()),
         }
     }
@@ -327,7 +333,9 @@ impl Engine {
             .filter(|tool| tool.uses_task)
             .and_then(|_| lock(&self.circuit).open(Instant::now()));
         let url_before = lock(&self.flow_log).url.clone();
+        let locked = !options.person && self.agent_enters(method);
         let result = match catalogue::find(method) {
+            _ if locked => Err(handoff_locked(&self.options.task_id)),
             _ if open.is_some() => Err(circuit_open(&self.options.task_id, open)),
             Some(tool) if tool.name != "act" && options.target.is_some() => {
                 Err(ToolError::invalid_params(format!(
@@ -404,6 +412,163 @@ impl Engine {
             }
         }
         envelope
+    }
+
+    /// An agent command `method` arrives: whether a person's hand-off refuses it; if not,
+    /// the agent drives from here on.
+    fn agent_enters(&self, method: &str) -> bool {
+        let mut handoff = lock(&self.handoff.state);
+        if handoff.locks(method) {
+            return true;
+        }
+        if !matches!(method, "handoff" | "diagnostics")
+            && matches!(handoff.mode, Mode::Hidden | Mode::HandoffComplete)
+        {
+            handoff.mode = Mode::AgentDriving;
+        }
+        false
+    }
+
+    /// Where this engine's live views are served (the face sets it).
+    pub fn set_live_views(&self, views: Arc<dyn LiveViews>) {
+        *lock(&self.handoff.views) = Some(views);
+    }
+
+    /// Whether `token` opens this task's live view now.
+    pub fn live_view_admits(&self, token: &str) -> bool {
+        lock(&self.handoff.state).admits(token)
+    }
+
+    /// The reason the agent gave for the hand-off under way.
+    pub fn handoff_reason(&self) -> Option<String> {
+        lock(&self.handoff.state).reason.clone()
+    }
+
+    /// A command made by the person in the live view (the hand-off's lock lets it pass).
+    /// The pages they go to are noted for the agent's summary.
+    pub async fn person_call(&self, method: &str, params: Value) -> Envelope {
+        let options = CallOptions {
+            person: true,
+            ..CallOptions::default()
+        };
+        let envelope = self.call_with(method, params.clone(), options).await;
+        if envelope.ok {
+            let mut handoff = lock(&self.handoff.state);
+            match method {
+                "navigate" => {
+                    if let Some(page) = &envelope.page {
+                        handoff.summary.navigations.push(page.url.clone());
+                    }
+                }
+                "dialog" => {
+                    let kind = envelope.data["type"].as_str().unwrap_or("dialog");
+                    let answer = envelope.data["answer"].as_str().unwrap_or("answered");
+                    handoff.summary.dialogs.push(format!("{kind} {answer}"));
+                }
+                _ => {}
+            }
+        }
+        envelope
+    }
+
+    /// The task's tabs, for the person's tab switcher.
+    pub async fn person_tabs(&self) -> Vec<browser::TabSummary> {
+        let slot = self.slot.lock().await;
+        slot.task.as_ref().map(Task::list).unwrap_or_default()
+    }
+
+    /// The tab the person sees: the task's current one.
+    pub async fn person_tab(&self) -> Option<(String, browser::Tab)> {
+        let slot = self.slot.lock().await;
+        let task = slot.task.as_ref()?;
+        let (id, tab) = task.tab(None).ok()?;
+        Some((id.to_string(), tab.clone()))
+    }
+
+    /// Begins a hand-off: a new token, the live view's URL, and JavaScript dialogs left
+    /// open for the person. While one is under way, its URL again.
+    pub(crate) async fn begin_handoff(&self, reason: String) -> Result<(String, bool), ToolError> {
+        if let Some(url) = {
+            let handoff = lock(&self.handoff.state);
+            (handoff.mode == Mode::WaitingHuman)
+                .then(|| handoff.url.clone())
+                .flatten()
+        } {
+            return Ok((url, false));
+        }
+        let views = lock(&self.handoff.views).clone().ok_or_else(|| {
+            ToolError::invalid_params("this face serves no live view, so nothing can be handed off")
+        })?;
+        let token = crate::handoff::random_token().map_err(|e| {
+            ToolError::invalid_params(format!("no random token for the live view: {e}"))
+        })?;
+        let url = views
+            .url(&self.options.task_id, &token)
+            .map_err(|e| ToolError::invalid_params(format!("the live view cannot start: {e}")))?;
+        let tabs_before = {
+            let slot = self.slot.lock().await;
+            slot.task.as_ref().map_or_else(Vec::new, |task| {
+                for summary in task.list() {
+                    if let Ok((_, tab)) = task.tab(Some(&summary.id.to_string())) {
+                        tab.set_ask_dialogs(true);
+                    }
+                }
+                task.list().iter().map(|t| t.id.to_string()).collect()
+            })
+        };
+        let mut handoff = lock(&self.handoff.state);
+        handoff.mode = Mode::WaitingHuman;
+        handoff.reason = Some(reason);
+        handoff.token = Some(token);
+        handoff.url = Some(url.clone());
+        handoff.tabs_before = tabs_before;
+        handoff.summary = Summary::default();
+        handoff.back = None;
+        Ok((url, true))
+    }
+
+    /// The person pressed Done: a fresh snapshot for the agent, the summary of what they
+    /// did, the token spent, dialogs answered as before, and any waiting agent woken.
+    pub async fn hand_back(&self) -> Envelope {
+        let snapshot = self.person_call("snapshot", serde_json::json!({})).await;
+        let tabs = self.person_tabs().await;
+        {
+            let slot = self.slot.lock().await;
+            if let Some(task) = slot.task.as_ref() {
+                for summary in task.list() {
+                    if let Ok((_, tab)) = task.tab(Some(&summary.id.to_string())) {
+                        tab.set_ask_dialogs(self.options.ask_dialogs);
+                    }
+                }
+            }
+        }
+        let mut handoff = lock(&self.handoff.state);
+        let mut summary = std::mem::take(&mut handoff.summary);
+        summary.tabs_opened = tabs
+            .iter()
+            .map(|t| t.id.to_string())
+            .filter(|id| !handoff.tabs_before.contains(id))
+            .collect();
+        summary.tabs = tabs
+            .iter()
+            .map(|t| {
+                serde_json::json!({
+                    "tabId": t.id.to_string(),
+                    "url": t.state.url,
+                    "title": t.state.title,
+                    "active": t.active,
+                })
+            })
+            .collect();
+        handoff.back = Some((snapshot.data.clone(), summary));
+        handoff.mode = Mode::HandoffComplete;
+        handoff.token = None;
+        handoff.url = None;
+        handoff.generation += 1;
+        let generation = handoff.generation;
+        drop(handoff);
+        self.handoff.handed_back.send_replace(generation);
+        snapshot
     }
 
     async fn run<'a>(
@@ -941,6 +1106,15 @@ fn page_content(envelope: &Envelope, in_data: Vec<String>) -> Vec<String> {
     pointers
 }
 
+/// An agent command while a person has the task: refused, nothing dispatched.
+fn handoff_locked(task: &str) -> ToolError {
+    ToolError::new(
+        Code::HandoffLocked,
+        format!("a person has task {task} (a hand-off is under way), so nothing was run"),
+        "wait for them: browser_handoff {action:\"wait\"}; browser_handoff {action:\"status\"} and browser_diagnostics answer meanwhile",
+    )
+}
+
 /// The refusal of a command while the task's circuit is open.
 fn circuit_open(task: &str, open: Option<resilience::Open>) -> ToolError {
     let (left, failures, last) = open.map_or((Duration::ZERO, 0, None), |o| {
@@ -966,6 +1140,11 @@ impl<'a> Ctx<'a> {
     /// The task's archive, when it keeps one.
     pub(crate) fn archive(&self) -> Option<&'a Archive> {
         self.engine.archive.as_ref()
+    }
+
+    /// The engine running this command (the hand-off works beside the task's lock).
+    pub(crate) fn engine(&self) -> &'a Engine {
+        self.engine
     }
 
     /// The task's checkpoints.

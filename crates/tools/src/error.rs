@@ -43,6 +43,10 @@ pub enum Code {
     BrowserConfigConflict,
     /// Five consecutive failures opened the task's circuit; the time left is in `data`.
     CircuitOpen,
+    /// A person has the task (a hand-off): nothing was run.
+    HandoffLocked,
+    /// The person did not hand back within the wait.
+    HandoffTimeout,
     // After dispatch: something may have happened.
     ExpectationFailed,
     InputMismatch,
@@ -94,6 +98,8 @@ impl Code {
                 | Code::TaskBusy
                 | Code::BrowserConfigConflict
                 | Code::CircuitOpen
+                | Code::HandoffLocked
+                | Code::HandoffTimeout
         )
     }
 

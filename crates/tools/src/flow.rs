@@ -587,6 +587,7 @@ pub async fn run_step(engine: &Engine, step: &Step) -> Envelope {
         sensitive: step.sensitive,
         target: step.target.as_ref().map(browser::ElementIdentity::from),
         expect: step.expect.clone().map(Value::Object),
+        person: false,
     };
     engine.call_with(&step.method, params, options).await
 }

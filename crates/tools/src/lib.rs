@@ -13,6 +13,7 @@ mod engine;
 mod envelope;
 mod error;
 pub mod flow;
+pub mod handoff;
 mod host;
 mod journal;
 mod render;

@@ -1,6 +1,7 @@
 //! Keyboard input: focus, typing and filling with read-back, keys and chords. What fill
 //! accepts for dates, times, colours and numbers is `typed_value.rs`.
 
+use cdp::Deadline;
 use cdp::protocol::{dom, input};
 use serde_json::json;
 
@@ -212,41 +213,68 @@ impl Run<'_> {
 
     pub(super) async fn press(&mut self, chord: &keys::Chord) -> Result<(), Error> {
         self.dispatched = true;
-        let session = self.tab.session();
-        let mut held = 0;
-        for modifier in &chord.modifier_keys {
-            held |= modifier_mask(&modifier.key);
-            session
-                .call(&key_event("rawKeyDown", modifier, held), self.deadline)
-                .await?;
-        }
-        self.key(&chord.key, chord.modifiers).await?;
-        for modifier in chord.modifier_keys.iter().rev() {
-            held &= !modifier_mask(&modifier.key);
-            session
-                .call(&key_event("keyUp", modifier, held), self.deadline)
-                .await?;
-        }
-        Ok(())
+        press_chord(self.tab.session(), chord, self.deadline).await
     }
 
     /// One key down (typing its text, if any) and up.
     pub(super) async fn key(&mut self, key: &Key, modifiers: i64) -> Result<(), Error> {
         self.dispatched = true;
-        let session = self.tab.session();
-        let down = if key.text.is_some() {
-            "keyDown"
-        } else {
-            "rawKeyDown"
-        };
-        session
-            .call(&key_event(down, key, modifiers), self.deadline)
-            .await?;
-        session
-            .call(&key_event("keyUp", key, modifiers), self.deadline)
-            .await?;
-        Ok(())
+        press_key(self.tab.session(), key, modifiers, self.deadline).await
     }
+}
+
+/// A chord on `session`: its modifiers down, the key down and up, the modifiers up (the
+/// agent's `press`), each event answered before the next is sent.
+async fn press_chord(
+    session: &cdp::Session,
+    chord: &keys::Chord,
+    deadline: Deadline,
+) -> Result<(), Error> {
+    for event in chord_events(chord) {
+        session.call(&event, deadline).await?;
+    }
+    Ok(())
+}
+
+async fn press_key(
+    session: &cdp::Session,
+    key: &Key,
+    modifiers: i64,
+    deadline: Deadline,
+) -> Result<(), Error> {
+    for event in key_events(key, modifiers) {
+        session.call(&event, deadline).await?;
+    }
+    Ok(())
+}
+
+/// The key events of a chord, in order: its modifiers down, the key down (typing its
+/// text, if any) and up, the modifiers up.
+pub(crate) fn chord_events(chord: &keys::Chord) -> Vec<input::DispatchKeyEvent> {
+    let mut events = Vec::new();
+    let mut held = 0;
+    for modifier in &chord.modifier_keys {
+        held |= modifier_mask(&modifier.key);
+        events.push(key_event("rawKeyDown", modifier, held));
+    }
+    events.extend(key_events(&chord.key, chord.modifiers));
+    for modifier in chord.modifier_keys.iter().rev() {
+        held &= !modifier_mask(&modifier.key);
+        events.push(key_event("keyUp", modifier, held));
+    }
+    events
+}
+
+fn key_events(key: &Key, modifiers: i64) -> [input::DispatchKeyEvent; 2] {
+    let down = if key.text.is_some() {
+        "keyDown"
+    } else {
+        "rawKeyDown"
+    };
+    [
+        key_event(down, key, modifiers),
+        key_event("keyUp", key, modifiers),
+    ]
 }
 
 fn modifier_mask(key: &str) -> i64 {

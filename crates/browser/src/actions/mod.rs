@@ -29,6 +29,7 @@ pub(crate) use forms::SelectReply;
 pub use forms::{
     FileReadback, ResponseWatch, SelectedOption, UploadOutcome, UploadResponse, UrlPattern,
 };
+pub(crate) use keyboard::chord_events;
 pub(crate) use pointer::ScrollPosition;
 
 use crate::keys;

@@ -245,6 +245,9 @@ command! {
     BringToFront => "Page.bringToFront", Empty;
     StopLoading => "Page.stopLoading", Empty;
     Crash => "Page.crash", Empty;
+    StartScreencast => "Page.startScreencast", Empty;
+    StopScreencast => "Page.stopScreencast", Empty;
+    ScreencastFrameAck => "Page.screencastFrameAck", Empty;
 
 }
 
@@ -258,6 +261,42 @@ event! {
     FileChooserOpened => "Page.fileChooserOpened";
     JavascriptDialogOpening => "Page.javascriptDialogOpening";
     JavascriptDialogClosed => "Page.javascriptDialogClosed";
+    ScreencastFrame => "Page.screencastFrame";
+}
+
+/// Frames of the page as it paints (the live view of a hand-off).
+#[derive(Debug, Clone, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StartScreencast {
+    pub format: String,
+    pub quality: Option<i64>,
+    pub every_nth_frame: Option<i64>,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct StopScreencast {}
+
+#[derive(Debug, Clone, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ScreencastFrameAck {
+    pub session_id: i64,
+}
+
+/// One frame: base64 image data, its metadata, and the id to acknowledge it by.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ScreencastFrame {
+    pub data: String,
+    pub metadata: ScreencastFrameMetadata,
+    pub session_id: i64,
+}
+
+/// Sizes in CSS pixels of the page the frame shows.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ScreencastFrameMetadata {
+    pub device_width: f64,
+    pub device_height: f64,
 }
 
 #[derive(Debug, Clone, Default, Serialize)]

@@ -23,6 +23,7 @@ mod expect;
 mod find;
 mod flow;
 mod form_state;
+mod handoff;
 mod navigate;
 mod recall;
 mod screenshot;
@@ -186,6 +187,7 @@ pub fn catalogue() -> &'static [ToolDef] {
             define::<diagnostics::Diagnostics>(),
             define::<recall::Recall>(),
             define::<checkpoint::Checkpoint>(),
+            define::<handoff::Handoff>(),
             define::<flow::FlowTool>(),
         ]
     })

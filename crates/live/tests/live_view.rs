@@ -1,0 +1,252 @@
+//! A hand-off end to end (issue 15, SPEC §13): the agent hands the task to a person, who
+//! works through the live view **in a second real Chromium** — sees frames arrive and
+//! change, clicks and types into the streamed page, answers its confirm, is refused a URL
+//! the policy forbids, and presses Done; the agent's pending wait returns the page as the
+//! person left it. Meanwhile every other agent command is `HANDOFF_LOCKED`, and the live
+//! view without its token is 401.
+
+use std::io::{Read, Write};
+use std::sync::Arc;
+use std::time::Duration;
+
+use browser::{BrowserOptions, Endpoint, LaunchOptions};
+use serde_json::{Value, json};
+use test_support::FixtureServer;
+use tools::{Engine, EngineOptions};
+
+fn engine(task: &str, eval: bool) -> Engine {
+    Engine::new(EngineOptions {
+        browser: BrowserOptions {
+            endpoint: Endpoint::Launch(LaunchOptions {
+                executable: Some(test_support::chromium()),
+                ..LaunchOptions::default()
+            }),
+            record_cdp: None,
+        },
+        task_id: task.into(),
+        enable_eval: eval,
+        ..EngineOptions::default()
+    })
+}
+
+async fn ok(engine: &Engine, method: &str, params: Value) -> Value {
+    let envelope = engine.call(method, params.clone(), None).await.to_json();
+    assert_eq!(envelope["ok"], true, "{method} {params}: {envelope:#}");
+    envelope
+}
+
+/// The status line of a plain GET.
+fn status_of(url: &str) -> String {
+    let rest = url.strip_prefix("http://").expect("an http URL");
+    let (host, path) = rest.split_once('/').expect("a path");
+    let mut stream = std::net::TcpStream::connect(host).expect("connects");
+    write!(
+        stream,
+        "GET /{path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
+    )
+    .expect("the request is written");
+    let mut response = String::new();
+    stream
+        .read_to_string(&mut response)
+        .expect("the response is read");
+    response.lines().next().unwrap_or_default().to_string()
+}
+
+/// Waits in the person's browser until `condition` (JavaScript) holds in the live view.
+async fn until(person: &Engine, condition: &str) {
+    ok(
+        person,
+        "wait",
+        json!({ "js": condition, "timeoutMs": 15000 }),
+    )
+    .await;
+}
+
+async fn read(person: &Engine, expression: &str) -> Value {
+    ok(person, "eval", json!({ "expression": expression })).await["data"]["value"].clone()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_person_finishes_the_page_in_the_live_view_and_the_agent_gets_it_back() {
+    let server = FixtureServer::start();
+    let agent = Arc::new(engine("handoff", false));
+    let weak = Arc::downgrade(&agent);
+    let lookup: live::Lookup =
+        Arc::new(move |id: &str| (id == "handoff").then(|| weak.upgrade()).flatten());
+    agent.set_live_views(Arc::new(live::Lazy::new(lookup)));
+    ok(
+        &agent,
+        "navigate",
+        json!({ "url": server.url("handoff.html") }),
+    )
+    .await;
+
+    let started = ok(
+        &agent,
+        "handoff",
+        json!({ "reason": "Type the code and save it" }),
+    )
+    .await;
+    assert_eq!(started["data"]["mode"], "WAITING_HUMAN", "{started:#}");
+    let url = started["data"]["liveView"].as_str().unwrap().to_string();
+
+    // The agent is locked out, nothing dispatched; status and diagnostics still answer.
+    let locked = agent
+        .call(
+            "act",
+            json!({ "action": "click", "selector": "#start" }),
+            None,
+        )
+        .await
+        .to_json();
+    assert_eq!(locked["code"], "HANDOFF_LOCKED", "{locked:#}");
+    assert_eq!(locked["execution"]["dispatchStarted"], false, "{locked:#}");
+    assert_eq!(
+        locked["execution"]["actionStatus"], "not-started",
+        "{locked:#}"
+    );
+    let status = ok(&agent, "handoff", json!({ "action": "status" })).await;
+    assert_eq!(status["data"]["mode"], "WAITING_HUMAN");
+    ok(&agent, "diagnostics", json!({})).await;
+
+    // No token, or another, is no page.
+    let (without, _) = url.split_once("?token=").unwrap();
+    assert!(status_of(without).contains("401"), "{}", status_of(without));
+    assert!(status_of(&format!("{without}?token=nope")).contains("401"));
+
+    // The agent waits for the person, as an agent would.
+    let waiting = {
+        let agent = agent.clone();
+        tokio::spawn(async move {
+            agent
+                .call(
+                    "handoff",
+                    json!({ "action": "wait" }),
+                    Some(Duration::from_secs(120)),
+                )
+                .await
+                .to_json()
+        })
+    };
+
+    // The person's own browser.
+    let person = engine("person", true);
+    ok(&person, "navigate", json!({ "url": url })).await;
+    until(
+        &person,
+        "Number(document.getElementById('screen').dataset.frames || 0) > 0",
+    )
+    .await;
+    let reason = read(&person, "document.getElementById('reason').textContent").await;
+    assert_eq!(reason, "The agent asks: Type the code and save it");
+    let before = read(&person, "document.getElementById('screen').src").await;
+
+    // A click on the streamed image lands on the page's button; the frames change.
+    ok(
+        &person,
+        "act",
+        json!({ "action": "click", "selector": "#screen", "snapshot": false }),
+    )
+    .await;
+    let changed = format!(
+        "document.getElementById('screen').src !== {}",
+        serde_json::to_string(&before).unwrap()
+    );
+    until(&person, &changed).await;
+    // Keys typed with the image focused reach the page's focused field.
+    for key in ["4", "2", "Enter"] {
+        ok(
+            &person,
+            "act",
+            json!({ "action": "press", "selector": "#screen", "keys": key, "snapshot": false }),
+        )
+        .await;
+    }
+    // The page's confirm comes to the person, who accepts it.
+    until(
+        &person,
+        "document.getElementById('dialog').style.display === 'block'",
+    )
+    .await;
+    let asked = read(
+        &person,
+        "document.getElementById('dialog-text').textContent",
+    )
+    .await;
+    assert_eq!(asked, "The page asks (confirm): Save the code?");
+    ok(
+        &person,
+        "act",
+        json!({ "action": "click", "selector": "#dialog-accept", "snapshot": false }),
+    )
+    .await;
+    until(
+        &person,
+        "document.getElementById('dialog').style.display === 'none'",
+    )
+    .await;
+
+    // A URL the task's policy refuses is refused in the address field too.
+    ok(&person, "act", json!({ "action": "fill", "selector": "#address", "text": "file:///etc/passwd", "snapshot": false })).await;
+    ok(
+        &person,
+        "act",
+        json!({ "action": "click", "selector": "#go", "snapshot": false }),
+    )
+    .await;
+    until(
+        &person,
+        "document.getElementById('error').textContent.startsWith('URL_BLOCKED')",
+    )
+    .await;
+
+    // What the person sees, kept for a look.
+    let shot = person.call("screenshot", json!({}), None).await;
+    let image = shot.image.as_ref().expect("a screenshot of the live view");
+    let target = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target");
+    std::fs::create_dir_all(&target).unwrap();
+    use base64::Engine as _;
+    let png = base64::engine::general_purpose::STANDARD
+        .decode(&image.data)
+        .expect("base64");
+    assert!(png.starts_with(b"\x89PNG"), "a PNG");
+    std::fs::write(target.join("live-view.png"), png).unwrap();
+
+    // Done hands back: the agent's wait returns the page as the person left it.
+    ok(
+        &person,
+        "act",
+        json!({ "action": "click", "selector": "#done", "snapshot": false }),
+    )
+    .await;
+    let back = tokio::time::timeout(Duration::from_secs(60), waiting)
+        .await
+        .expect("the wait returns")
+        .expect("the wait ran");
+    assert_eq!(back["ok"], true, "{back:#}");
+    assert_eq!(back["data"]["mode"], "HANDOFF_COMPLETE", "{back:#}");
+    let text = back["data"]["text"].as_str().unwrap();
+    assert!(text.contains("Saved 42"), "{text}");
+    assert_eq!(
+        back["data"]["summary"]["dialogs"],
+        json!(["confirm accepted"]),
+        "{back:#}"
+    );
+    assert!(
+        !back.to_string().contains("\"keys\""),
+        "no keys are reported: {back:#}"
+    );
+    until(
+        &person,
+        "document.getElementById('ended').style.display === 'block'",
+    )
+    .await;
+
+    // The token is spent; the agent drives again.
+    assert!(status_of(&url).contains("401"));
+    ok(&agent, "snapshot", json!({})).await;
+    let status = ok(&agent, "handoff", json!({ "action": "status" })).await;
+    assert_eq!(status["data"]["mode"], "AGENT_DRIVING");
+    person.shutdown().await;
+    agent.shutdown().await;
+}

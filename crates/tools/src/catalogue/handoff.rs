@@ -1,0 +1,156 @@
+//! `handoff`: hand the task to a person (SPEC §13) — a login, a CAPTCHA, a payment or a
+//! choice only they can make. `{reason}` returns the live view's URL and locks the task
+//! (`HANDOFF_LOCKED` for every other agent command); `{action:"status"}` reports the
+//! mode; `{action:"wait"}` returns, once the person presses Done, a fresh snapshot and a
+//! summary of what they did. The person's keys are never reported.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::{Annotations, PageGuard, ToolSpec};
+use crate::engine::{Ctx, lock};
+use crate::error::{Code, ToolError};
+use crate::handoff::Mode;
+use crate::untrusted::{PageText, PageValue};
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub(crate) struct Params {
+    /// start (default; needs reason), status or wait.
+    #[serde(default)]
+    action: Action,
+    /// start: what the person should do, shown to them.
+    reason: Option<String>,
+    /// wait: most ms to wait for the person (default: the command's deadline).
+    timeout_ms: Option<u64>,
+}
+
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+enum Action {
+    #[default]
+    Start,
+    Status,
+    Wait,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Output {
+    mode: Mode,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reason: Option<String>,
+    /// While a person has the task: the live view (one-time token inside).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    live_view: Option<String>,
+    /// wait: the page as the person left it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    snapshot_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    text: Option<PageText>,
+    /// wait: what the person did (pages, tabs, dialogs; never keys).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    summary: Option<PageValue>,
+}
+
+pub(crate) struct Handoff;
+
+impl ToolSpec for Handoff {
+    const NAME: &'static str = "handoff";
+    // The person drives the page meanwhile; this tool never touches it.
+    const PAGE_GUARD: PageGuard = PageGuard::Off;
+    const ANNOTATIONS: Annotations = Annotations {
+        title: "Hand off to a person",
+        read_only: false,
+        destructive: false,
+        idempotent: true,
+        open_world: true,
+    };
+    const DESCRIPTION: &'static str = "Hand the task to a person (login, CAPTCHA, a choice): {reason} gives a live-view URL and locks the task; wait returns their page when they press Done.";
+    // It must not hold the task: the person's live view uses it meanwhile.
+    const USES_TASK: bool = false;
+    type Params = Params;
+    type Output = Output;
+
+    async fn run(ctx: &mut Ctx<'_>, params: Params) -> Result<Output, ToolError> {
+        let engine = ctx.engine();
+        match params.action {
+            Action::Start => {
+                let reason = params
+                    .reason
+                    .filter(|r| !r.trim().is_empty())
+                    .ok_or_else(|| {
+                        ToolError::invalid_params("a hand-off needs a reason for the person")
+                    })?;
+                if params.timeout_ms.is_some() {
+                    return Err(ToolError::invalid_params("timeoutMs goes with action wait"));
+                }
+                let (url, _) = engine.begin_handoff(reason.clone()).await?;
+                ctx.dispatched();
+                Ok(Output {
+                    mode: Mode::WaitingHuman,
+                    reason: engine.handoff_reason(),
+                    live_view: Some(url),
+                    snapshot_id: None,
+                    text: None,
+                    summary: None,
+                })
+            }
+            Action::Status => {
+                let handoff = lock(&engine.handoff.state);
+                Ok(Output {
+                    mode: handoff.mode,
+                    reason: handoff.reason.clone(),
+                    live_view: handoff.url.clone(),
+                    snapshot_id: None,
+                    text: None,
+                    summary: None,
+                })
+            }
+            Action::Wait => {
+                let mut ticks = engine.handoff.handed_back.subscribe();
+                let waiting = {
+                    let handoff = lock(&engine.handoff.state);
+                    match handoff.mode {
+                        Mode::WaitingHuman => true,
+                        _ if handoff.back.is_some() => false,
+                        _ => {
+                            return Err(ToolError::invalid_params(
+                                "no hand-off to wait for: start one with {reason}",
+                            ));
+                        }
+                    }
+                };
+                if waiting {
+                    let budget = params
+                        .timeout_ms
+                        .map(std::time::Duration::from_millis)
+                        .unwrap_or(ctx.deadline.remaining())
+                        .min(ctx.deadline.remaining());
+                    if tokio::time::timeout(budget, ticks.changed()).await.is_err() {
+                        return Err(ToolError::new(
+                            Code::HandoffTimeout,
+                            format!(
+                                "the person did not hand back within {} ms; the hand-off goes on",
+                                budget.as_millis()
+                            ),
+                            "wait again, or check browser_handoff {action:\"status\"}",
+                        ));
+                    }
+                }
+                let handoff = lock(&engine.handoff.state);
+                let (snapshot, summary) = handoff.back.clone().ok_or_else(|| {
+                    ToolError::invalid_params("the hand-off ended without a hand-back")
+                })?;
+                Ok(Output {
+                    mode: handoff.mode,
+                    reason: handoff.reason.clone(),
+                    live_view: None,
+                    snapshot_id: snapshot["snapshotId"].as_str().map(str::to_string),
+                    text: snapshot["text"].as_str().map(|t| PageText(t.to_string())),
+                    summary: serde_json::to_value(summary).ok().map(PageValue),
+                })
+            }
+        }
+    }
+}
