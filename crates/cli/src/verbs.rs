@@ -351,6 +351,20 @@ pub enum Verb {
         #[command(flatten)]
         tab: TabArg,
     },
+    /// Hand the task to a person: `handoff "reason"` prints the live view's URL; `--status`
+    /// reports the mode; `--wait` returns their page when they press Done (handoff).
+    Handoff {
+        /// What the person should do.
+        #[arg(required_unless_present_any = ["status", "wait"])]
+        reason: Option<String>,
+        #[arg(long, conflicts_with_all = ["reason", "wait"])]
+        status: bool,
+        #[arg(long, conflicts_with = "reason")]
+        wait: bool,
+        /// With --wait: most ms to wait.
+        #[arg(long, requires = "wait")]
+        timeout_ms: Option<u64>,
+    },
     /// The running command and the last ones of the task, from memory (diagnostics).
     Diagnose {
         #[arg(long)]
@@ -575,7 +589,12 @@ fn send(
     let client = session.client();
     let answer = match request {
         Request::Tool { method, params } => {
-            let timeout = browser.command_timeout_ms;
+            // A wait for a person gets the command time it asks for.
+            let waited = (method == "handoff")
+                .then(|| params["timeoutMs"].as_u64())
+                .flatten()
+                .map(|ms| ms.saturating_add(1_000));
+            let timeout = browser.command_timeout_ms.or(waited);
             let first = client.command(task, method, params, timeout, call.sensitive)?;
             if first.body["code"] != "TASK_NOT_FOUND" {
                 first
@@ -823,6 +842,24 @@ fn request(verb: Verb, task: &str) -> Result<(Request, Option<PathBuf>), String>
             "checkpoint",
             tab.on(json!({ "action": action, "stateId": id })),
         ),
+        Verb::Handoff {
+            reason,
+            status,
+            wait,
+            timeout_ms,
+        } => {
+            let action = if status {
+                "status"
+            } else if wait {
+                "wait"
+            } else {
+                "start"
+            };
+            tool(
+                "handoff",
+                json!({ "action": action, "reason": reason, "timeoutMs": timeout_ms }),
+            )
+        }
         Verb::Diagnose { limit } => Request::Diagnose(limit),
         Verb::Run { tool: name, params } => Request::Tool {
             method: name,
@@ -1047,6 +1084,9 @@ mod tests {
             &["recall", "--query", "blue heron", "--limit", "5"],
             &["checkpoint", "list"],
             &["checkpoint", "restore", "tab0-s7.1", "--tab", "tab1"],
+            &["handoff", "Solve the CAPTCHA"],
+            &["handoff", "--status"],
+            &["handoff", "--wait", "--timeout-ms", "600000"],
         ];
         let mut tools_seen = std::collections::BTreeSet::new();
         for argv in lines {
@@ -1083,6 +1123,7 @@ mod tests {
             "dialog",
             "recall",
             "checkpoint",
+            "handoff",
         ] {
             assert!(tools_seen.contains(tool), "{tool} has no line above");
         }

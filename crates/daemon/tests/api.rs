@@ -953,3 +953,66 @@ async fn a_tasks_archive_goes_with_it_on_stop_unless_kept_and_a_kept_one_is_reop
     daemon.shutdown().await;
     assert!(state.join("tasks/kept").join(tools::ARCHIVE_FILE).exists());
 }
+
+/// A hand-off over the daemon: its live view is served on the daemon's own port, needs
+/// the hand-off's token (never the daemon's), locks the task, and ends with it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hand_off_serves_its_live_view_on_the_daemon_and_locks_the_task() {
+    let daemon = Daemon::start().await;
+    let server = test_support::FixtureServer::start();
+    daemon.start_task("h").await;
+    daemon
+        .ok(
+            "h",
+            "navigate",
+            json!({ "url": server.url("handoff.html") }),
+        )
+        .await;
+    let started = daemon
+        .ok("h", "handoff", json!({ "reason": "Solve the puzzle" }))
+        .await;
+    let url = started["data"]["liveView"].as_str().unwrap().to_string();
+    let prefix = format!("http://127.0.0.1:{}/live/h?token=", daemon.port);
+    assert!(url.starts_with(&prefix), "{url}");
+    let get = |url: String| async move {
+        within(
+            "a live view request",
+            tokio::task::spawn_blocking(move || {
+                let rest = url.strip_prefix("http://").expect("http");
+                let (host, path) = rest.split_once('/').expect("a path");
+                let mut stream = std::net::TcpStream::connect(host).expect("connects");
+                std::io::Write::write_all(
+                    &mut stream,
+                    format!("GET /{path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n")
+                        .as_bytes(),
+                )
+                .expect("written");
+                let mut response = String::new();
+                std::io::Read::read_to_string(&mut stream, &mut response).expect("read");
+                response
+            }),
+        )
+        .await
+        .expect("answered")
+    };
+    let page = get(url.clone()).await;
+    assert!(page.starts_with("HTTP/1.1 200"), "{page}");
+    assert!(page.contains("Done — hand back to the agent"), "{page}");
+    let daemon_token = std::fs::read_to_string(daemon.state_dir.token_path()).expect("the token");
+    let wrong = get(format!("{prefix}{daemon_token}")).await;
+    assert!(
+        wrong.starts_with("HTTP/1.1 401"),
+        "the daemon's token is not the hand-off's: {wrong}"
+    );
+    let locked = daemon.call("h", "snapshot", json!({}), None).await;
+    assert_eq!(locked["code"], "HANDOFF_LOCKED", "{locked:#}");
+    let status = daemon
+        .ok("h", "handoff", json!({ "action": "status" }))
+        .await;
+    assert_eq!(status["data"]["liveView"], url.as_str());
+    // The task's end ends the hand-off: the page is gone with it.
+    daemon.ask(|c| c.stop_task("h"), |a| a.body).await;
+    let gone = get(url).await;
+    assert!(gone.starts_with("HTTP/1.1 401"), "{gone}");
+    daemon.shutdown().await;
+}

@@ -333,7 +333,9 @@ impl Engine {
             .filter(|tool| tool.uses_task)
             .and_then(|_| lock(&self.circuit).open(Instant::now()));
         let url_before = lock(&self.flow_log).url.clone();
-        let locked = !options.person && self.agent_enters(method);
+        // An unknown tool is refused as such, hand-off or not.
+        let locked =
+            !options.person && catalogue::find(method).is_some() && self.agent_enters(method);
         let result = match catalogue::find(method) {
             _ if locked => Err(handoff_locked(&self.options.task_id)),
             _ if open.is_some() => Err(circuit_open(&self.options.task_id, open)),
