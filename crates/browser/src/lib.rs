@@ -52,7 +52,7 @@ pub use download::{Download, DownloadState, TaskEvents};
 pub use launch::{LaunchOptions, find_chromium};
 pub use live::{Frame, PersonInput, Screencast};
 pub use page_read::{PageHtml, PageText};
-pub use permission::PermissionDenial;
+pub use permission::{PermissionChoice, PermissionDenial, PermissionRequest};
 pub use probe::{DEFAULT_UNRESPONSIVE, Probe, Recovery};
 pub use screenshot::{
     CaptureTarget, CssRect, DEFAULT_MAX_SIDE, ImageFormat, Screenshot, ScreenshotOptions,

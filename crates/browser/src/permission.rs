@@ -47,10 +47,53 @@ pub struct PermissionDenial {
     pub origin: String,
 }
 
-/// The task's record of denied requests not yet reported.
+/// A request held for the person during a hand-off.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PermissionRequest {
+    /// candor's number for it (the live view answers by it).
+    pub id: u64,
+    pub tab: String,
+    pub permission: String,
+    pub origin: String,
+}
+
+/// What the person chose for a request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PermissionChoice {
+    Deny,
+    /// Granted to the origin until the hand-off ends.
+    Once,
+    /// Granted to the origin in this hand-off and every later one of the task (while the
+    /// agent is alone, requests stay denied).
+    Always,
+}
+
+/// A held request and how to let it go on.
+#[derive(Debug, Clone)]
+struct Held {
+    request: PermissionRequest,
+    page_id: u64,
+    session: cdp::Session,
+}
+
+/// During a hand-off, requests wait for the person (`holding`); the grants made, and the
+/// choices to remember.
+#[derive(Debug, Default)]
+struct Gate {
+    holding: bool,
+    pending: Vec<Held>,
+    next: u64,
+    /// (origin, permission) always allowed during hand-offs.
+    always: std::collections::BTreeSet<(String, String)>,
+    /// What is granted now, per origin (a grant names every permission of its origin).
+    granted: std::collections::BTreeMap<String, std::collections::BTreeSet<String>>,
+}
+
+/// The task's record of denied requests not yet reported, and its hand-off gate.
 #[derive(Clone, Default)]
 pub(crate) struct Permissions {
     unreported: Arc<Mutex<Vec<PermissionDenial>>>,
+    gate: Arc<Mutex<Gate>>,
 }
 
 impl Permissions {
@@ -79,10 +122,12 @@ impl Permissions {
     pub(crate) async fn watch(&self, tab: &Tab, deadline: Deadline) -> Result<(), Error> {
         let session = tab.session();
         let log = Arc::downgrade(&self.unreported);
+        let gate = Arc::downgrade(&self.gate);
         let label = tab.label().to_string();
+        let page = session.clone();
         session.connection().on_events(
             session.id().cloned(),
-            Arc::new(move |event| follow(&log, &label, event)),
+            Arc::new(move |event| follow(&log, &gate, &page, &label, event)),
         );
         let binding = runtime::AddBinding {
             name: BINDING.into(),
@@ -99,14 +144,22 @@ impl Permissions {
 
     /// The denials since the last call.
     pub(crate) fn take(&self) -> Vec<PermissionDenial> {
-        std::mem::take(&mut *self.unreported.lock().unwrap_or_else(|e| e.into_inner()))
+        std::mem::take(&mut *lock(&self.unreported))
     }
 }
 
-/// Records a watcher's report; runs on the connection's reader. Returns false once the
-/// task is gone.
-fn follow(log: &Weak<Mutex<Vec<PermissionDenial>>>, tab: &str, event: &RawEvent) -> bool {
-    let Some(log) = log.upgrade() else {
+/// Records a watcher's report and lets the request go on — at once while the agent is
+/// alone (the context grants nothing, so it is denied), or during a hand-off when the
+/// person has chosen (at once for what they always allow). Runs on the connection's
+/// reader. Returns false once the task is gone.
+fn follow(
+    log: &Weak<Mutex<Vec<PermissionDenial>>>,
+    gate: &Weak<Mutex<Gate>>,
+    session: &cdp::Session,
+    tab: &str,
+    event: &RawEvent,
+) -> bool {
+    let (Some(log), Some(gate)) = (log.upgrade(), gate.upgrade()) else {
         return false;
     };
     let Some(called) = event.parse::<runtime::BindingCalled>() else {
@@ -118,10 +171,12 @@ fn follow(log: &Weak<Mutex<Vec<PermissionDenial>>>, tab: &str, event: &RawEvent)
     let Ok(report) = serde_json::from_str::<serde_json::Value>(&called.payload) else {
         return true;
     };
+    let page_id = report["id"].as_u64().unwrap_or(0);
     let Some(permission) = report["permission"]
         .as_str()
         .and_then(|p| KNOWN.iter().find(|known| **known == p))
     else {
+        release(session, page_id);
         return true;
     };
     let origin: String = report["origin"]
@@ -130,15 +185,182 @@ fn follow(log: &Weak<Mutex<Vec<PermissionDenial>>>, tab: &str, event: &RawEvent)
         .chars()
         .take(MAX_ORIGIN)
         .collect();
+    let mut gate = lock(&gate);
+    if gate.holding && page_id != 0 {
+        if gate
+            .always
+            .contains(&(origin.clone(), permission.to_string()))
+        {
+            release(session, page_id);
+        } else {
+            gate.next += 1;
+            let request = PermissionRequest {
+                id: gate.next,
+                tab: tab.to_string(),
+                permission: permission.to_string(),
+                origin,
+            };
+            gate.pending.push(Held {
+                request,
+                page_id,
+                session: session.clone(),
+            });
+        }
+        return true;
+    }
+    drop(gate);
+    release(session, page_id);
     let denial = PermissionDenial {
         tab: tab.to_string(),
         permission: permission.to_string(),
         origin,
     };
-    let mut unreported = log.lock().unwrap_or_else(|e| e.into_inner());
+    let mut unreported = lock(&log);
     // A page asking in a loop is one fact, not a flood.
     if unreported.len() < MAX_UNREPORTED && !unreported.contains(&denial) {
         unreported.push(denial);
     }
     true
+}
+
+/// Lets the page's held request `page_id` go on to the browser (sent, not awaited: this
+/// runs on the reader).
+fn release(session: &cdp::Session, page_id: u64) {
+    if page_id == 0 {
+        return;
+    }
+    let _ = session.send(&runtime::Evaluate {
+        expression: format!("globalThis[Symbol.for('candor.permissions')]?.release({page_id})"),
+        context_id: None,
+        return_by_value: Some(true),
+        await_promise: None,
+        silent: Some(true),
+    });
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl Permissions {
+    /// A hand-off begins: requests wait for the person; what they always allow is granted.
+    pub(crate) async fn hold(
+        &self,
+        browser: &Browser,
+        context_id: &str,
+        deadline: Deadline,
+    ) -> Result<(), Error> {
+        let origins: Vec<String> = {
+            let mut gate = lock(&self.gate);
+            gate.holding = true;
+            let always: Vec<(String, String)> = gate.always.iter().cloned().collect();
+            for (origin, permission) in always {
+                gate.granted.entry(origin).or_default().insert(permission);
+            }
+            gate.granted.keys().cloned().collect()
+        };
+        for origin in origins {
+            self.grant(browser, context_id, &origin, deadline).await?;
+        }
+        Ok(())
+    }
+
+    /// The hand-off ends: every grant is taken back and what still waits goes on (to be
+    /// denied).
+    pub(crate) async fn unhold(
+        &self,
+        browser: &Browser,
+        context_id: &str,
+        deadline: Deadline,
+    ) -> Result<(), Error> {
+        let (origins, pending) = {
+            let mut gate = lock(&self.gate);
+            gate.holding = false;
+            let origins: Vec<String> = gate.granted.keys().cloned().collect();
+            gate.granted.clear();
+            (origins, std::mem::take(&mut gate.pending))
+        };
+        for origin in origins {
+            self.grant(browser, context_id, &origin, deadline).await?;
+        }
+        for held in pending {
+            release(&held.session, held.page_id);
+        }
+        Ok(())
+    }
+
+    /// The first request waiting for the person.
+    pub(crate) fn pending(&self) -> Option<PermissionRequest> {
+        lock(&self.gate).pending.first().map(|h| h.request.clone())
+    }
+
+    /// The person's choice for request `id`: granted (for the hand-off, or always) or not,
+    /// then the request goes on.
+    pub(crate) async fn answer(
+        &self,
+        browser: &Browser,
+        context_id: &str,
+        id: u64,
+        choice: PermissionChoice,
+        deadline: Deadline,
+    ) -> Result<PermissionRequest, Error> {
+        let held = {
+            let mut gate = lock(&self.gate);
+            let at = gate
+                .pending
+                .iter()
+                .position(|h| h.request.id == id)
+                .ok_or_else(|| Error::InvalidParams {
+                    what: "permission".into(),
+                    reason: format!("no permission request {id} is waiting"),
+                })?;
+            let held = gate.pending.remove(at);
+            if choice != PermissionChoice::Deny {
+                let request = &held.request;
+                gate.granted
+                    .entry(request.origin.clone())
+                    .or_default()
+                    .insert(request.permission.clone());
+                if choice == PermissionChoice::Always {
+                    gate.always
+                        .insert((request.origin.clone(), request.permission.clone()));
+                }
+            }
+            held
+        };
+        if choice != PermissionChoice::Deny {
+            self.grant(browser, context_id, &held.request.origin, deadline)
+                .await?;
+        }
+        release(&held.session, held.page_id);
+        Ok(held.request)
+    }
+
+    /// Sets `origin`'s grants to what the gate holds for it (none: every one refused).
+    async fn grant(
+        &self,
+        browser: &Browser,
+        context_id: &str,
+        origin: &str,
+        deadline: Deadline,
+    ) -> Result<(), Error> {
+        let permissions: Vec<String> = lock(&self.gate)
+            .granted
+            .get(origin)
+            .map(|p| p.iter().cloned().collect())
+            .unwrap_or_default();
+        browser
+            .connection()
+            .browser_session()
+            .call(
+                &cdp_browser::GrantPermissions {
+                    permissions,
+                    origin: Some(origin.to_string()),
+                    browser_context_id: Some(context_id.to_string()),
+                },
+                deadline,
+            )
+            .await?;
+        Ok(())
+    }
 }

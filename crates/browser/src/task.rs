@@ -195,6 +195,37 @@ impl Task {
         self.downloads.folder()
     }
 
+    /// A hand-off begins: permission requests wait for the person (see `permission.rs`).
+    pub async fn hold_permissions(&self, deadline: Deadline) -> Result<(), Error> {
+        self.permissions
+            .hold(&self.browser, &self.context_id, deadline)
+            .await
+    }
+
+    /// A hand-off ends: the person's grants are taken back; requests are denied again.
+    pub async fn release_permissions(&self, deadline: Deadline) -> Result<(), Error> {
+        self.permissions
+            .unhold(&self.browser, &self.context_id, deadline)
+            .await
+    }
+
+    /// The first permission request waiting for the person.
+    pub fn pending_permission(&self) -> Option<crate::PermissionRequest> {
+        self.permissions.pending()
+    }
+
+    /// Answers the waiting permission request `id` with the person's choice.
+    pub async fn answer_permission(
+        &self,
+        id: u64,
+        choice: crate::PermissionChoice,
+        deadline: Deadline,
+    ) -> Result<crate::PermissionRequest, Error> {
+        self.permissions
+            .answer(&self.browser, &self.context_id, id, choice, deadline)
+            .await
+    }
+
     /// Downloads that changed and permission requests denied since the last call.
     pub fn take_events(&self) -> TaskEvents {
         TaskEvents {

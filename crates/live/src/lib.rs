@@ -3,7 +3,8 @@
 //! frames over a WebSocket), forwards their mouse, wheel and keys as trusted input, and
 //! has back, forward, reload, an address field (the task's URL policy applies: the
 //! command goes through the engine as the person's), a tab switcher, the open JavaScript
-//! dialog with its answers, the reason the agent gave, and one explicit **Done** button —
+//! dialog with its answers, a page's permission request (deny, allow for this hand-off,
+//! always allow for the origin), the reason the agent gave, and one explicit **Done** button —
 //! the only thing that ends the hand-off.
 //!
 //! Both routes need the hand-off's one-time token (`?token=`): without it, or once the
@@ -129,6 +130,10 @@ enum FromPage {
         accept: bool,
         text: Option<String>,
     },
+    Permission {
+        id: u64,
+        choice: String,
+    },
     Done,
 }
 
@@ -240,6 +245,15 @@ async fn act(
         FromPage::Mouse { event, .. } => return Some(format!("no mouse event {event:?}")),
         FromPage::Wheel { x, y, dx, dy } => PersonInput::Wheel { x, y, dx, dy },
         FromPage::Key { key } => PersonInput::Key { key },
+        FromPage::Permission { id, choice } => {
+            let choice = match choice.as_str() {
+                "deny" => browser::PermissionChoice::Deny,
+                "once" => browser::PermissionChoice::Once,
+                "always" => browser::PermissionChoice::Always,
+                other => return Some(format!("no permission choice {other:?}")),
+            };
+            return engine.person_permission(id, choice).await.err();
+        }
         control => {
             let (method, params) = match control {
                 FromPage::Navigate { url } => ("navigate", json!({ "url": url })),
@@ -270,6 +284,7 @@ async fn act(
 /// and an open dialog.
 async fn state(engine: &Engine) -> Value {
     let tabs = engine.person_tabs().await;
+    let permission = engine.person_pending_permission().await;
     let current = tabs.iter().find(|t| t.active);
     let listed: Vec<Value> = tabs
         .iter()
@@ -284,6 +299,12 @@ async fn state(engine: &Engine) -> Value {
         "dialog": current
             .and_then(|t| t.state.open_dialog.as_ref())
             .map(|d| json!({ "kind": d.kind, "message": d.message })),
+        "permission": permission.map(|p| json!({
+            "id": p.id,
+            "tab": p.tab,
+            "permission": p.permission,
+            "origin": p.origin,
+        })),
     })
 }
 

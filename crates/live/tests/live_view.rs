@@ -62,6 +62,23 @@ async fn until(person: &Engine, condition: &str) {
     .await;
 }
 
+/// The task's page says the permission was granted (read as the person's live view
+/// would show it: the agent is locked out).
+async fn granted(agent: &Engine) {
+    let seen = agent
+        .person_call(
+            "wait",
+            json!({ "text": "Notifications granted", "timeoutMs": 10000 }),
+        )
+        .await
+        .to_json();
+    assert_eq!(seen["ok"], true, "{seen:#}");
+}
+
+fn origin(server: &FixtureServer) -> String {
+    server.url("").trim_end_matches('/').to_string()
+}
+
 async fn read(person: &Engine, expression: &str) -> Value {
     ok(person, "eval", json!({ "expression": expression })).await["data"]["value"].clone()
 }
@@ -186,6 +203,75 @@ async fn a_person_finishes_the_page_in_the_live_view_and_the_agent_gets_it_back(
     )
     .await;
 
+    let saved = agent
+        .person_call("wait", json!({ "text": "Saved 42", "timeoutMs": 10000 }))
+        .await
+        .to_json();
+    assert_eq!(saved["ok"], true, "{saved:#}");
+    // Then the page asks to notify: the person allows it this time.
+    until(
+        &person,
+        "document.getElementById('permission').style.display === 'block'",
+    )
+    .await;
+    let asked = read(
+        &person,
+        "document.getElementById('permission-text').textContent",
+    )
+    .await;
+    assert_eq!(
+        asked,
+        format!("{} asks for notifications:", origin(&server))
+    );
+    ok(
+        &person,
+        "act",
+        json!({ "action": "click", "selector": "#permission-once", "snapshot": false }),
+    )
+    .await;
+    until(
+        &person,
+        "document.getElementById('permission').style.display === 'none'",
+    )
+    .await;
+    granted(&agent).await;
+    // Asked again on another page of the site, the person always allows it; a third ask
+    // is answered without them.
+    for (page, choice) in [
+        ("handoff.html?ask=1", Some("#permission-always")),
+        ("handoff.html?ask=2", None),
+    ] {
+        ok(&person, "act", json!({ "action": "fill", "selector": "#address", "text": server.url(page), "snapshot": false })).await;
+        ok(
+            &person,
+            "act",
+            json!({ "action": "click", "selector": "#go", "snapshot": false }),
+        )
+        .await;
+        if let Some(choice) = choice {
+            until(
+                &person,
+                "document.getElementById('permission').style.display === 'block'",
+            )
+            .await;
+            ok(
+                &person,
+                "act",
+                json!({ "action": "click", "selector": choice, "snapshot": false }),
+            )
+            .await;
+        }
+        granted(&agent).await;
+    }
+    // Back one page: it asks again as it loads, and is answered without the person.
+    ok(
+        &person,
+        "act",
+        json!({ "action": "click", "selector": "#back", "snapshot": false }),
+    )
+    .await;
+    granted(&agent).await;
+
     // A URL the task's policy refuses is refused in the address field too.
     ok(&person, "act", json!({ "action": "fill", "selector": "#address", "text": "file:///etc/passwd", "snapshot": false })).await;
     ok(
@@ -226,10 +312,26 @@ async fn a_person_finishes_the_page_in_the_live_view_and_the_agent_gets_it_back(
     assert_eq!(back["ok"], true, "{back:#}");
     assert_eq!(back["data"]["mode"], "HANDOFF_COMPLETE", "{back:#}");
     let text = back["data"]["text"].as_str().unwrap();
-    assert!(text.contains("Saved 42"), "{text}");
+    assert!(text.contains("Notifications granted"), "{text}");
+    assert!(
+        back["data"]["summary"]["navigations"][1]
+            .as_str()
+            .unwrap_or_default()
+            .ends_with("?ask=2"),
+        "{back:#}"
+    );
     assert_eq!(
         back["data"]["summary"]["dialogs"],
         json!(["confirm accepted"]),
+        "{back:#}"
+    );
+    let site = origin(&server);
+    assert_eq!(
+        back["data"]["summary"]["permissions"],
+        json!([
+            format!("notifications for {site}: allowed for this hand-off"),
+            format!("notifications for {site}: always allowed"),
+        ]),
         "{back:#}"
     );
     assert!(
@@ -247,6 +349,19 @@ async fn a_person_finishes_the_page_in_the_live_view_and_the_agent_gets_it_back(
     ok(&agent, "snapshot", json!({})).await;
     let status = ok(&agent, "handoff", json!({ "action": "status" })).await;
     assert_eq!(status["data"]["mode"], "AGENT_DRIVING");
+    // Alone, the agent's page is denied what the person allowed, and told so (with the
+    // command during which the page asked).
+    let opened = ok(
+        &agent,
+        "navigate",
+        json!({ "url": server.url("handoff.html?ask=3") }),
+    )
+    .await;
+    let denied = ok(&agent, "wait", json!({ "text": "Notifications denied" })).await;
+    let reported = [&opened, &denied]
+        .iter()
+        .any(|e| e["events"]["permission"][0]["permission"] == "notifications");
+    assert!(reported, "{opened:#} {denied:#}");
     person.shutdown().await;
     agent.shutdown().await;
 }

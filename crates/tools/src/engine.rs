@@ -98,6 +98,9 @@ pub struct CallOptions {
 /// The most a command may ask for (SPEC §7).
 pub const MAX_COMMAND_TIMEOUT: Duration = Duration::from_millis(900_000);
 
+/// The deadline of each browser step the hand-off itself takes (grants, lists).
+const PERSON_STEP: Duration = Duration::from_secs(10);
+
 /// How long past its deadline a command may take to report a timeout it saw itself.
 const REPORT_GRACE: Duration = Duration::from_millis(50);
 
@@ -473,6 +476,36 @@ impl Engine {
         envelope
     }
 
+    /// The permission request waiting for the person, if any.
+    pub async fn person_pending_permission(&self) -> Option<browser::PermissionRequest> {
+        let slot = self.slot.lock().await;
+        slot.task.as_ref()?.pending_permission()
+    }
+
+    /// The person's choice for permission request `id`; noted for the agent's summary.
+    pub async fn person_permission(
+        &self,
+        id: u64,
+        choice: browser::PermissionChoice,
+    ) -> Result<(), String> {
+        let slot = self.slot.lock().await;
+        let task = slot.task.as_ref().ok_or("the task has no tab")?;
+        let request = task
+            .answer_permission(id, choice, Deadline::after(PERSON_STEP))
+            .await
+            .map_err(|e| e.to_string())?;
+        let chose = match choice {
+            browser::PermissionChoice::Deny => "denied",
+            browser::PermissionChoice::Once => "allowed for this hand-off",
+            browser::PermissionChoice::Always => "always allowed",
+        };
+        lock(&self.handoff.state).summary.permissions.push(format!(
+            "{} for {}: {chose}",
+            request.permission, request.origin
+        ));
+        Ok(())
+    }
+
     /// The task's tabs, for the person's tab switcher.
     pub async fn person_tabs(&self) -> Vec<browser::TabSummary> {
         let slot = self.slot.lock().await;
@@ -509,14 +542,19 @@ impl Engine {
             .map_err(|e| ToolError::invalid_params(format!("the live view cannot start: {e}")))?;
         let tabs_before = {
             let slot = self.slot.lock().await;
-            slot.task.as_ref().map_or_else(Vec::new, |task| {
-                for summary in task.list() {
-                    if let Ok((_, tab)) = task.tab(Some(&summary.id.to_string())) {
-                        tab.set_ask_dialogs(true);
+            match slot.task.as_ref() {
+                Some(task) => {
+                    for summary in task.list() {
+                        if let Ok((_, tab)) = task.tab(Some(&summary.id.to_string())) {
+                            tab.set_ask_dialogs(true);
+                        }
                     }
+                    // Permission requests wait for the person from now on.
+                    task.hold_permissions(Deadline::after(PERSON_STEP)).await?;
+                    task.list().iter().map(|t| t.id.to_string()).collect()
                 }
-                task.list().iter().map(|t| t.id.to_string()).collect()
-            })
+                None => Vec::new(),
+            }
         };
         let mut handoff = lock(&self.handoff.state);
         handoff.mode = Mode::WaitingHuman;
@@ -541,6 +579,9 @@ impl Engine {
                     if let Ok((_, tab)) = task.tab(Some(&summary.id.to_string())) {
                         tab.set_ask_dialogs(self.options.ask_dialogs);
                     }
+                }
+                if let Err(err) = task.release_permissions(Deadline::after(PERSON_STEP)).await {
+                    tracing::warn!(%err, "the person's permission grants could not be taken back");
                 }
             }
         }

@@ -44,6 +44,8 @@ pub struct Summary {
     pub tabs_opened: Vec<String>,
     /// Dialogs the person answered: kind and answer.
     pub dialogs: Vec<String>,
+    /// Permission requests the person answered, and how.
+    pub permissions: Vec<String>,
 }
 
 /// A task's hand-off state.
