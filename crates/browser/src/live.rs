@@ -73,9 +73,13 @@ pub enum PersonInput {
 }
 
 impl Tab {
-    /// Starts streaming this tab's frames.
+    /// Starts streaming this tab's frames (brought to the front: a tab behind another
+    /// paints nothing).
     pub async fn screencast(&self, deadline: Deadline) -> Result<Screencast, Error> {
         let events = self.session().subscribe();
+        self.session()
+            .call(&page::BringToFront {}, deadline)
+            .await?;
         self.session()
             .call(
                 &page::StartScreencast {

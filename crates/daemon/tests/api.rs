@@ -1010,6 +1010,20 @@ async fn a_hand_off_serves_its_live_view_on_the_daemon_and_locks_the_task() {
         .ok("h", "handoff", json!({ "action": "status" }))
         .await;
     assert_eq!(status["data"]["liveView"], url.as_str());
+    // A wait the person does not answer in time is named, and the hand-off goes on.
+    let waited = daemon
+        .call(
+            "h",
+            "handoff",
+            json!({ "action": "wait", "timeoutMs": 300 }),
+            None,
+        )
+        .await;
+    assert_eq!(waited["code"], "HANDOFF_TIMEOUT", "{waited:#}");
+    let status = daemon
+        .ok("h", "handoff", json!({ "action": "status" }))
+        .await;
+    assert_eq!(status["data"]["mode"], "WAITING_HUMAN");
     // The task's end ends the hand-off: the page is gone with it.
     daemon.ask(|c| c.stop_task("h"), |a| a.body).await;
     let gone = get(url).await;

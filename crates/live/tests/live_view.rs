@@ -97,6 +97,19 @@ async fn a_person_finishes_the_page_in_the_live_view_and_the_agent_gets_it_back(
         json!({ "url": server.url("handoff.html") }),
     )
     .await;
+    // A second tab, for the person's tab switcher; the first stays current.
+    ok(
+        &agent,
+        "navigate",
+        json!({ "url": server.url("page-a.html"), "newTab": true }),
+    )
+    .await;
+    ok(
+        &agent,
+        "tabs",
+        json!({ "action": "select", "tabId": "tab0" }),
+    )
+    .await;
 
     let started = ok(
         &agent,
@@ -156,6 +169,27 @@ async fn a_person_finishes_the_page_in_the_live_view_and_the_agent_gets_it_back(
     .await;
     let reason = read(&person, "document.getElementById('reason').textContent").await;
     assert_eq!(reason, "The agent asks: Type the code and save it");
+    // The tab switcher shows the other tab, and comes back.
+    for tab in ["tab1", "tab0"] {
+        let frames = read(
+            &person,
+            "Number(document.getElementById('screen').dataset.frames)",
+        )
+        .await;
+        ok(
+            &person,
+            "act",
+            json!({ "action": "select", "selector": "#tabs", "values": [tab], "snapshot": false }),
+        )
+        .await;
+        until(
+            &person,
+            &format!(
+                "document.getElementById('tabs').value === '{tab}' && Number(document.getElementById('screen').dataset.frames) > {frames}"
+            ),
+        )
+        .await;
+    }
     let before = read(&person, "document.getElementById('screen').src").await;
 
     // A click on the streamed image lands on the page's button; the frames change.
