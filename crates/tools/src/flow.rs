@@ -6,8 +6,8 @@
 //! **Recording.** The engine keeps, beside its journal, the steps a flow would hold
 //! (`Recorded::of`): every command that succeeded and changed something (a tool not
 //! marked read-only), plus `wait`s. Other reads are left out (a tab list and
-//! `scroll_next_screen` count as reads, and checkpoints, which belong to their task, are
-//! left out too): a later step can depend on a read only through a
+//! `scroll_next_screen` count as reads; checkpoints, which belong to their task, and
+//! hand-offs, which a replay without a person cannot make, are left out too): a later step can depend on a read only through a
 //! ref it returned, and each step carries the identity behind its ref itself
 //! ([`Target`]); a `wait` is kept because the steps after it relied on the condition it
 //! waited for. Failed and refused commands are left out.
@@ -426,6 +426,7 @@ impl Recorded {
         if method == "tabs" && params["action"].as_str().is_none_or(|a| a == "list")
             || method == "act" && params["action"] == "scroll_next_screen"
             || method == "checkpoint"
+            || method == "handoff"
         {
             return None;
         }
