@@ -121,21 +121,9 @@ async fn mcp_session_over_stdio_navigates_reads_refuses_and_exits_on_eof() {
         .unwrap_or_default()
         .to_string();
     assert!(live.starts_with("http://127.0.0.1:"), "{envelope:#}");
-    let status = tokio::task::spawn_blocking(move || {
-        let rest = live.strip_prefix("http://").unwrap_or_default();
-        let (host, path) = rest.split_once('/').unwrap_or_default();
-        let mut stream = std::net::TcpStream::connect(host).expect("the live view listens");
-        std::io::Write::write_all(
-            &mut stream,
-            format!("GET /{path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n").as_bytes(),
-        )
-        .expect("written");
-        let mut response = String::new();
-        std::io::Read::read_to_string(&mut stream, &mut response).expect("read");
-        response.lines().next().unwrap_or_default().to_string()
-    })
-    .await
-    .expect("a live view request");
+    let status = tokio::task::spawn_blocking(move || test_support::http_get(&live).0)
+        .await
+        .expect("a live view request");
     assert_eq!(status, "HTTP/1.1 200 OK");
     let (_, envelope) = candor.call("browser_snapshot", json!({})).await;
     assert_eq!(envelope["code"], "HANDOFF_LOCKED", "{envelope:#}");

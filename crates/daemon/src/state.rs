@@ -4,7 +4,7 @@
 //! its archive).
 
 use std::fs::{File, OpenOptions};
-use std::io::{Read, Write};
+use std::io::Write;
 use std::os::fd::AsRawFd;
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
@@ -108,7 +108,7 @@ impl StateDir {
 
     /// Writes a fresh random token to `token`, readable by the owner only.
     pub(crate) fn write_token(&self) -> Result<String, Error> {
-        let token = random_token()?;
+        let token = tools::random_token().map_err(|e| Error::io(Path::new("/dev/urandom"), e))?;
         let path = self.token_path();
         let _ = std::fs::remove_file(&path);
         let mut file = OpenOptions::new()
@@ -161,16 +161,6 @@ impl StateDir {
             let _ = std::fs::remove_file(self.token_path());
         }
     }
-}
-
-/// 32 random bytes from the kernel, hex-encoded.
-fn random_token() -> Result<String, Error> {
-    let path = Path::new("/dev/urandom");
-    let mut bytes = [0u8; 32];
-    File::open(path)
-        .and_then(|mut f| f.read_exact(&mut bytes))
-        .map_err(|e| Error::io(path, e))?;
-    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
 
 #[cfg(test)]

@@ -977,20 +977,7 @@ async fn a_hand_off_serves_its_live_view_on_the_daemon_and_locks_the_task() {
     let get = |url: String| async move {
         within(
             "a live view request",
-            tokio::task::spawn_blocking(move || {
-                let rest = url.strip_prefix("http://").expect("http");
-                let (host, path) = rest.split_once('/').expect("a path");
-                let mut stream = std::net::TcpStream::connect(host).expect("connects");
-                std::io::Write::write_all(
-                    &mut stream,
-                    format!("GET /{path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n")
-                        .as_bytes(),
-                )
-                .expect("written");
-                let mut response = String::new();
-                std::io::Read::read_to_string(&mut stream, &mut response).expect("read");
-                response
-            }),
+            tokio::task::spawn_blocking(move || test_support::http_get(&url).1),
         )
         .await
         .expect("answered")

@@ -5,7 +5,6 @@
 //! person left it. Meanwhile every other agent command is `HANDOFF_LOCKED`, and the live
 //! view without its token is 401.
 
-use std::io::{Read, Write};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -37,19 +36,7 @@ async fn ok(engine: &Engine, method: &str, params: Value) -> Value {
 
 /// The status line of a plain GET.
 fn status_of(url: &str) -> String {
-    let rest = url.strip_prefix("http://").expect("an http URL");
-    let (host, path) = rest.split_once('/').expect("a path");
-    let mut stream = std::net::TcpStream::connect(host).expect("connects");
-    write!(
-        stream,
-        "GET /{path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
-    )
-    .expect("the request is written");
-    let mut response = String::new();
-    stream
-        .read_to_string(&mut response)
-        .expect("the response is read");
-    response.lines().next().unwrap_or_default().to_string()
+    test_support::http_get(url).0
 }
 
 /// Waits in the person's browser until `condition` (JavaScript) holds in the live view.

@@ -3,7 +3,9 @@
 //! Dev-only. Nothing here touches the network beyond `127.0.0.1`, so tests are hermetic.
 
 mod chromium;
+mod http;
 mod server;
 
 pub use chromium::chromium;
+pub use http::http_get;
 pub use server::{FixtureServer, fixtures_dir};

@@ -171,7 +171,6 @@ fn escape(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use std::io::{Read, Write};
     use std::net::TcpStream;
 
     use super::*;
@@ -179,16 +178,7 @@ mod tests {
     /// A raw HTTP/1.1 GET to the server's socket with the given `Host`; returns the
     /// status line and the whole response.
     fn get(server: &FixtureServer, host: &str, path: &str) -> (String, String) {
-        let mut stream = TcpStream::connect(("127.0.0.1", server.port())).expect("connect");
-        let request = format!(
-            "GET {path} HTTP/1.1\r\nHost: {host}:{}\r\nConnection: close\r\n\r\n",
-            server.port()
-        );
-        stream.write_all(request.as_bytes()).expect("write");
-        let mut response = String::new();
-        stream.read_to_string(&mut response).expect("read");
-        let status = response.lines().next().unwrap_or_default().to_string();
-        (status, response)
+        crate::http_get(&format!("http://{host}:{}{path}", server.port()))
     }
 
     #[test]

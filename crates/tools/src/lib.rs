@@ -28,6 +28,7 @@ pub use envelope::{
     ActionStatus, Envelope, Events, Execution, Image, PageInfo, Status, Verification,
 };
 pub use error::{Code, ToolError};
+pub use handoff::random_token;
 pub use host::BrowserHost;
 pub use journal::redact_command;
 pub use render::{render_json, render_text};

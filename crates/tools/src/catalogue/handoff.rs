@@ -85,7 +85,7 @@ impl ToolSpec for Handoff {
                 if params.timeout_ms.is_some() {
                     return Err(ToolError::invalid_params("timeoutMs goes with action wait"));
                 }
-                let (url, _) = engine.begin_handoff(reason.clone()).await?;
+                let url = engine.begin_handoff(reason).await?;
                 ctx.dispatched();
                 Ok(Output {
                     mode: Mode::WaitingHuman,
