@@ -3,7 +3,7 @@
 // in the document, its open shadow roots and its same-origin frames, in document order.
 // Passwords, file inputs and one-time/card-number fields are never read: they are listed
 // as omitted, with why. Each field carries its identity (scope, kind, id, name, label,
-// path) so it can be found again by the Rust side (`checkpoint.rs`), never by position
+// path) so it can be found again by the Rust side (`checkpoint/verdict.rs`), never by position
 // alone. Scroll containers are the ones the page has scrolled (the settle watcher keeps
 // them): one never scrolled is at its start.
 //

@@ -242,7 +242,7 @@ pub(crate) const NEXT_SCREEN: Script<crate::snapshot::next_screen::Scrolled> =
 pub(crate) const STRUCTURED_DATA: Script<crate::structured::Reply> =
     script!("structured_data" => crate::structured::Reply);
 
-/// The page's restorable state, after applying a plan if given (see `checkpoint.rs`).
+/// The page's restorable state, after applying a plan if given (see `checkpoint/`).
 pub(crate) const CHECKPOINT: Script<crate::checkpoint::Captured> =
     script!("checkpoint" => crate::checkpoint::Captured);
 
