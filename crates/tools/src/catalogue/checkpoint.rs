@@ -210,6 +210,11 @@ async fn restore(
         .unwrap_or_else(|_| tab.state());
     ctx.report_page(tab_id, &state);
     let restoration = restored?;
+    // The restore reads everything back: that is its verification, said where every
+    // answer says what was verified.
+    ctx.verification.requested = true;
+    ctx.verification.verified = Some(restoration.failed.is_empty());
+    ctx.verification.expect = Some(serde_json::json!({ "restored": id }));
     if !restoration.failed.is_empty() {
         ctx.partial(ToolError::new(
             Code::ReadbackFailed,

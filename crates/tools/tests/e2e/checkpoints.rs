@@ -135,6 +135,7 @@ async fn a_long_form_comes_back_after_navigating_away_except_its_password() {
     let data = &restored["data"];
     assert_eq!(restored["status"], "success", "{restored:#}");
     assert_eq!(data["reached"], "history", "{restored:#}");
+    assert_eq!(restored["verification"]["verified"], true, "{restored:#}");
     assert_eq!(data["restoration"]["failed"], json!([]), "{restored:#}");
     assert_eq!(data["restoration"]["verified"], 17, "{restored:#}");
     assert!(
@@ -271,6 +272,7 @@ async fn a_re_rendered_form_restores_by_label_and_a_new_required_field_is_named(
         .await;
     let partial = envelope.to_json();
     assert_eq!(partial["status"], "partial", "{partial:#}");
+    assert_eq!(partial["verification"]["verified"], false, "{partial:#}");
     let failed = partial["data"]["restoration"]["failed"].as_array().unwrap();
     assert_eq!(failed.len(), 1, "{partial:#}");
     assert_eq!(failed[0]["field"], "textbox \"Phone\"", "{partial:#}");
