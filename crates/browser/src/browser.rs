@@ -13,6 +13,7 @@ use cdp::{
 };
 
 use crate::Error;
+use crate::grid::{GridOptions, GridSession};
 use crate::launch::{ChromiumProcess, LaunchOptions};
 use crate::tab::Tab;
 
@@ -24,6 +25,12 @@ pub enum Endpoint {
     /// Attach to a running one: `ws://…` or `http://host:port` (its `/json/version`
     /// names the WebSocket).
     Attach(String),
+    /// A Selenium Grid 4: each browser is a WebDriver session of its own, attached
+    /// through the session's `se:cdp` WebSocket and deleted when the browser is closed.
+    Grid(GridOptions),
+    /// A pool of CDP endpoints (as for `Attach`): each browser attaches to the
+    /// least-loaded one that is up ([`crate::EndpointPool`]).
+    Pool(Vec<String>),
     /// No browser: play back a tape recorded with `record_cdp` (tests without Chromium).
     Replay(PathBuf),
 }
@@ -52,8 +59,21 @@ struct Inner {
     /// context, waiting for their task to adopt them as tabs.
     opened: Mutex<HashMap<String, Vec<String>>>,
     opened_signal: tokio::sync::Notify,
+    /// Where the browser was placed, held while it lives: a grid session (deleted when
+    /// the browser is closed or dropped) or a pool endpoint's lease (its load).
+    lease: Mutex<Option<Lease>>,
     // Declared last: dropped after the connection, then the process group is killed.
     process: Mutex<Option<ChromiumProcess>>,
+}
+
+/// What a browser placed on shared infrastructure holds while it lives.
+#[derive(Debug)]
+pub(crate) enum Lease {
+    Grid(GridSession),
+    /// Held, never read: the number of its clones is the endpoint's load.
+    Pool {
+        _load: Arc<()>,
+    },
 }
 
 /// A connected browser. Cheap to clone; when the last clone is dropped, a browser we
@@ -87,6 +107,7 @@ impl Browser {
             })?)),
             None => None,
         };
+        let mut lease = None;
         let (transport, mut process): (Box<dyn Transport>, _) =
             match &options.endpoint {
                 Endpoint::Launch(launch) => {
@@ -101,6 +122,21 @@ impl Browser {
                 Endpoint::Attach(endpoint) => {
                     let ws = websocket_url(endpoint, deadline).await?;
                     (Box::new(WebSocketTransport::connect(&ws).await?), None)
+                }
+                Endpoint::Grid(grid) => {
+                    // Held from here: any failure below drops it, which deletes the session.
+                    let (session, ws) = GridSession::open(grid, deadline).await?;
+                    lease = Some(Lease::Grid(session));
+                    (Box::new(WebSocketTransport::connect(&ws).await?), None)
+                }
+                Endpoint::Pool(_) => {
+                    // The load of a pool is shared by everything placed on it, so one
+                    // `EndpointPool` places (a `tools::BrowserHost` keeps it).
+                    return Err(Error::InvalidParams {
+                        what: "the endpoint".into(),
+                        reason: "a pool of CDP endpoints is attached through EndpointPool::connect"
+                            .into(),
+                    });
                 }
                 Endpoint::Replay(tape) => {
                     let replay = ReplayTransport::open(tape).map_err(|e| Error::Launch {
@@ -137,6 +173,7 @@ impl Browser {
             tabs: Mutex::new(HashMap::new()),
             opened: Mutex::new(HashMap::new()),
             opened_signal: tokio::sync::Notify::new(),
+            lease: Mutex::new(lease),
             process: Mutex::new(process),
         });
         let followed = Arc::downgrade(&inner);
@@ -171,9 +208,32 @@ impl Browser {
             .map(|p| p.user_data_dir().to_path_buf())
     }
 
+    /// Places this browser under `lease` (a pool endpoint's load).
+    pub(crate) fn set_lease(&self, lease: Lease) {
+        *self.inner.lease.lock().unwrap_or_else(|e| e.into_inner()) = Some(lease);
+    }
+
+    /// Whether this browser is a session of a Selenium Grid.
+    pub fn on_grid(&self) -> bool {
+        matches!(
+            *self.inner.lease.lock().unwrap_or_else(|e| e.into_inner()),
+            Some(Lease::Grid(_))
+        )
+    }
+
     /// Closes the browser: asks it to exit, then kills what is left and removes the
-    /// profile. An attached browser is only disconnected from.
+    /// profile. A grid session is deleted on the grid. An attached browser is only
+    /// disconnected from.
     pub async fn close(&self, deadline: Deadline) {
+        let lease = self
+            .inner
+            .lease
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take();
+        if let Some(Lease::Grid(session)) = lease {
+            session.delete(deadline).await;
+        }
         let process = self.lock_process().take();
         if let Some(process) = process {
             let session = self.inner.connection.browser_session();

@@ -57,6 +57,18 @@ pub enum Error {
     },
     #[error("the browser is gone (its process exited or the connection closed)")]
     Disconnected,
+    /// The grid gave no session: unreachable, or no free slot within the deadline.
+    #[error("the Selenium Grid at {grid} has no browser for this task: {message}")]
+    GridUnavailable { grid: String, message: String },
+    /// The grid tried and failed to create the session.
+    #[error("the Selenium Grid at {grid} did not create a session: {message}")]
+    GridSessionFailed { grid: String, message: String },
+    /// No endpoint of a pool of CDP endpoints could be attached to.
+    #[error(
+        "no CDP endpoint of the pool is up: {}",
+        endpoints.iter().map(|(url, why)| format!("{url} ({why})")).collect::<Vec<_>>().join("; ")
+    )]
+    PoolUnavailable { endpoints: Vec<(String, String)> },
     #[error("the browser refused {method}: {message}")]
     Protocol { method: String, message: String },
     #[error("{tab} shows an error page: loading {url} failed with {error_text}")]

@@ -12,11 +12,13 @@ mod download;
 mod error;
 mod eval;
 mod form_state;
+mod grid;
 mod keys;
 mod launch;
 mod live;
 mod page_read;
 mod permission;
+mod pool;
 mod probe;
 mod refs;
 mod screenshot;
@@ -49,10 +51,12 @@ pub use structured::{JsonLd, Meta, StructuredData};
 
 pub use dialogs::{DialogRecord, DialogReport, LOG_CAPACITY, REPORT_ENDS};
 pub use download::{Download, DownloadState, TaskEvents};
+pub use grid::GridOptions;
 pub use launch::{LaunchOptions, find_chromium};
 pub use live::{Frame, PersonInput, Screencast};
 pub use page_read::{PageHtml, PageText};
 pub use permission::{PermissionChoice, PermissionDenial, PermissionRequest};
+pub use pool::{EndpointPool, EndpointState, RETRY_DOWN_AFTER};
 pub use probe::{DEFAULT_UNRESPONSIVE, Probe, Recovery};
 pub use screenshot::{
     CaptureTarget, CssRect, DEFAULT_MAX_SIDE, ImageFormat, Screenshot, ScreenshotOptions,

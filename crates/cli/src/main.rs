@@ -19,7 +19,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
-use browser::{BrowserOptions, Endpoint, LaunchOptions};
+use browser::{BrowserOptions, Endpoint, GridOptions, LaunchOptions};
 use clap::{Args, Parser, Subcommand};
 use tools::{Engine, EngineOptions};
 
@@ -41,6 +41,14 @@ struct BrowserArgs {
     /// Attach to a running Chromium (`ws://…` or `http://host:port`) instead of launching one.
     #[arg(long, global = true, value_name = "URL")]
     cdp: Option<String>,
+    /// Run each task on a Selenium Grid 4 at URL: a WebDriver session per task, driven
+    /// through the session's CDP endpoint and deleted when the task ends.
+    #[arg(long, global = true, value_name = "URL", conflicts_with_all = ["cdp", "replay_cdp", "cdp_endpoint"])]
+    grid: Option<String>,
+    /// A CDP endpoint of a pool (repeat for more): each task attaches to the least-loaded
+    /// endpoint that is up; one that fails is left out for 10 s.
+    #[arg(long = "cdp-endpoint", global = true, value_name = "URL", conflicts_with_all = ["cdp", "replay_cdp"])]
+    cdp_endpoint: Vec<String>,
     /// The Chromium executable (default: $CANDOR_CHROMIUM, /usr/bin/chromium, PATH).
     #[arg(long, global = true, value_name = "PATH")]
     chromium: Option<PathBuf>,
@@ -82,6 +90,8 @@ impl BrowserArgs {
     fn daemon_args(&self) -> Vec<std::ffi::OsString> {
         let BrowserArgs {
             cdp,
+            grid,
+            cdp_endpoint,
             chromium,
             headed,
             record_cdp,
@@ -98,6 +108,10 @@ impl BrowserArgs {
             }
         };
         flag("--cdp", cdp.as_ref().map(Into::into));
+        flag("--grid", grid.as_ref().map(Into::into));
+        for endpoint in cdp_endpoint {
+            flag("--cdp-endpoint", Some(endpoint.into()));
+        }
         flag("--chromium", chromium.as_ref().map(Into::into));
         flag("--record-cdp", record_cdp.as_ref().map(Into::into));
         flag("--replay-cdp", replay_cdp.as_ref().map(Into::into));
@@ -114,12 +128,20 @@ impl BrowserArgs {
 
     fn engine_options(&self, task_id: &str) -> EngineOptions {
         let settings = &self.settings;
-        let endpoint = match (&self.cdp, &self.replay_cdp) {
-            (_, Some(tape)) => Endpoint::Replay(tape.clone()),
-            (Some(url), None) => Endpoint::Attach(url.clone()),
-            (None, None) => Endpoint::Launch(LaunchOptions {
+        let headless = !self.headed && settings.headless.unwrap_or(true);
+        let endpoint = match (&self.cdp, &self.replay_cdp, &self.grid) {
+            (_, Some(tape), _) => Endpoint::Replay(tape.clone()),
+            (Some(url), None, _) => Endpoint::Attach(url.clone()),
+            (None, None, Some(grid)) => Endpoint::Grid(GridOptions {
+                headless,
+                ..GridOptions::new(grid.clone())
+            }),
+            (None, None, None) if !self.cdp_endpoint.is_empty() => {
+                Endpoint::Pool(self.cdp_endpoint.clone())
+            }
+            (None, None, None) => Endpoint::Launch(LaunchOptions {
                 executable: self.chromium.clone().or_else(|| settings.chromium.clone()),
-                headless: !self.headed && settings.headless.unwrap_or(true),
+                headless,
                 args: Vec::new(),
             }),
         };
@@ -256,6 +278,30 @@ mod tests {
         assert_eq!(
             format!("{:?}", daemon.browser),
             format!("{:?}", verb.browser)
+        );
+        let pooled = Cli::try_parse_from([
+            "candor",
+            "--cdp-endpoint",
+            "http://127.0.0.1:9",
+            "--cdp-endpoint",
+            "http://127.0.0.1:10",
+            "tabs",
+        ])
+        .unwrap();
+        assert_eq!(
+            pooled.browser.daemon_args(),
+            [
+                "--cdp-endpoint",
+                "http://127.0.0.1:9",
+                "--cdp-endpoint",
+                "http://127.0.0.1:10"
+            ]
+        );
+        let grid =
+            Cli::try_parse_from(["candor", "--grid", "http://127.0.0.1:4444", "tabs"]).unwrap();
+        assert_eq!(
+            grid.browser.daemon_args(),
+            ["--grid", "http://127.0.0.1:4444"]
         );
         let attached =
             Cli::try_parse_from(["candor", "--cdp", "ws://127.0.0.1:9/x", "tabs"]).unwrap();

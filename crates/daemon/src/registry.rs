@@ -247,13 +247,14 @@ impl Registry {
                     tape.display()
                 )));
             }
-            Endpoint::Attach(url) => {
+            Endpoint::Attach(_) | Endpoint::Grid(_) | Endpoint::Pool(_) => {
                 if request.headless.is_some()
                     || request.executable.is_some()
                     || request.args.is_some()
                 {
                     return Err(conflict(format!(
-                        "this daemon drives the browser at {url}; it cannot launch one configured as asked"
+                        "this daemon drives {}; it cannot launch a browser configured as asked",
+                        driven(&current.endpoint)
                     )));
                 }
                 return Ok(());
@@ -507,6 +508,16 @@ pub(crate) fn command_timeout(ms: u64) -> Result<Duration, ToolError> {
         Err(ToolError::invalid_params(format!(
             "commandTimeoutMs must be between 1 and {max}, not {ms}"
         )))
+    }
+}
+
+/// What a daemon that launches no browser drives, in words.
+fn driven(endpoint: &Endpoint) -> String {
+    match endpoint {
+        Endpoint::Attach(url) => format!("the browser at {url}"),
+        Endpoint::Grid(grid) => format!("browsers of the Selenium Grid at {}", grid.url),
+        Endpoint::Pool(urls) => format!("browsers at the CDP endpoints {}", urls.join(", ")),
+        Endpoint::Launch(_) | Endpoint::Replay(_) => "the browser it launches".into(),
     }
 }
 

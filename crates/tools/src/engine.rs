@@ -760,7 +760,7 @@ impl Engine {
         }
         if slot.task.is_none() {
             *stage = "launch";
-            let browser = self.host.connected(deadline).await?;
+            let browser = self.host.place(deadline).await?;
             let mut task = Task::create(&browser, self.options.task_id.clone(), deadline).await?;
             task.set_url_policy(self.options.url_policy.clone());
             task.set_ask_dialogs(self.options.ask_dialogs);
@@ -790,7 +790,12 @@ impl Engine {
         if let Ok(mut slot) = slot
             && let Some(task) = slot.task.take()
         {
+            // A browser of the task's own (a grid session, a pool endpoint's) goes with it.
+            let own = (!self.host.shares_browser()).then(|| task.browser().clone());
             let _ = task.close(deadline).await;
+            if let Some(browser) = own {
+                browser.close(deadline).await;
+            }
         }
         if self.owns_host {
             self.host.close(deadline).await;

@@ -41,6 +41,9 @@ pub enum Code {
     TaskAlreadyExists,
     TaskBusy,
     BrowserConfigConflict,
+    /// The Selenium Grid (or every endpoint of a CDP pool) gave no browser: unreachable,
+    /// or no free slot within the deadline; the grid's message is in `data`.
+    GridUnavailable,
     /// Five consecutive failures opened the task's circuit; the time left is in `data`.
     CircuitOpen,
     /// A person has the task (a hand-off): nothing was run.
@@ -65,6 +68,8 @@ pub enum Code {
     BrowserDisconnected,
     /// A restore whose page redirected elsewhere: restoration stopped there.
     CheckpointUrlChanged,
+    /// The Selenium Grid failed to create the session; the grid's message is in `data`.
+    GridSessionFailed,
 }
 
 impl Code {
@@ -97,6 +102,7 @@ impl Code {
                 | Code::TaskAlreadyExists
                 | Code::TaskBusy
                 | Code::BrowserConfigConflict
+                | Code::GridUnavailable
                 | Code::CircuitOpen
                 | Code::HandoffLocked
                 | Code::HandoffTimeout
@@ -116,6 +122,8 @@ impl Code {
                 | Code::TargetCrashed
                 | Code::BrowserDisconnected
                 | Code::BrowserUnavailable
+                | Code::GridUnavailable
+                | Code::GridSessionFailed
         )
     }
 
@@ -280,6 +288,29 @@ impl ToolError {
                 message,
                 "install Chromium (apt-get install -y chromium) or set CANDOR_CHROMIUM, then call again",
             ),
+            E::GridUnavailable { grid, message: said } => ToolError::new(
+                Code::GridUnavailable,
+                message,
+                "the grid queues and places sessions: call again later or with a longer timeout, or add nodes to the grid",
+            )
+            .with_data(serde_json::json!({ "grid": grid, "gridMessage": said })),
+            E::GridSessionFailed { grid, message: said } => ToolError::new(
+                Code::GridSessionFailed,
+                message,
+                "the grid's nodes could not start Chromium: see the grid's /status and its log, then call again",
+            )
+            .with_data(serde_json::json!({ "grid": grid, "gridMessage": said })),
+            E::PoolUnavailable { endpoints } => ToolError::new(
+                Code::GridUnavailable,
+                message,
+                "start a browser at one of the endpoints, or call again: an endpoint that failed is tried again after 10 s",
+            )
+            .with_data(serde_json::json!({
+                "endpoints": endpoints
+                    .iter()
+                    .map(|(url, why)| serde_json::json!({ "url": url, "down": why }))
+                    .collect::<Vec<_>>(),
+            })),
             E::DisplayUnavailable => ToolError::new(
                 Code::DisplayUnavailable,
                 message,

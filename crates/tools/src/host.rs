@@ -1,11 +1,12 @@
 //! The browser the tasks of one process share: started on the first command that needs
 //! it, replaced when it dies, closed at shutdown; and the counter that makes command ids
-//! unique per process.
+//! unique per process. On a Selenium Grid or a pool of CDP endpoints, tasks share no
+//! browser: each is placed on a browser of its own ([`BrowserHost::place`]).
 
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 
-use browser::{Browser, BrowserOptions, Deadline};
+use browser::{Browser, BrowserOptions, Deadline, Endpoint, EndpointPool, EndpointState};
 
 use crate::engine::lock;
 
@@ -17,6 +18,8 @@ pub struct BrowserHost {
     launching: tokio::sync::Mutex<()>,
     /// Reachable without waiting for a command, so shutdown never waits on one.
     running: Mutex<Option<Browser>>,
+    /// The endpoints' load and state, when the endpoint is a pool.
+    pool: Mutex<Option<Arc<EndpointPool>>>,
     next_command: AtomicU64,
 }
 
@@ -31,6 +34,7 @@ impl std::fmt::Debug for BrowserHost {
 impl BrowserHost {
     pub fn new(options: BrowserOptions) -> Self {
         Self {
+            pool: Mutex::new(pool_of(&options)),
             options: Mutex::new(options),
             launching: tokio::sync::Mutex::new(()),
             running: Mutex::new(None),
@@ -46,6 +50,7 @@ impl BrowserHost {
     /// Changes how the next browser is started, and hands back the running one (the
     /// caller closes it): the next command that needs a browser starts a new one.
     pub fn reconfigure(&self, options: BrowserOptions) -> Option<Browser> {
+        *lock(&self.pool) = pool_of(&options);
         *lock(&self.options) = options;
         lock(&self.running).take()
     }
@@ -65,8 +70,45 @@ impl BrowserHost {
         format!("c-{}", self.next_command.fetch_add(1, Ordering::Relaxed))
     }
 
+    /// Whether tasks share one browser (launched, attached or played back), rather than
+    /// each being placed on a browser of its own (a grid session, a pool endpoint).
+    pub fn shares_browser(&self) -> bool {
+        !matches!(
+            lock(&self.options).endpoint,
+            Endpoint::Grid(_) | Endpoint::Pool(_)
+        )
+    }
+
+    /// The pool's endpoints, their load and which are down, when the endpoint is a pool.
+    pub fn pool_states(&self) -> Option<Vec<EndpointState>> {
+        lock(&self.pool).as_ref().map(|pool| pool.states())
+    }
+
+    /// The browser a task runs on, for its first command or after its browser died: the
+    /// shared one (started when there is none or it died), or on a grid or a pool a new
+    /// one of its own — a grid session, or the least-loaded pool endpoint that is up. The
+    /// grid queues and places; nothing is queued here.
+    pub(crate) async fn place(&self, deadline: Deadline) -> Result<Browser, browser::Error> {
+        let options = self.options();
+        match &options.endpoint {
+            Endpoint::Grid(_) => Browser::start(options, deadline).await,
+            Endpoint::Pool(_) => {
+                let pool = lock(&self.pool).clone();
+                match pool {
+                    Some(pool) => pool.connect(options.record_cdp, deadline).await,
+                    None => Err(browser::Error::PoolUnavailable {
+                        endpoints: Vec::new(),
+                    }),
+                }
+            }
+            Endpoint::Launch(_) | Endpoint::Attach(_) | Endpoint::Replay(_) => {
+                self.connected(deadline).await
+            }
+        }
+    }
+
     /// The running browser, or a new one when there is none or it died.
-    pub(crate) async fn connected(&self, deadline: Deadline) -> Result<Browser, browser::Error> {
+    async fn connected(&self, deadline: Deadline) -> Result<Browser, browser::Error> {
         let _launching = self.launching.lock().await;
         if let Some(browser) = self.browser()
             && browser.is_connected()
@@ -84,5 +126,12 @@ impl BrowserHost {
         if let Some(browser) = browser {
             browser.close(deadline).await;
         }
+    }
+}
+
+fn pool_of(options: &BrowserOptions) -> Option<Arc<EndpointPool>> {
+    match &options.endpoint {
+        Endpoint::Pool(urls) => Some(Arc::new(EndpointPool::new(urls.iter().cloned()))),
+        _ => None,
     }
 }
