@@ -168,9 +168,11 @@ impl Grid {
     fn stop(mut self) {
         kill_group(self.child.id());
         let _ = self.child.wait();
-        wait_for("the grid's processes are gone", Duration::from_secs(10), || {
-            processes_naming(self.tmp.path()).is_empty()
-        });
+        wait_for(
+            "the grid's processes are gone",
+            Duration::from_secs(10),
+            || processes_naming(self.tmp.path()).is_empty(),
+        );
     }
 }
 
@@ -313,8 +315,9 @@ fn three_tasks_run_at_once_on_a_grid_each_in_its_own_session_and_leave_none_behi
 #[test]
 fn a_grid_with_its_only_slot_taken_refuses_a_further_task_by_name_within_its_deadline() {
     let server = FixtureServer::start();
-    // The grid gives up on a request that waited 3 s for its one slot.
-    let grid = Grid::start(1, 3);
+    // The grid gives up on a request that waited 10 s for its one slot (a session's
+    // creation counts: the first can take seconds on a busy machine).
+    let grid = Grid::start(1, 10);
     let daemon = Daemon::serve(&["--grid", &grid.url()]);
     daemon.start_ok("holder", 60_000);
     daemon.ok(
@@ -323,7 +326,7 @@ fn a_grid_with_its_only_slot_taken_refuses_a_further_task_by_name_within_its_dea
         json!({ "url": server.url("page-a.html") }),
     );
 
-    // The grid's own refusal, with its message, well within the task's 30 s.
+    // The grid's own refusal, with its message, within the task's 30 s.
     let started = Instant::now();
     let refused = daemon.start_task("second", 30_000);
     assert!(started.elapsed() < Duration::from_secs(30), "{refused:#}");
@@ -341,13 +344,15 @@ fn a_grid_with_its_only_slot_taken_refuses_a_further_task_by_name_within_its_dea
     assert!(said.contains("no session within"), "{said}");
 
     // Only the holder's session exists. Once it ends, the grid may still hand its slot
-    // to the request candor withdrew (it waits in the grid's queue for up to 3 s): that
+    // to the request candor withdrew (it waits in the grid's queue for up to 10 s): that
     // late session is deleted as it arrives, so the queue empties and the slot is free.
     assert_eq!(grid.sessions(), 1, "{:#}", grid.status().unwrap());
     daemon.stop_task("holder");
-    wait_for("the grid's queue is empty and no session is left", Duration::from_secs(15), || {
-        grid.queued() == 0 && grid.sessions() == 0
-    });
+    wait_for(
+        "the grid's queue is empty and no session is left",
+        Duration::from_secs(30),
+        || grid.queued() == 0 && grid.sessions() == 0,
+    );
     daemon.start_ok("later", 60_000);
     daemon.ok(
         "later",
@@ -451,9 +456,11 @@ impl Endpoint {
     fn kill(&mut self) {
         kill_group(self.child.id());
         let _ = self.child.wait();
-        wait_for("the killed Chromium is gone", Duration::from_secs(10), || {
-            processes_naming(self.tmp.path()).is_empty()
-        });
+        wait_for(
+            "the killed Chromium is gone",
+            Duration::from_secs(10),
+            || processes_naming(self.tmp.path()).is_empty(),
+        );
     }
 }
 
@@ -470,7 +477,12 @@ fn a_task_whose_pool_endpoint_dies_hears_it_once_and_goes_on_at_the_other_endpoi
     let (page_a, second) = (server.url("page-a.html"), server.url("second.html"));
     let mut first = Endpoint::start();
     let other = Endpoint::start();
-    let daemon = Daemon::serve(&["--cdp-endpoint", &first.url(), "--cdp-endpoint", &other.url()]);
+    let daemon = Daemon::serve(&[
+        "--cdp-endpoint",
+        &first.url(),
+        "--cdp-endpoint",
+        &other.url(),
+    ]);
     // Least load: the first task goes to the first endpoint, the second to the other.
     daemon.start_ok("a", 20_000);
     daemon.start_ok("b", 20_000);
