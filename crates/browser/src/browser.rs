@@ -180,6 +180,13 @@ impl Browser {
         inner
             .connection
             .on_events(None, Arc::new(move |event| follow_target(&followed, event)));
+        let grid_session = match &*inner.lease.lock().unwrap_or_else(|e| e.into_inner()) {
+            Some(Lease::Grid(session)) => Some(session.address()),
+            _ => None,
+        };
+        if let Some((grid, id)) = grid_session {
+            tokio::spawn(watch_grid_session(Arc::downgrade(&inner), grid, id));
+        }
         Ok(Browser { inner })
     }
 
@@ -289,6 +296,30 @@ impl Browser {
 
     fn lock_process(&self) -> std::sync::MutexGuard<'_, Option<ChromiumProcess>> {
         self.inner.process.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// Watches a grid session while its browser lives, and gives the connection up once the
+/// grid says the session is gone (the proxied WebSocket stays open and silent): the
+/// browser then reads as disconnected, which is the engine's crash recovery.
+async fn watch_grid_session(browser: Weak<Inner>, grid: String, id: String) {
+    loop {
+        tokio::time::sleep(crate::grid::WATCH_EVERY).await;
+        let connection = match browser.upgrade() {
+            Some(inner) if !inner.connection.is_closed() => inner.connection.clone(),
+            _ => return,
+        };
+        let (g, i) = (grid.clone(), id.clone());
+        let gone = tokio::task::spawn_blocking(move || crate::grid::session_gone(&g, &i)).await;
+        if gone.unwrap_or(false) {
+            tracing::warn!(
+                grid,
+                session = id,
+                "the grid session ended under its browser"
+            );
+            connection.abandon();
+            return;
+        }
     }
 }
 

@@ -63,8 +63,14 @@ const SESSION_ARGS: &[&str] = &[
 /// request is followed to its end, so a session created late is deleted.
 const FOLLOW_LIMIT: Duration = Duration::from_secs(600);
 
-/// How long a session's deletion may take.
+/// How long a session's deletion, or a look at it, may take.
 const DELETE_LIMIT: Duration = Duration::from_secs(10);
+
+/// How often a session is looked at. Selenium's `se:cdp` proxy keeps candor's WebSocket
+/// open after the session ended (its node went away, the grid reaped it) and answers
+/// nothing more, so the session itself is watched. Each look is also WebDriver activity,
+/// so the grid's idle timeout never reaps a session candor still holds.
+pub(crate) const WATCH_EVERY: Duration = Duration::from_secs(2);
 
 /// A WebDriver session on the grid. Deleted by [`GridSession::delete`], or when dropped.
 #[derive(Debug)]
@@ -137,6 +143,11 @@ impl GridSession {
         Ok((session, cdp))
     }
 
+    /// The grid's URL and the session's id, to watch it ([`session_gone`]).
+    pub(crate) fn address(&self) -> (String, String) {
+        (self.grid.clone(), self.id.clone())
+    }
+
     /// Deletes the session on the grid, waiting for the answer until `deadline`.
     pub(crate) async fn delete(mut self, deadline: Deadline) {
         self.deleted = true;
@@ -168,6 +179,8 @@ fn capabilities(options: &GridOptions) -> Value {
             "alwaysMatch": {
                 "browserName": "chrome",
                 "goog:chromeOptions": { "args": args },
+                // Dialogs are candor's to answer (its dialog policy), never the driver's.
+                "unhandledPromptBehavior": "ignore",
             }
         }
     })
@@ -239,6 +252,24 @@ fn grid_message(value: &Value, status: u16) -> String {
         .filter(|line| !line.is_empty())
         .collect();
     format!("HTTP {status}, {error}: {}", message.join(" "))
+}
+
+/// Whether the grid says the session no longer exists (blocking): `GET
+/// {grid}/session/{id}/timeouts`, a WebDriver read that touches no page. A grid that does
+/// not answer is no verdict (`false`): the session may be fine behind it.
+pub(crate) fn session_gone(grid: &str, id: &str) -> bool {
+    let Ok(mut response) = agent(DELETE_LIMIT)
+        .get(&format!("{grid}/session/{id}/timeouts"))
+        .call()
+    else {
+        return false;
+    };
+    let status = response.status().as_u16();
+    if (200..300).contains(&status) {
+        return false;
+    }
+    let answer: Value = response.body_mut().read_json().unwrap_or(Value::Null);
+    status == 404 || answer["value"]["error"] == "invalid session id"
 }
 
 /// `DELETE {grid}/session/{id}`, blocking; a failure is logged (the node may be gone,

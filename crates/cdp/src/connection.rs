@@ -219,6 +219,14 @@ impl Connection {
         calls.into_iter().map(|(_, method)| method).collect()
     }
 
+    /// Gives the connection up from this side, for a peer known to be gone while its
+    /// transport stays open (a proxy may keep it so): every waiting call fails with
+    /// `Closed` and nothing more is sent. The transport closes when the connection is
+    /// dropped.
+    pub fn abandon(&self) {
+        self.inner.close();
+    }
+
     /// Resolves once the transport has closed.
     pub async fn closed(&self) {
         let mut closed = self.inner.closed.clone();

@@ -147,14 +147,27 @@ impl Grid {
 
     /// The sessions the grid holds now, as its `/status` lists them.
     fn sessions(&self) -> usize {
+        self.session_ids().len()
+    }
+
+    fn session_ids(&self) -> Vec<String> {
         let status = self.status().expect("the grid answers /status");
         status["value"]["nodes"]
             .as_array()
             .into_iter()
             .flatten()
             .flat_map(|node| node["slots"].as_array().into_iter().flatten())
-            .filter(|slot| !slot["session"].is_null())
-            .count()
+            .filter_map(|slot| slot["session"]["sessionId"].as_str().map(str::to_string))
+            .collect()
+    }
+
+    /// Ends a session from the grid's side, as when its node goes away.
+    fn end_session(&self, id: &str) {
+        let answer = agent()
+            .delete(&format!("{}/session/{id}", self.url()))
+            .call()
+            .unwrap();
+        assert!(answer.status().is_success(), "{}", answer.status());
     }
 
     /// The new-session requests waiting in the grid's queue.
@@ -302,7 +315,41 @@ fn three_tasks_run_at_once_on_a_grid_each_in_its_own_session_and_leave_none_behi
         }
     });
     // One WebDriver session per task, all at once.
-    assert_eq!(grid.sessions(), 3, "{:#}", grid.status().unwrap());
+    let sessions = grid.session_ids();
+    assert_eq!(sessions.len(), 3, "{:#}", grid.status().unwrap());
+
+    // The grid ends one session under its task: that task hears BROWSER_DISCONNECTED
+    // once, then goes on in a new session with its tab back; the others never notice.
+    grid.end_session(&sessions[0]);
+    let mut lost = None;
+    wait_for(
+        "a task hears its session ended",
+        Duration::from_secs(15),
+        || {
+            for task in ["g1", "g2", "g3"] {
+                let answer = daemon.call(task, "tabs", json!({}));
+                if answer["ok"] != true {
+                    lost = Some((task, answer));
+                    return true;
+                }
+                assert!(answer["events"]["recovered"].is_null(), "{answer:#}");
+            }
+            false
+        },
+    );
+    let (task, answer) = lost.unwrap();
+    assert_eq!(answer["code"], "BROWSER_DISCONNECTED", "{answer:#}");
+    let back = daemon.ok(task, "tabs", json!({}));
+    assert_eq!(
+        back["events"]["recovered"]["tabs"],
+        json!([{ "tabId": "tab0", "url": page }]),
+        "{back:#}"
+    );
+    submit_on_page_a(&daemon, task);
+    let now = grid.session_ids();
+    assert_eq!(now.len(), 3, "{:#}", grid.status().unwrap());
+    assert!(!now.contains(&sessions[0]), "{now:?}");
+
     for task in ["g1", "g2", "g3"] {
         daemon.stop_task(task);
     }
