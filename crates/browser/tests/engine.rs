@@ -121,39 +121,8 @@ async fn the_cdp_tape_records_every_message_of_a_run() {
 /// Starts a Chromium with a debugging port, the way a user would expose one, and returns
 /// it with its `http://127.0.0.1:PORT` endpoint.
 async fn chromium_with_port(profile: &Path) -> (std::process::Child, u16) {
-    let child = std::process::Command::new(test_support::chromium())
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--remote-debugging-port=0",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--disable-quic",
-        ])
-        .arg(format!("--user-data-dir={}", profile.display()))
-        .arg("about:blank")
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    // Chromium writes the port it chose to this file once it listens.
-    let port_file = profile.join("DevToolsActivePort");
-    let started = Instant::now();
-    let port = loop {
-        if let Ok(text) = std::fs::read_to_string(&port_file)
-            && let Some(port) = text.lines().next().and_then(|l| l.parse().ok())
-        {
-            break port;
-        }
-        assert!(
-            started.elapsed() < Duration::from_secs(30),
-            "no DevToolsActivePort"
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    };
-    (child, port)
+    let child = test_support::chromium_with_port(profile).spawn().unwrap();
+    (child, test_support::devtools_port(profile))
 }
 
 #[tokio::test]

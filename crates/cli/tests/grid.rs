@@ -97,11 +97,44 @@ fn kill_group(pgid: u32) {
     }
 }
 
-/// A Selenium Grid 4 standalone server on 127.0.0.1, in a process group of its own.
-struct Grid {
+/// A process this test started, leading a process group of its own, with a TMPDIR of
+/// its own that every process it starts inherits.
+struct Group {
     child: Child,
-    port: u16,
     tmp: tempfile::TempDir,
+}
+
+impl Group {
+    fn spawn(command: &mut Command, tmp: tempfile::TempDir) -> Group {
+        let child = command
+            .env("TMPDIR", tmp.path())
+            .process_group(0)
+            .spawn()
+            .unwrap();
+        Group { child, tmp }
+    }
+
+    /// Kills the group and waits until no process naming its TMPDIR is left.
+    fn kill(&mut self, what: &str) {
+        kill_group(self.child.id());
+        let _ = self.child.wait();
+        wait_for(what, Duration::from_secs(10), || {
+            processes_naming(self.tmp.path()).is_empty()
+        });
+    }
+}
+
+impl Drop for Group {
+    fn drop(&mut self) {
+        kill_group(self.child.id());
+        let _ = self.child.wait();
+    }
+}
+
+/// A Selenium Grid 4 standalone server on 127.0.0.1.
+struct Grid {
+    group: Group,
+    port: u16,
 }
 
 impl Grid {
@@ -111,8 +144,8 @@ impl Grid {
         let jar = grid_jar();
         let tmp = tempfile::tempdir().unwrap();
         let port = free_port();
-        let child = Command::new("java")
-            .arg(format!("-Djava.io.tmpdir={}", tmp.path().display()))
+        let mut java = Command::new("java");
+        java.arg(format!("-Djava.io.tmpdir={}", tmp.path().display()))
             .arg("-jar")
             .arg(&jar)
             .arg("standalone")
@@ -122,14 +155,13 @@ impl Grid {
             .args(["--session-request-timeout", &queue_timeout_s.to_string()])
             .args(["--session-request-timeout-period", "1"])
             .args(["--selenium-manager", "false", "--tracing", "false"])
-            .env("TMPDIR", tmp.path())
             .stdin(Stdio::null())
             .stdout(Stdio::null())
-            .stderr(std::fs::File::create(tmp.path().join("grid.log")).unwrap())
-            .process_group(0)
-            .spawn()
-            .unwrap();
-        let grid = Grid { child, port, tmp };
+            .stderr(std::fs::File::create(tmp.path().join("grid.log")).unwrap());
+        let grid = Grid {
+            group: Group::spawn(&mut java, tmp),
+            port,
+        };
         wait_for("the grid is ready", Duration::from_secs(90), || {
             grid.status()
                 .is_some_and(|status| status["value"]["ready"] == true)
@@ -179,20 +211,7 @@ impl Grid {
 
     /// Stops the grid and checks that nothing it started (chromedriver, Chromium) is left.
     fn stop(mut self) {
-        kill_group(self.child.id());
-        let _ = self.child.wait();
-        wait_for(
-            "the grid's processes are gone",
-            Duration::from_secs(10),
-            || processes_naming(self.tmp.path()).is_empty(),
-        );
-    }
-}
-
-impl Drop for Grid {
-    fn drop(&mut self) {
-        kill_group(self.child.id());
-        let _ = self.child.wait();
+        self.group.kill("the grid's processes are gone");
     }
 }
 
@@ -245,6 +264,12 @@ impl Daemon {
     fn start_ok(&self, id: &str, timeout_ms: u64) {
         let started = self.start_task(id, timeout_ms);
         assert_eq!(started["ok"], true, "start {id}: {started:#}");
+    }
+
+    /// Starts `task` and opens `url` in it.
+    fn start_at(&self, task: &str, timeout_ms: u64, url: &str) {
+        self.start_ok(task, timeout_ms);
+        self.ok(task, "navigate", json!({ "url": url }));
     }
 
     fn call(&self, task: &str, method: &str, params: Value) -> Value {
@@ -308,8 +333,7 @@ fn three_tasks_run_at_once_on_a_grid_each_in_its_own_session_and_leave_none_behi
         for task in ["g1", "g2", "g3"] {
             let (daemon, page) = (&daemon, &page);
             scope.spawn(move || {
-                daemon.start_ok(task, 90_000);
-                daemon.ok(task, "navigate", json!({ "url": page }));
+                daemon.start_at(task, 90_000, page);
                 submit_on_page_a(daemon, task);
             });
         }
@@ -366,12 +390,7 @@ fn a_grid_with_its_only_slot_taken_refuses_a_further_task_by_name_within_its_dea
     // creation counts: the first can take seconds on a busy machine).
     let grid = Grid::start(1, 10);
     let daemon = Daemon::serve(&["--grid", &grid.url()]);
-    daemon.start_ok("holder", 60_000);
-    daemon.ok(
-        "holder",
-        "navigate",
-        json!({ "url": server.url("page-a.html") }),
-    );
+    daemon.start_at("holder", 60_000, &server.url("page-a.html"));
 
     // The grid's own refusal, with its message, within the task's 30 s.
     let started = Instant::now();
@@ -400,12 +419,7 @@ fn a_grid_with_its_only_slot_taken_refuses_a_further_task_by_name_within_its_dea
         Duration::from_secs(30),
         || grid.queued() == 0 && grid.sessions() == 0,
     );
-    daemon.start_ok("later", 60_000);
-    daemon.ok(
-        "later",
-        "navigate",
-        json!({ "url": server.url("page-a.html") }),
-    );
+    daemon.start_at("later", 60_000, &server.url("page-a.html"));
     submit_on_page_a(&daemon, "later");
     daemon.stop_task("later");
     assert_eq!(grid.sessions(), 0, "{:#}", grid.status().unwrap());
@@ -437,50 +451,20 @@ fn a_grid_that_is_not_there_or_not_a_grid_is_refused_by_name() {
     daemon.stop();
 }
 
-/// A local headless Chromium serving CDP on a free port, in a process group of its own.
+/// A local headless Chromium serving CDP on a free port.
 struct Endpoint {
-    child: Child,
+    group: Group,
     port: u16,
-    tmp: tempfile::TempDir,
 }
 
 impl Endpoint {
     fn start() -> Endpoint {
         let tmp = tempfile::tempdir().unwrap();
         let profile = tmp.path().join("profile");
-        let child = Command::new(test_support::chromium())
-            .args([
-                "--headless=new",
-                "--no-sandbox",
-                "--remote-debugging-port=0",
-                "--no-first-run",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                "--disable-quic",
-                "--disable-breakpad",
-                "--disable-dev-shm-usage",
-            ])
-            .arg(format!("--user-data-dir={}", profile.display()))
-            .arg("about:blank")
-            .env("TMPDIR", tmp.path())
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .process_group(0)
-            .spawn()
-            .unwrap();
-        let mut port = None;
-        wait_for("Chromium serves CDP", Duration::from_secs(20), || {
-            port = std::fs::read_to_string(profile.join("DevToolsActivePort"))
-                .ok()
-                .and_then(|text| text.lines().next()?.trim().parse().ok());
-            port.is_some()
-        });
+        let group = Group::spawn(&mut test_support::chromium_with_port(&profile), tmp);
         Endpoint {
-            child,
-            port: port.unwrap(),
-            tmp,
+            group,
+            port: test_support::devtools_port(&profile),
         }
     }
 
@@ -501,20 +485,7 @@ impl Endpoint {
 
     /// Kills this Chromium outright and waits until none of its processes is left.
     fn kill(&mut self) {
-        kill_group(self.child.id());
-        let _ = self.child.wait();
-        wait_for(
-            "the killed Chromium is gone",
-            Duration::from_secs(10),
-            || processes_naming(self.tmp.path()).is_empty(),
-        );
-    }
-}
-
-impl Drop for Endpoint {
-    fn drop(&mut self) {
-        kill_group(self.child.id());
-        let _ = self.child.wait();
+        self.group.kill("the killed Chromium is gone");
     }
 }
 

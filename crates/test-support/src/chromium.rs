@@ -37,6 +37,51 @@ pub fn chromium() -> PathBuf {
         })
 }
 
+/// A headless Chromium serving CDP on a port of its choosing, the way a user exposes
+/// one (an endpoint to attach to), with its profile in `profile`; spawn it, then
+/// [`devtools_port`] says the port.
+pub fn chromium_with_port(profile: &Path) -> std::process::Command {
+    let mut command = std::process::Command::new(chromium());
+    command
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--remote-debugging-port=0",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--disable-quic",
+            "--disable-breakpad",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .arg("about:blank")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    command
+}
+
+/// The port a Chromium started by [`chromium_with_port`] on `profile` listens on, once
+/// it does (it writes `DevToolsActivePort` then). Panics after 30 s.
+pub fn devtools_port(profile: &Path) -> u16 {
+    let port_file = profile.join("DevToolsActivePort");
+    let started = std::time::Instant::now();
+    loop {
+        if let Ok(text) = std::fs::read_to_string(&port_file)
+            && let Some(port) = text.lines().next().and_then(|l| l.trim().parse().ok())
+        {
+            return port;
+        }
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(30),
+            "no {} within 30 s",
+            port_file.display()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
 fn is_executable(path: &Path) -> bool {
     use std::os::unix::fs::PermissionsExt;
     path.metadata()

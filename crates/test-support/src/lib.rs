@@ -6,6 +6,6 @@ mod chromium;
 mod http;
 mod server;
 
-pub use chromium::chromium;
+pub use chromium::{chromium, chromium_with_port, devtools_port};
 pub use http::http_get;
 pub use server::{FixtureServer, fixtures_dir};
