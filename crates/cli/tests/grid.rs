@@ -286,6 +286,17 @@ impl Daemon {
         self.ok(task, "navigate", json!({ "url": url }));
     }
 
+    /// Each pool endpoint's load and whether it is down, as `GET /v1/tasks` lists them.
+    fn endpoint_loads(&self) -> Vec<(u64, bool)> {
+        let listed = self.client.tasks().unwrap().body;
+        listed["data"]["endpoints"]
+            .as_array()
+            .unwrap_or_else(|| panic!("no endpoints in {listed:#}"))
+            .iter()
+            .map(|e| (e["load"].as_u64().unwrap(), !e["down"].is_null()))
+            .collect()
+    }
+
     fn call(&self, task: &str, method: &str, params: Value) -> Value {
         self.client
             .command(task, method, &params, None, false)
@@ -523,6 +534,7 @@ fn a_task_whose_pool_endpoint_dies_hears_it_once_and_goes_on_at_the_other_endpoi
     assert!(first.pages().contains(&page_a), "{:?}", first.pages());
     assert!(!first.pages().contains(&second), "{:?}", first.pages());
     assert!(other.pages().contains(&second), "{:?}", other.pages());
+    assert_eq!(daemon.endpoint_loads(), [(1, false), (1, false)]);
 
     first.kill();
     // Task a hears of it once (when the closed connection shows)...
@@ -541,6 +553,8 @@ fn a_task_whose_pool_endpoint_dies_hears_it_once_and_goes_on_at_the_other_endpoi
         json!([{ "tabId": "tab0", "url": page_a }]),
         "{back:#}"
     );
+    // The dead endpoint is marked down (for 10 s); both tasks now run at the other.
+    assert_eq!(daemon.endpoint_loads(), [(0, true), (2, false)]);
     submit_on_page_a(&daemon, "a");
     assert!(other.pages().contains(&page_a), "{:?}", other.pages());
     // Task b never noticed.

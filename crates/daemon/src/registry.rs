@@ -311,10 +311,16 @@ impl Registry {
             })
             .collect();
         let browser = self.host.browser().filter(|b| b.is_connected());
-        let data = json!({
+        let mut data = json!({
             "tasks": tasks,
             "browser": browser.as_ref().map(|b| json!({ "product": b.product(), "pid": b.pid() })),
         });
+        if let Some(endpoints) = self.host.pool_states() {
+            data["endpoints"] = endpoints
+                .into_iter()
+                .map(|e| json!({ "url": e.url, "load": e.load, "down": e.down }))
+                .collect();
+        }
         reply(&self.host, Ok(data), Effect::Reads, started)
     }
 
