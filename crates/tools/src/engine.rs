@@ -785,8 +785,15 @@ impl Engine {
         if let Some(active) = lock(&self.active).as_ref() {
             active.cancel.request();
         }
+        // A browser of the task's own (a grid session) must not outlive it, so a command
+        // that is slow to let go is waited for longer than on a shared browser.
+        let patience = if self.host.shares_browser() {
+            Duration::from_secs(1)
+        } else {
+            Duration::from_secs(10)
+        };
+        let slot = tokio::time::timeout(patience, self.slot.lock()).await;
         let deadline = Deadline::after(Duration::from_secs(5));
-        let slot = tokio::time::timeout(Duration::from_secs(1), self.slot.lock()).await;
         if let Ok(mut slot) = slot
             && let Some(task) = slot.task.take()
         {
