@@ -99,7 +99,9 @@ pub(crate) fn redact(params: &Value) -> Value {
             map.iter()
                 .map(|(key, value)| {
                     let lowered = key.to_ascii_lowercase();
-                    if SECRET_KEYS.iter().any(|secret| lowered.contains(secret)) {
+                    if SECRET_KEYS.iter().any(|secret| lowered.contains(secret))
+                        || browser::is_extra_secret_key(key)
+                    {
                         (key.clone(), Value::String("[redacted]".into()))
                     } else {
                         (key.clone(), redact(value))
