@@ -333,7 +333,7 @@ impl Config {
     }
 
     /// The flags given, over what is set.
-    fn apply_flags(&mut self, flags: &Flags) -> anyhow::Result<()> {
+    pub(crate) fn apply_flags(&mut self, flags: &Flags) -> anyhow::Result<()> {
         for given in &flags.given {
             let source = Source::Flag(given.flag);
             self.set(given.key.name, Raw::Flags(&given.values), source.clone())

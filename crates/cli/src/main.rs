@@ -278,6 +278,67 @@ mod tests {
     }
 
     #[test]
+    fn every_key_that_shapes_a_task_reaches_its_engine_options() {
+        let mut cli = Cli::try_parse_from([
+            "candor",
+            "--chromium=/opt/chromium",
+            "--headed",
+            "--browser-arg=--lang=fr",
+            "--command-timeout-ms=5000",
+            "--unresponsive-ms=1500",
+            "--settle-ms=0",
+            "--snapshot-max-tokens=8000",
+            "--read-max-chars=50000",
+            "--screenshot-max-width=800",
+            "--press-pause-ms=0",
+            "--enable-eval",
+            "--allow-data",
+            "--allow-origin=*.example.com",
+            "--block-origin=ads.example.com",
+            "--dialog-policy=ask",
+            "--upload-dir=/srv/up",
+            "--archive-dir=/srv/archive",
+            "--keep-archive",
+            "tabs",
+        ])
+        .unwrap();
+        let flags = cli.browser.flags.clone();
+        cli.browser.settings.apply_flags(&flags).unwrap();
+        let options = cli.browser.engine_options("t");
+        let Endpoint::Launch(launch) = &options.browser.endpoint else {
+            panic!("{:?}", options.browser.endpoint);
+        };
+        assert_eq!(launch.executable, Some(PathBuf::from("/opt/chromium")));
+        assert!(!launch.headless);
+        assert_eq!(launch.args, ["--lang=fr"]);
+        assert_eq!(options.command_timeout, Duration::from_millis(5000));
+        assert_eq!(options.unresponsive, Duration::from_millis(1500));
+        assert_eq!(
+            options.defaults,
+            tools::defaults::CallDefaults {
+                snapshot_max_tokens: 8000,
+                read_max_chars: 50_000,
+                screenshot_max_width: 800,
+                settle: Duration::ZERO,
+            }
+        );
+        assert_eq!(options.press_pause, browser::PressPause::NONE);
+        assert!(options.enable_eval && options.url_policy.allow_data);
+        let rules = |rules: &[browser::OriginRule]| -> Vec<String> {
+            rules.iter().map(ToString::to_string).collect()
+        };
+        assert_eq!(rules(&options.url_policy.allow_origins), ["*.example.com"]);
+        assert_eq!(
+            rules(&options.url_policy.block_origins),
+            ["ads.example.com"]
+        );
+        assert!(options.ask_dialogs);
+        assert_eq!(options.upload_dir, Some(PathBuf::from("/srv/up")));
+        assert_eq!(options.archive.root, Some(PathBuf::from("/srv/archive")));
+        assert!(options.archive.keep);
+    }
+
+    #[test]
     fn the_benchmarks_are_not_a_subcommand() {
         use clap::CommandFactory;
         let cli = Cli::command();
