@@ -2,9 +2,14 @@
 //! allowed; never file:, javascript:, chrome:, view-source: or embedded credentials; and,
 //! when configured, only origins an allow-list admits and none a block-list names.
 
+use std::sync::Arc;
+use std::time::Duration;
+
+use cdp::Deadline;
+use cdp::protocol::{Event, fetch, inspector};
 use url::Url;
 
-use crate::Error;
+use crate::{Error, Tab};
 
 /// The navigation policy of a task.
 #[derive(Debug, Clone, Default)]
@@ -167,6 +172,66 @@ pub fn check_url(input: &str, policy: &UrlPolicy) -> Result<Url, Error> {
             "the {scheme}: scheme is refused; only http, https and about:blank are allowed"
         ))),
     }
+}
+
+impl UrlPolicy {
+    /// Whether an origin list is configured.
+    pub fn lists_origins(&self) -> bool {
+        !self.allow_origins.is_empty() || !self.block_origins.is_empty()
+    }
+}
+
+/// Holds every document request of `tab` — a link followed, a form sent, a script's
+/// navigation, a redirect, a frame — to the origin lists: one they refuse fails as
+/// `BlockedByClient`, so the tab shows an error page instead of the origin. With no
+/// origin list nothing is enabled (no round trip, no change to the calls a tab makes).
+pub(crate) async fn guard(tab: &Tab, policy: &UrlPolicy, deadline: Deadline) -> Result<(), Error> {
+    if !policy.lists_origins() {
+        return Ok(());
+    }
+    let session = tab.session().clone();
+    let policy = policy.clone();
+    let answering = session.clone();
+    session.connection().on_events(
+        session.id().cloned(),
+        Arc::new(move |event| {
+            if let Some(paused) = event.parse::<fetch::RequestPaused>() {
+                let refused = check_url(&paused.request.url, &policy).err();
+                let session = answering.clone();
+                // This runs on the connection's reader, which must not wait for a reply.
+                tokio::spawn(async move {
+                    let limit = Deadline::after(Duration::from_secs(5));
+                    let request_id = paused.request_id;
+                    let answered = match refused {
+                        Some(refusal) => {
+                            tracing::info!(%refusal, "a document request was refused");
+                            let fail = fetch::FailRequest {
+                                request_id,
+                                error_reason: "BlockedByClient".into(),
+                            };
+                            session.call(&fail, limit).await.map(drop)
+                        }
+                        None => session
+                            .call(&fetch::ContinueRequest { request_id }, limit)
+                            .await
+                            .map(drop),
+                    };
+                    if let Err(err) = answered {
+                        tracing::debug!(%err, "a held request could not be answered");
+                    }
+                });
+            }
+            event.method != inspector::Detached::METHOD
+        }),
+    );
+    let documents = fetch::Enable {
+        patterns: vec![fetch::RequestPattern {
+            url_pattern: Some("*".into()),
+            resource_type: Some("Document".into()),
+        }],
+    };
+    session.call(&documents, deadline).await?;
+    Ok(())
 }
 
 /// The URL with any password replaced, for messages.
