@@ -818,3 +818,42 @@ fn a_block_listed_origin_is_refused_naming_its_rule_and_the_tab_stays_where_it_w
         "readMaxChars from the environment: {text:#}"
     );
 }
+
+/// `archiveDir` (here from the environment of the CLI call that starts the daemon) is
+/// where the daemon's tasks keep their archives: a kept one stays there after its task.
+#[test]
+fn a_configured_archive_folder_holds_each_tasks_archive() {
+    let shell = Shell::new();
+    let archives = shell.state.path().join("archives");
+    let opened = Run::from(
+        shell
+            .command(&["--id", "k", "open", &shell.url("second.html")])
+            .env("CANDOR_ARCHIVE_DIR", &archives)
+            .env("CANDOR_KEEP_ARCHIVE", "true")
+            .output()
+            .unwrap(),
+    );
+    assert_eq!(opened.code, 0, "{opened:?}");
+    assert_eq!(shell.run(&["--id", "k", "snapshot"]).code, 0);
+    let recalled = shell.json(&["--id", "k", "recall"]);
+    assert!(
+        !recalled["data"]["observations"]
+            .as_array()
+            .unwrap()
+            .is_empty(),
+        "{recalled:#}"
+    );
+    assert_eq!(shell.run(&["stop", "k"]).code, 0);
+    let kept: Vec<PathBuf> = std::fs::read_dir(archives.join("k"))
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .collect();
+    assert!(
+        kept.iter().any(|path| path.ends_with("archive.sqlite3")),
+        "{kept:?}"
+    );
+    assert!(
+        !shell.state.path().join("tasks").join("k").exists(),
+        "not in the state folder"
+    );
+}

@@ -501,3 +501,40 @@ async fn a_block_listed_origin_is_refused_by_name_and_a_link_to_it_is_not_follow
     );
     h.shutdown().await;
 }
+
+/// The engine's call defaults (config `readMaxChars`, `snapshotMaxTokens`,
+/// `screenshotMaxWidth`, `settleMs`) shape every call that names no budget of its own;
+/// a call that names one still gets it.
+#[tokio::test]
+async fn calls_that_name_no_budget_take_the_configured_defaults() {
+    let h = Harness::with(|options| {
+        options.defaults = tools::defaults::CallDefaults {
+            snapshot_max_tokens: 150,
+            read_max_chars: 40,
+            screenshot_max_width: 320,
+            settle: Duration::ZERO,
+        };
+    });
+    h.ok("navigate", json!({ "url": h.url("large.html") }))
+        .await;
+    let text = h.ok("snapshot", json!({ "mode": "text" })).await;
+    assert_eq!(text["data"]["text"].as_str().unwrap().chars().count(), 40);
+    assert_eq!(text["data"]["truncated"], true);
+    let asked = h
+        .ok("snapshot", json!({ "mode": "text", "maxChars": 60 }))
+        .await;
+    assert_eq!(asked["data"]["text"].as_str().unwrap().chars().count(), 60);
+    let elements = h.ok("snapshot", json!({})).await;
+    assert!(
+        elements["data"]["tokens"].as_u64().unwrap() <= 150,
+        "{elements:#}"
+    );
+    assert_eq!(elements["data"]["truncated"], true, "{elements:#}");
+    let shot = h.ok("screenshot", json!({})).await;
+    assert!(
+        shot["data"]["width"].as_u64().unwrap() <= 320
+            && shot["data"]["height"].as_u64().unwrap() <= 320,
+        "{shot:#}"
+    );
+    h.shutdown().await;
+}
