@@ -226,7 +226,8 @@ keys! {
         "settleMs", "CANDOR_SETTLE_MS", "settle-ms",
         range bounds!(tools::defaults::SETTLE_MS);
     /// The token budget of an elements snapshot that names no maxTokens.
-    snapshot_max_tokens: u64 = tools::defaults::CallDefaults::default().snapshot_max_tokens as u64,
+    snapshot_max_tokens: u64 =
+        tools::defaults::CallDefaults::default().snapshot_max_tokens as u64,
         "snapshotMaxTokens", "CANDOR_SNAPSHOT_MAX_TOKENS", "snapshot-max-tokens",
         range bounds!(tools::defaults::SNAPSHOT_MAX_TOKENS);
     /// The character budget of a text, markdown or html read that names no maxChars.
@@ -248,8 +249,8 @@ keys! {
     /// Allow data: URLs.
     allow_data: bool = false,
         "allowData", "CANDOR_ALLOW_DATA", "allow-data";
-    /// When not empty, only these origins may be opened: scheme://host[:port],
-    /// host[:port] (http or https), or *.host (the host and its subdomains).
+    /// When not empty, only these origins may be opened: `scheme://host[:port]`,
+    /// `host[:port]` (http or https), or `*.host` (the host and its subdomains).
     allow_origins: Vec<OriginRule> = Vec::new(),
         "allowOrigins", "CANDOR_ALLOW_ORIGINS", "allow-origin";
     /// Origins that may never be opened (URL_BLOCKED names the rule); written as for
@@ -682,7 +683,8 @@ impl Setting for EndpointUrl {
 }
 
 impl Item for OriginRule {
-    const TAKES: &'static str = "a list of origins (scheme://host[:port], host[:port] or *.host)";
+    const TAKES: &'static str =
+        "a list of origins (`scheme://host[:port]`, `host[:port]` or `*.host`)";
     const VALUE_NAME: &'static str = "ORIGIN";
     const SEPARATOR: Option<char> = Some(',');
     fn parse(text: &str) -> Result<Self, String> {
