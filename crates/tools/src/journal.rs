@@ -164,6 +164,17 @@ mod tests {
         assert_eq!(redacted["authorizationHeader"], "[redacted]");
     }
 
+    /// Names added by the configuration (`redactKeys`) reach journals and archives: both
+    /// redact through this function.
+    #[test]
+    fn configured_field_names_are_redacted_too() {
+        browser::add_secret_keys(&["tenant".to_string()]);
+        let redacted = redact(&json!({"tenantRef": "t-42", "nested": [{"TENANT": 1}], "keep": 2}));
+        assert_eq!(redacted["tenantRef"], "[redacted]");
+        assert_eq!(redacted["nested"][0]["TENANT"], "[redacted]");
+        assert_eq!(redacted["keep"], 2);
+    }
+
     #[test]
     fn typed_text_of_act_is_never_kept() {
         let params = json!({"action": "fill", "ref": "e4k2", "text": "hunter2"});
