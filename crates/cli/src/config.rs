@@ -165,7 +165,7 @@ macro_rules! keys {
                         if let (Some((lo, hi)), Some(n)) = (range, value.number())
                             && !(lo..=hi).contains(&n)
                         {
-                            return Err(format!("it must be from {lo} to {hi}"));
+                            return Err(format!("{n} is out of bounds"));
                         }
                         self.$field = value;
                         self.sources.$field = source;
