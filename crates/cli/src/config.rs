@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 use browser::{OriginRule, PressPause};
 use clap::{Arg, ArgAction, ArgMatches};
+use serde_json::{Value, json};
 
 /// One key of the configuration, as the table declares it.
 #[derive(Debug)]
@@ -93,6 +94,15 @@ impl Source {
 pub enum DialogPolicy {
     Auto,
     Ask,
+}
+
+impl DialogPolicy {
+    fn name(self) -> &'static str {
+        match self {
+            DialogPolicy::Auto => "auto",
+            DialogPolicy::Ask => "ask",
+        }
+    }
 }
 
 /// A Chromium command-line switch (`--lang=fr`).
@@ -180,6 +190,14 @@ macro_rules! keys {
                 match name {
                     $( $name => Some((self.$field.show(), &self.sources.$field)), )+
                     _ => None,
+                }
+            }
+
+            /// The value of the key `name` as JSON (unset: null).
+            fn json_of(&self, name: &str) -> Value {
+                match name {
+                    $( $name => self.$field.json(), )+
+                    _ => Value::Null,
                 }
             }
         }
@@ -371,6 +389,23 @@ impl Config {
     }
 }
 
+impl Config {
+    /// `candor --json config`: the file read, then each key's value and source.
+    pub fn report_json(&self) -> Value {
+        let keys: Vec<Value> = KEYS
+            .iter()
+            .map(|key| {
+                let source = self
+                    .shown(key.name)
+                    .map(|(_, source)| source.to_string())
+                    .unwrap_or_default();
+                json!({ "key": key.name, "value": self.json_of(key.name), "source": source })
+            })
+            .collect();
+        json!({ "file": self.file.as_ref().map(|p| p.display().to_string()), "keys": keys })
+    }
+}
+
 /// A bad value's error: the key, the value and where it came from, then why.
 fn bad_value(name: &str, value: &str, source: &Source, reason: &str) -> anyhow::Error {
     let takes = KEYS
@@ -433,6 +468,8 @@ trait Setting: Sized {
     }
     /// The value as TOML.
     fn show(&self) -> String;
+    /// The value as JSON.
+    fn json(&self) -> Value;
     /// A number, for its bounds.
     fn number(&self) -> Option<u64> {
         None
@@ -479,6 +516,9 @@ impl Setting for bool {
     fn show(&self) -> String {
         self.to_string()
     }
+    fn json(&self) -> Value {
+        Value::Bool(*self)
+    }
 }
 
 impl Setting for u64 {
@@ -497,6 +537,9 @@ impl Setting for u64 {
     }
     fn show(&self) -> String {
         self.to_string()
+    }
+    fn json(&self) -> Value {
+        Value::from(*self)
     }
     fn number(&self) -> Option<u64> {
         Some(*self)
@@ -518,6 +561,9 @@ impl Setting for PathBuf {
     fn show(&self) -> String {
         quoted(&self.display().to_string())
     }
+    fn json(&self) -> Value {
+        Value::String(self.display().to_string())
+    }
 }
 
 impl Setting for DialogPolicy {
@@ -534,10 +580,10 @@ impl Setting for DialogPolicy {
         }
     }
     fn show(&self) -> String {
-        quoted(match self {
-            DialogPolicy::Auto => "auto",
-            DialogPolicy::Ask => "ask",
-        })
+        quoted(self.name())
+    }
+    fn json(&self) -> Value {
+        Value::String(self.name().into())
     }
 }
 
@@ -562,6 +608,14 @@ impl Setting for PressPause {
             quoted(&format!("{min},{max}"))
         }
     }
+    fn json(&self) -> Value {
+        let (min, max) = (self.min().as_millis(), self.max().as_millis());
+        if min == max {
+            Value::from(min as u64)
+        } else {
+            Value::String(format!("{min},{max}"))
+        }
+    }
 }
 
 impl<T: Setting> Setting for Option<T> {
@@ -575,6 +629,9 @@ impl<T: Setting> Setting for Option<T> {
     }
     fn show(&self) -> String {
         self.as_ref().map_or_else(|| "(unset)".into(), T::show)
+    }
+    fn json(&self) -> Value {
+        self.as_ref().map_or(Value::Null, T::json)
     }
 }
 
@@ -618,6 +675,9 @@ impl<T: Item> Setting for Vec<T> {
     fn show(&self) -> String {
         let items: Vec<String> = self.iter().map(|item| quoted(&item.text())).collect();
         format!("[{}]", items.join(", "))
+    }
+    fn json(&self) -> Value {
+        self.iter().map(|item| Value::String(item.text())).collect()
     }
 }
 
@@ -679,6 +739,9 @@ impl Setting for EndpointUrl {
     }
     fn show(&self) -> String {
         quoted(&self.0)
+    }
+    fn json(&self) -> Value {
+        Value::String(self.0.clone())
     }
 }
 

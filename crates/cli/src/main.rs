@@ -190,7 +190,11 @@ fn main() -> ExitCode {
     let command = match command {
         Command::Verb(verb) => return verbs::run(*verb, &call, &browser),
         Command::Config => {
-            print!("{}", browser.settings.report());
+            if call.output.json {
+                println!("{:#}", browser.settings.report_json());
+            } else {
+                print!("{}", browser.settings.report());
+            }
             return ExitCode::SUCCESS;
         }
         command => command,

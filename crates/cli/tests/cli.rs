@@ -747,6 +747,34 @@ fn config_prints_each_value_with_its_source_and_errors_name_key_value_and_source
     assert_eq!(line("enableEval"), "enableEval = true # flag --enable-eval");
     assert_eq!(line("keepArchive"), "keepArchive = false # default");
     assert_eq!(shown.stdout.lines().count(), 22, "{}", shown.stdout);
+    let as_json = Run::from(
+        shell
+            .command(&["--json", "--config", file_arg, "config"])
+            .env("CANDOR_READ_MAX_CHARS", "1234")
+            .output()
+            .unwrap(),
+    );
+    assert_eq!(as_json.code, 0, "{as_json:?}");
+    let report: Value = serde_json::from_str(&as_json.stdout).unwrap();
+    assert_eq!(report["file"], file_arg);
+    let key = |name: &str| {
+        report["keys"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|k| k["key"] == name)
+            .cloned()
+            .unwrap_or_else(|| panic!("no {name} in {report:#}"))
+    };
+    assert_eq!(
+        key("readMaxChars"),
+        serde_json::json!({ "key": "readMaxChars", "value": 1234, "source": "env CANDOR_READ_MAX_CHARS" })
+    );
+    assert_eq!(
+        key("blockOrigins")["value"],
+        serde_json::json!(["ads.example.com"])
+    );
+    assert_eq!(key("uploadDir")["value"], Value::Null);
 
     std::fs::write(&file, "keepArchive = true\nscreenshotMaxWidht = 800\n").unwrap();
     let unknown = shell.run(&["--config", file_arg, "config"]);
