@@ -37,7 +37,7 @@ pub use actions::{
     UploadOutcome, UploadResponse, UrlPattern,
 };
 pub use browser::{Browser, BrowserOptions, Endpoint};
-pub use cdp::Deadline;
+pub use cdp::{Deadline, add_secret_keys, is_extra_secret_key};
 pub use checkpoint::{Checkpoint, Reached, Restoration, Unrestored};
 pub use error::Error;
 pub use eval::{EvalValue, Evaluated};
@@ -64,6 +64,6 @@ pub use screenshot::{
 pub use settle::{DEFAULT_SETTLE, Settled};
 pub use tab::{LoadOutcome, PageState, Tab, Unfinished};
 pub use task::{Closed, HistoryMove, Remnant, Reopened, TabId, TabSummary, Task};
-pub use url_policy::{UrlPolicy, check_url};
+pub use url_policy::{OriginRule, UrlPolicy, check_url};
 pub use viewport::{CUSTOM_HEIGHTS, CUSTOM_WIDTHS, Preset, ViewportReport};
 pub use wait::{Condition, ElementState, Matcher, WaitOutcome};

@@ -182,6 +182,8 @@ impl Task {
         }
     }
 
+    /// The URLs the task may open; set before its first tab, since a tab's document
+    /// requests are held to the origin lists from its opening on.
     pub fn set_url_policy(&mut self, policy: UrlPolicy) {
         self.policy = policy;
     }
@@ -288,7 +290,8 @@ impl Task {
         tab.set_unresponsive_budget(self.unresponsive);
         tokio::try_join!(
             self.permissions.watch(&tab, deadline),
-            crate::settle::watch(&tab, deadline)
+            crate::settle::watch(&tab, deadline),
+            crate::url_policy::guard(&tab, &self.policy, deadline)
         )?;
         self.tabs.insert(id, tab.clone());
         self.current = Some(id);
@@ -318,7 +321,8 @@ impl Task {
             tab.sync_attached(deadline).await;
             tokio::try_join!(
                 self.permissions.watch(&tab, deadline),
-                crate::settle::watch(&tab, deadline)
+                crate::settle::watch(&tab, deadline),
+                crate::url_policy::guard(&tab, &self.policy, deadline)
             )?;
             self.tabs.insert(id, tab.clone());
             adopted.push((id, tab));

@@ -1,15 +1,115 @@
 //! Which URLs a task may open (SPEC §16): http, https and about:blank; data: only when
-//! allowed; never file:, javascript:, chrome:, view-source: or embedded credentials.
+//! allowed; never file:, javascript:, chrome:, view-source: or embedded credentials; and,
+//! when configured, only origins an allow-list admits and none a block-list names.
 
+use std::sync::Arc;
+use std::time::Duration;
+
+use cdp::Deadline;
+use cdp::protocol::{Event, fetch, inspector};
 use url::Url;
 
-use crate::Error;
+use crate::{Error, Tab};
 
 /// The navigation policy of a task.
 #[derive(Debug, Clone, Default)]
 pub struct UrlPolicy {
     /// Allow `data:` URLs (off by default).
     pub allow_data: bool,
+    /// When not empty, an http(s) URL must match one of these (config `allowOrigins`).
+    pub allow_origins: Vec<OriginRule>,
+    /// An http(s) URL matching one of these is refused, allow-list or not (config
+    /// `blockOrigins`).
+    pub block_origins: Vec<OriginRule>,
+}
+
+/// One entry of an origin allow-list or block-list: an origin (`https://example.com`,
+/// `http://127.0.0.1:8080`: that scheme, host and port), or a host alone with an optional
+/// port (`example.com`, `localhost:3000`: http or https). A host written
+/// `*.example.com` matches `example.com` and every subdomain of it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OriginRule {
+    /// The rule as written, for messages.
+    text: String,
+    scheme: Option<String>,
+    host: String,
+    subdomains: bool,
+    port: Option<u16>,
+}
+
+impl OriginRule {
+    /// Parses one rule; the error says what is wrong with it.
+    pub fn parse(text: &str) -> Result<OriginRule, String> {
+        let text = text.trim();
+        let (scheme, rest) = match text.split_once("://") {
+            Some((scheme, rest)) => (Some(scheme.to_ascii_lowercase()), rest),
+            None => (None, text),
+        };
+        if let Some(scheme) = &scheme
+            && scheme != "http"
+            && scheme != "https"
+        {
+            return Err(format!(
+                "{text:?} is not an origin rule: only http and https origins can be listed"
+            ));
+        }
+        let (subdomains, rest) = match rest.strip_prefix("*.") {
+            Some(rest) => (true, rest),
+            None => (false, rest),
+        };
+        let rest = rest.strip_suffix('/').unwrap_or(rest);
+        let parsed = Url::parse(&format!("{}://{rest}", scheme.as_deref().unwrap_or("http")))
+            .ok()
+            .filter(|url| {
+                url.path() == "/"
+                    && url.query().is_none()
+                    && url.fragment().is_none()
+                    && url.username().is_empty()
+                    && url.password().is_none()
+                    && !rest.is_empty()
+            })
+            .ok_or_else(|| {
+                format!(
+                    "{text:?} is not an origin rule: write scheme://host[:port], host[:port] \
+                     or *.host"
+                )
+            })?;
+        let host = parsed.host_str().unwrap_or_default().to_string();
+        let port = match scheme {
+            Some(_) => parsed.port_or_known_default(),
+            None => parsed.port(),
+        };
+        Ok(OriginRule {
+            text: text.to_string(),
+            scheme,
+            host,
+            subdomains,
+            port,
+        })
+    }
+
+    /// Whether `url` (http or https) is of an origin this rule names.
+    pub fn matches(&self, url: &Url) -> bool {
+        let Some(host) = url.host_str() else {
+            return false;
+        };
+        let host_matches = host == self.host
+            || (self.subdomains
+                && host
+                    .strip_suffix(self.host.as_str())
+                    .is_some_and(|sub| sub.ends_with('.')));
+        host_matches
+            && self.scheme.as_deref().is_none_or(|s| s == url.scheme())
+            && self
+                .port
+                .is_none_or(|port| url.port_or_known_default() == Some(port))
+    }
+}
+
+impl std::fmt::Display for OriginRule {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.text)
+    }
 }
 
 /// Schemes that are written without `//`, so `host:port` is not mistaken for one.
@@ -43,6 +143,24 @@ pub fn check_url(input: &str, policy: &UrlPolicy) -> Result<Url, Error> {
                     "URLs with embedded credentials are refused; log in through the page instead",
                 ));
             }
+            if let Some(rule) = policy.block_origins.iter().find(|r| r.matches(&parsed)) {
+                return Err(blocked(&format!(
+                    "its origin is blocked by the blockOrigins rule \"{rule}\""
+                )));
+            }
+            if !policy.allow_origins.is_empty()
+                && !policy.allow_origins.iter().any(|r| r.matches(&parsed))
+            {
+                let rules: Vec<String> = policy
+                    .allow_origins
+                    .iter()
+                    .map(|r| format!("\"{r}\""))
+                    .collect();
+                return Err(blocked(&format!(
+                    "its origin matches no allowOrigins rule ({})",
+                    rules.join(", ")
+                )));
+            }
             Ok(parsed)
         }
         "about" if parsed.as_str() == "about:blank" => Ok(parsed),
@@ -54,6 +172,66 @@ pub fn check_url(input: &str, policy: &UrlPolicy) -> Result<Url, Error> {
             "the {scheme}: scheme is refused; only http, https and about:blank are allowed"
         ))),
     }
+}
+
+impl UrlPolicy {
+    /// Whether an origin list is configured.
+    pub fn lists_origins(&self) -> bool {
+        !self.allow_origins.is_empty() || !self.block_origins.is_empty()
+    }
+}
+
+/// Holds every document request of `tab` — a link followed, a form sent, a script's
+/// navigation, a redirect, a frame — to the origin lists: one they refuse fails as
+/// `BlockedByClient`, so the tab shows an error page instead of the origin. With no
+/// origin list nothing is enabled (no round trip, no change to the calls a tab makes).
+pub(crate) async fn guard(tab: &Tab, policy: &UrlPolicy, deadline: Deadline) -> Result<(), Error> {
+    if !policy.lists_origins() {
+        return Ok(());
+    }
+    let session = tab.session().clone();
+    let policy = policy.clone();
+    let answering = session.clone();
+    session.connection().on_events(
+        session.id().cloned(),
+        Arc::new(move |event| {
+            if let Some(paused) = event.parse::<fetch::RequestPaused>() {
+                let refused = check_url(&paused.request.url, &policy).err();
+                let session = answering.clone();
+                // This runs on the connection's reader, which must not wait for a reply.
+                tokio::spawn(async move {
+                    let limit = Deadline::after(Duration::from_secs(5));
+                    let request_id = paused.request_id;
+                    let answered = match refused {
+                        Some(refusal) => {
+                            tracing::info!(%refusal, "a document request was refused");
+                            let fail = fetch::FailRequest {
+                                request_id,
+                                error_reason: "BlockedByClient".into(),
+                            };
+                            session.call(&fail, limit).await.map(drop)
+                        }
+                        None => session
+                            .call(&fetch::ContinueRequest { request_id }, limit)
+                            .await
+                            .map(drop),
+                    };
+                    if let Err(err) = answered {
+                        tracing::debug!(%err, "a held request could not be answered");
+                    }
+                });
+            }
+            event.method != inspector::Detached::METHOD
+        }),
+    );
+    let documents = fetch::Enable {
+        patterns: vec![fetch::RequestPattern {
+            url_pattern: Some("*".into()),
+            resource_type: Some("Document".into()),
+        }],
+    };
+    session.call(&documents, deadline).await?;
+    Ok(())
 }
 
 /// The URL with any password replaced, for messages.
@@ -142,7 +320,83 @@ mod tests {
 
     #[test]
     fn data_urls_follow_the_setting() {
-        let policy = UrlPolicy { allow_data: true };
+        let policy = UrlPolicy {
+            allow_data: true,
+            ..UrlPolicy::default()
+        };
         assert!(check_url("data:text/html,hi", &policy).is_ok());
+    }
+
+    fn rules(texts: &[&str]) -> Vec<OriginRule> {
+        texts
+            .iter()
+            .map(|t| OriginRule::parse(t).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn origin_rules_match_scheme_host_and_port_as_written() {
+        for (rule, url, expected) in [
+            ("https://example.com", "https://example.com/a", true),
+            ("https://example.com", "https://example.com:443/", true),
+            ("https://example.com", "http://example.com/", false),
+            ("https://example.com", "https://example.com:8443/", false),
+            ("https://example.com", "https://www.example.com/", false),
+            ("example.com", "http://example.com:8080/", true),
+            ("example.com", "https://example.com/", true),
+            ("*.example.com", "https://a.b.example.com/", true),
+            ("*.example.com", "https://example.com/", true),
+            ("*.example.com", "https://badexample.com/", false),
+            ("127.0.0.1:8080", "http://127.0.0.1:8080/x", true),
+            ("127.0.0.1:8080", "http://127.0.0.1:8081/x", false),
+            (
+                "http://localhost:3000/",
+                "http://localhost:3000/q?x=1",
+                true,
+            ),
+        ] {
+            let parsed = Url::parse(url).unwrap();
+            assert_eq!(
+                OriginRule::parse(rule).unwrap().matches(&parsed),
+                expected,
+                "{rule} against {url}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_malformed_origin_rule_is_refused_with_what_to_write() {
+        for rule in [
+            "",
+            "ftp://example.com",
+            "https://example.com/path",
+            "example.com?q",
+            "user@example.com",
+        ] {
+            let err = OriginRule::parse(rule).expect_err(rule);
+            assert!(err.contains("origin"), "{rule}: {err}");
+        }
+    }
+
+    #[test]
+    fn the_block_list_wins_and_the_allow_list_admits_only_its_origins_naming_the_rule() {
+        let policy = UrlPolicy {
+            allow_origins: rules(&["*.example.com"]),
+            block_origins: rules(&["https://ads.example.com"]),
+            ..UrlPolicy::default()
+        };
+        let check = |url: &str| check_url(url, &policy).map_err(|e| e.to_string());
+        assert!(check("https://www.example.com/").is_ok());
+        assert!(check("about:blank").is_ok());
+        let err = check("https://ads.example.com/x").unwrap_err();
+        assert!(
+            err.contains("blockOrigins rule \"https://ads.example.com\""),
+            "{err}"
+        );
+        let err = check("https://other.org/").unwrap_err();
+        assert!(
+            err.contains("matches no allowOrigins rule (\"*.example.com\")"),
+            "{err}"
+        );
     }
 }

@@ -20,5 +20,5 @@ pub use connection::{Connection, EventHandler, RawEvent, Session, SessionId};
 pub use deadline::Deadline;
 pub use error::Error;
 pub use record::Recorder;
-pub use replay::{ReplayTransport, redact};
+pub use replay::{ReplayTransport, add_secret_keys, is_extra_secret_key, redact};
 pub use transport::{MessageSink, MessageStream, PipeTransport, Transport, WebSocketTransport};

@@ -14,7 +14,7 @@
 use std::collections::HashMap;
 use std::io;
 use std::path::Path;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use futures::StreamExt;
 use serde_json::{Value, json};
@@ -33,6 +33,34 @@ const SECRET_KEYS: &[&str] = &[
     "password",
     "postdata",
 ];
+
+/// Key names this process redacts besides the built-in ones (config `redactKeys`),
+/// lowercase. Redaction is a plain function called wherever a record is written (tapes,
+/// command journals, archives, CLI records); what else counts as secret is a property of
+/// the deployment, so it is set once, at start, for the whole process.
+static EXTRA_SECRET_KEYS: OnceLock<Vec<String>> = OnceLock::new();
+
+/// Adds key names to redact, for the rest of the process: a key whose name contains one
+/// of them (case-insensitive) is redacted like `password`. Only the first call counts;
+/// a later one returns false.
+pub fn add_secret_keys(keys: &[String]) -> bool {
+    EXTRA_SECRET_KEYS
+        .set(keys.iter().map(|k| k.to_ascii_lowercase()).collect())
+        .is_ok()
+}
+
+/// Whether a key named `key` is one of the names [`add_secret_keys`] added.
+pub fn is_extra_secret_key(key: &str) -> bool {
+    let key = key.to_ascii_lowercase();
+    EXTRA_SECRET_KEYS
+        .get()
+        .is_some_and(|extra| extra.iter().any(|secret| key.contains(secret.as_str())))
+}
+
+/// Whether a field named `key` never reaches a tape.
+fn is_secret_key(key: &str) -> bool {
+    SECRET_KEYS.iter().any(|s| key.eq_ignore_ascii_case(s)) || is_extra_secret_key(key)
+}
 
 /// The placeholder for what was redacted.
 const REDACTED: &str = "[redacted]";
@@ -170,7 +198,7 @@ fn redact_keys(value: &mut Value) {
     match value {
         Value::Object(map) => {
             for (key, value) in map.iter_mut() {
-                if SECRET_KEYS.iter().any(|s| key.eq_ignore_ascii_case(s)) {
+                if is_secret_key(key) {
                     *value = Value::String(REDACTED.into());
                 } else {
                     redact_keys(value);
@@ -180,7 +208,7 @@ fn redact_keys(value: &mut Value) {
             if map
                 .get("name")
                 .and_then(Value::as_str)
-                .is_some_and(|name| SECRET_KEYS.iter().any(|s| name.eq_ignore_ascii_case(s)))
+                .is_some_and(is_secret_key)
                 && let Some(value) = map.get_mut("value")
             {
                 *value = Value::String(REDACTED.into());
@@ -438,6 +466,23 @@ mod tests {
         let mut pairs = json!({ "headers": [{ "name": "set-cookie", "value": "a=b" }] });
         redact(&mut pairs);
         assert_eq!(pairs["headers"][0]["value"], REDACTED);
+    }
+
+    #[test]
+    fn configured_key_names_are_redacted_too_in_fields_and_headers() {
+        assert!(add_secret_keys(&["X-Tenant-Key".to_string()]));
+        let mut message = json!({
+            "method": "Network.requestWillBeSent",
+            "params": {
+                "request": { "headers": { "x-tenant-key": "t-123", "Accept": "*/*" } },
+                "extraInfo": [{ "name": "X-Tenant-Key-2", "value": "t-456" }],
+                "tenant": "kept"
+            }
+        });
+        redact(&mut message);
+        let text = message.to_string();
+        assert!(!text.contains("t-123") && !text.contains("t-456"), "{text}");
+        assert!(text.contains("*/*") && text.contains("kept"), "{text}");
     }
 
     #[test]

@@ -74,10 +74,13 @@ impl Session {
     /// The body of `start`: the task id and only the browser options given explicitly.
     pub fn start_body(&self, task: &str, browser: &BrowserArgs) -> Value {
         let mut wanted = serde_json::Map::new();
-        if browser.headed {
-            wanted.insert("headless".into(), false.into());
+        let settings = &browser.settings;
+        if settings.sources.headless.is_flag() {
+            wanted.insert("headless".into(), settings.headless.into());
         }
-        if let Some(path) = &browser.chromium {
+        if settings.sources.chromium.is_flag()
+            && let Some(path) = &settings.chromium
+        {
             wanted.insert("executable".into(), path.display().to_string().into());
         }
         let mut body = json!({ "id": task });

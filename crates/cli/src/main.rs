@@ -41,33 +41,19 @@ struct BrowserArgs {
     /// Attach to a running Chromium (`ws://…` or `http://host:port`) instead of launching one.
     #[arg(long, global = true, value_name = "URL")]
     cdp: Option<String>,
-    /// Run each task on a Selenium Grid 4 at URL: a WebDriver session per task, driven
-    /// through the session's CDP endpoint and deleted when the task ends.
-    #[arg(long, global = true, value_name = "URL", conflicts_with_all = ["cdp", "replay_cdp", "cdp_endpoint"])]
-    grid: Option<String>,
-    /// A CDP endpoint of a pool (repeat for more): each task attaches to the least-loaded
-    /// endpoint that is up; one that fails is left out for 10 s.
-    #[arg(long = "cdp-endpoint", global = true, value_name = "URL", conflicts_with_all = ["cdp", "replay_cdp"])]
-    cdp_endpoint: Vec<String>,
-    /// The Chromium executable (default: $CANDOR_CHROMIUM, /usr/bin/chromium, PATH).
-    #[arg(long, global = true, value_name = "PATH")]
-    chromium: Option<PathBuf>,
-    /// Show the browser window (needs a display).
-    #[arg(long, global = true)]
-    headed: bool,
     /// Write every CDP message of the run to this JSONL file (redacted).
     #[arg(long, global = true, value_name = "FILE")]
     record_cdp: Option<PathBuf>,
     /// Launch no browser: play back a tape written with --record-cdp.
     #[arg(long, global = true, value_name = "FILE", conflicts_with_all = ["cdp", "record_cdp"])]
     replay_cdp: Option<PathBuf>,
-    /// The deadline of one command, in milliseconds (default 30000).
-    #[arg(long, global = true, value_name = "MS")]
-    command_timeout_ms: Option<u64>,
     /// The configuration file (default: $CANDOR_CONFIG, else ./candor.toml if present).
     #[arg(long, global = true, value_name = "FILE")]
     config: Option<PathBuf>,
-    /// The loaded configuration (file, then environment); flags above override it.
+    /// One flag per configuration key (`candor config` lists them).
+    #[command(flatten)]
+    flags: config::Flags,
+    /// The loaded configuration: defaults, file, environment, then the flags.
     #[arg(skip)]
     settings: config::Config,
 }
@@ -80,6 +66,8 @@ enum Command {
     Demo,
     /// Serve the HTTP daemon on 127.0.0.1: tasks, commands, cancel, diagnostics, jobs.
     Serve(serve::ServeArgs),
+    /// Print the effective configuration and where each value came from.
+    Config,
     #[command(flatten)]
     Verb(Box<verbs::Verb>),
 }
@@ -90,14 +78,10 @@ impl BrowserArgs {
     fn daemon_args(&self) -> Vec<std::ffi::OsString> {
         let BrowserArgs {
             cdp,
-            grid,
-            cdp_endpoint,
-            chromium,
-            headed,
             record_cdp,
             replay_cdp,
-            command_timeout_ms,
             config,
+            flags,
             settings: _,
         } = self;
         let mut args: Vec<std::ffi::OsString> = Vec::new();
@@ -108,41 +92,31 @@ impl BrowserArgs {
             }
         };
         flag("--cdp", cdp.as_ref().map(Into::into));
-        flag("--grid", grid.as_ref().map(Into::into));
-        for endpoint in cdp_endpoint {
-            flag("--cdp-endpoint", Some(endpoint.into()));
-        }
-        flag("--chromium", chromium.as_ref().map(Into::into));
         flag("--record-cdp", record_cdp.as_ref().map(Into::into));
         flag("--replay-cdp", replay_cdp.as_ref().map(Into::into));
-        flag(
-            "--command-timeout-ms",
-            command_timeout_ms.map(|ms| ms.to_string().into()),
-        );
         flag("--config", config.as_ref().map(Into::into));
-        if *headed {
-            args.push("--headed".into());
-        }
+        args.extend(flags.to_args());
         args
     }
 
     fn engine_options(&self, task_id: &str) -> EngineOptions {
         let settings = &self.settings;
-        let headless = !self.headed && settings.headless.unwrap_or(true);
-        let endpoint = match (&self.cdp, &self.replay_cdp, &self.grid) {
+        let args: Vec<String> = settings.browser_args.iter().map(|a| a.0.clone()).collect();
+        let endpoint = match (&self.cdp, &self.replay_cdp, &settings.grid) {
             (_, Some(tape), _) => Endpoint::Replay(tape.clone()),
             (Some(url), None, _) => Endpoint::Attach(url.clone()),
             (None, None, Some(grid)) => Endpoint::Grid(GridOptions {
-                headless,
-                ..GridOptions::new(grid.clone())
+                headless: settings.headless,
+                args,
+                ..GridOptions::new(grid.0.clone())
             }),
-            (None, None, None) if !self.cdp_endpoint.is_empty() => {
-                Endpoint::Pool(self.cdp_endpoint.clone())
-            }
+            (None, None, None) if !settings.cdp_endpoints.is_empty() => Endpoint::Pool(
+                settings.cdp_endpoints.iter().map(|url| url.0.clone()).collect(),
+            ),
             (None, None, None) => Endpoint::Launch(LaunchOptions {
-                executable: self.chromium.clone().or_else(|| settings.chromium.clone()),
-                headless,
-                args: Vec::new(),
+                executable: settings.chromium.clone(),
+                headless: settings.headless,
+                args,
             }),
         };
         EngineOptions {
@@ -151,25 +125,29 @@ impl BrowserArgs {
                 record_cdp: self.record_cdp.clone(),
             },
             task_id: task_id.to_string(),
-            command_timeout: Duration::from_millis(
-                self.command_timeout_ms
-                    .or(settings.command_timeout_ms)
-                    .unwrap_or(30_000),
-            ),
+            command_timeout: Duration::from_millis(settings.command_timeout_ms),
             url_policy: browser::UrlPolicy {
-                allow_data: settings.allow_data.unwrap_or(false),
+                allow_data: settings.allow_data,
+                allow_origins: settings.allow_origins.clone(),
+                block_origins: settings.block_origins.clone(),
             },
-            enable_eval: settings.enable_eval.unwrap_or(false),
+            enable_eval: settings.enable_eval,
             upload_dir: settings.upload_dir.clone(),
-            ask_dialogs: settings.dialog_policy == Some(config::DialogPolicy::Ask),
-            unresponsive: Duration::from_millis(
-                settings.unresponsive_ms.unwrap_or(2000).clamp(100, 60_000),
-            ),
+            ask_dialogs: settings.dialog_policy == config::DialogPolicy::Ask,
+            unresponsive: Duration::from_millis(settings.unresponsive_ms),
             circuit_open: tools::DEFAULT_CIRCUIT_OPEN,
-            press_pause: settings.press_pause_ms.unwrap_or_default(),
+            press_pause: settings.press_pause_ms,
             archive: tools::ArchiveOptions {
-                keep: settings.keep_archive.unwrap_or(false),
+                keep: settings.keep_archive,
+                root: settings.archive_dir.clone(),
                 ..tools::ArchiveOptions::default()
+            },
+            // The bounds were checked when the configuration was read.
+            defaults: tools::defaults::CallDefaults {
+                snapshot_max_tokens: settings.snapshot_max_tokens as usize,
+                read_max_chars: settings.read_max_chars as usize,
+                screenshot_max_width: settings.screenshot_max_width as u32,
+                settle: Duration::from_millis(settings.settle_ms),
             },
         }
     }
@@ -196,14 +174,38 @@ fn main() -> ExitCode {
                 .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
         )
         .init();
-    // A verb is one blocking call to the daemon: no runtime to start.
     let Cli {
-        browser,
+        mut browser,
         call,
         command,
     } = cli;
+    browser.settings = match config::Config::load(browser.config.as_deref(), &browser.flags) {
+        Ok(settings) => settings,
+        Err(err) => {
+            eprintln!("candor: {err:#}");
+            return ExitCode::from(verbs::EXIT_USAGE);
+        }
+    };
+    // Redaction is applied wherever a record is written; the names it adds hold for the
+    // whole process.
+    let extra: Vec<String> = browser
+        .settings
+        .redact_keys
+        .iter()
+        .map(|k| k.0.clone())
+        .collect();
+    browser::add_secret_keys(&extra);
+    // A verb is one blocking call to the daemon: no runtime to start.
     let command = match command {
         Command::Verb(verb) => return verbs::run(*verb, &call, &browser),
+        Command::Config => {
+            if call.output.json {
+                println!("{:#}", browser.settings.report_json());
+            } else {
+                print!("{}", browser.settings.report());
+            }
+            return ExitCode::SUCCESS;
+        }
         command => command,
     };
     match start(Cli {
@@ -231,8 +233,7 @@ fn start(cli: Cli) -> anyhow::Result<()> {
     result
 }
 
-async fn run(mut cli: Cli) -> anyhow::Result<()> {
-    cli.browser.settings = config::Config::load(cli.browser.config.as_deref())?;
+async fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Mcp => {
             lifecycle::exit_with_parent();
@@ -248,7 +249,9 @@ async fn run(mut cli: Cli) -> anyhow::Result<()> {
             result
         }
         Command::Serve(args) => serve::run(&cli.browser, args).await,
-        Command::Verb(_) => anyhow::bail!("a CLI verb is run without the async runtime"),
+        Command::Verb(_) | Command::Config => {
+            anyhow::bail!("a CLI verb is run without the async runtime")
+        }
     }
 }
 
@@ -309,6 +312,67 @@ mod tests {
             attached.browser.daemon_args(),
             ["--cdp", "ws://127.0.0.1:9/x"]
         );
+    }
+
+    #[test]
+    fn every_key_that_shapes_a_task_reaches_its_engine_options() {
+        let mut cli = Cli::try_parse_from([
+            "candor",
+            "--chromium=/opt/chromium",
+            "--headed",
+            "--browser-arg=--lang=fr",
+            "--command-timeout-ms=5000",
+            "--unresponsive-ms=1500",
+            "--settle-ms=0",
+            "--snapshot-max-tokens=8000",
+            "--read-max-chars=50000",
+            "--screenshot-max-width=800",
+            "--press-pause-ms=0",
+            "--enable-eval",
+            "--allow-data",
+            "--allow-origin=*.example.com",
+            "--block-origin=ads.example.com",
+            "--dialog-policy=ask",
+            "--upload-dir=/srv/up",
+            "--archive-dir=/srv/archive",
+            "--keep-archive",
+            "tabs",
+        ])
+        .unwrap();
+        let flags = cli.browser.flags.clone();
+        cli.browser.settings.apply_flags(&flags).unwrap();
+        let options = cli.browser.engine_options("t");
+        let Endpoint::Launch(launch) = &options.browser.endpoint else {
+            panic!("{:?}", options.browser.endpoint);
+        };
+        assert_eq!(launch.executable, Some(PathBuf::from("/opt/chromium")));
+        assert!(!launch.headless);
+        assert_eq!(launch.args, ["--lang=fr"]);
+        assert_eq!(options.command_timeout, Duration::from_millis(5000));
+        assert_eq!(options.unresponsive, Duration::from_millis(1500));
+        assert_eq!(
+            options.defaults,
+            tools::defaults::CallDefaults {
+                snapshot_max_tokens: 8000,
+                read_max_chars: 50_000,
+                screenshot_max_width: 800,
+                settle: Duration::ZERO,
+            }
+        );
+        assert_eq!(options.press_pause, browser::PressPause::NONE);
+        assert!(options.enable_eval && options.url_policy.allow_data);
+        let rules = |rules: &[browser::OriginRule]| -> Vec<String> {
+            rules.iter().map(ToString::to_string).collect()
+        };
+        assert_eq!(rules(&options.url_policy.allow_origins), ["*.example.com"]);
+        assert_eq!(
+            rules(&options.url_policy.block_origins),
+            ["ads.example.com"]
+        );
+        assert!(options.ask_dialogs);
+        assert_eq!(options.upload_dir, Some(PathBuf::from("/srv/up")));
+        assert_eq!(options.archive.root, Some(PathBuf::from("/srv/archive")));
+        assert!(options.archive.keep);
     }
 
     #[test]

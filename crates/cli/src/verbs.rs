@@ -594,7 +594,13 @@ fn send(
                 .then(|| params["timeoutMs"].as_u64())
                 .flatten()
                 .map(|ms| ms.saturating_add(1_000));
-            let timeout = browser.command_timeout_ms.or(waited);
+            let settings = &browser.settings;
+            let timeout = settings
+                .sources
+                .command_timeout_ms
+                .is_flag()
+                .then_some(settings.command_timeout_ms)
+                .or(waited);
             let first = client.command(task, method, params, timeout, call.sensitive)?;
             if first.body["code"] != "TASK_NOT_FOUND" {
                 first

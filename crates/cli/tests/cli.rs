@@ -75,6 +75,15 @@ impl Shell {
         serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{e}: {run:?}"))
     }
 
+    /// `candor --json ARGS`, which must fail with exit 1; its envelope.
+    fn json_failure(&self, args: &[&str]) -> Value {
+        let mut all = vec!["--json"];
+        all.extend_from_slice(args);
+        let run = self.run(&all);
+        assert_eq!(run.code, 1, "{args:?}: {run:?}");
+        serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{e}: {run:?}"))
+    }
+
     /// The ref of the only match of `candor find ARGS`.
     fn ref_of(&self, args: &[&str]) -> String {
         let mut all = vec!["--id", "t", "find"];
@@ -676,4 +685,203 @@ fn a_flow_exported_by_the_cli_replays_on_another_task_and_its_exit_codes_follow_
             path.display()
         );
     }
+}
+
+/// `candor config`: every key once, with its value and where it came from — default, the
+/// file, the environment, a flag — and the configuration's errors name what is wrong.
+#[test]
+fn config_prints_each_value_with_its_source_and_errors_name_key_value_and_source() {
+    let shell = Shell::new();
+    let file = shell.state.path().join("candor.toml");
+    std::fs::write(
+        &file,
+        "blockOrigins = [\"ads.example.com\"]\nsettleMs = 250\nreadMaxChars = 99\n",
+    )
+    .unwrap();
+    let file_arg = file.to_str().unwrap();
+    let shown = Run::from(
+        shell
+            .command(&[
+                "--config",
+                file_arg,
+                "--screenshot-max-width",
+                "800",
+                "--enable-eval",
+                "config",
+            ])
+            .env("CANDOR_READ_MAX_CHARS", "1234")
+            .output()
+            .unwrap(),
+    );
+    assert_eq!(shown.code, 0, "{shown:?}");
+    let line = |key: &str| {
+        shown
+            .stdout
+            .lines()
+            .find(|line| line.starts_with(&format!("{key} = ")))
+            .unwrap_or_else(|| panic!("no {key} in {}", shown.stdout))
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    assert_eq!(
+        shown.stdout.lines().next(),
+        Some(format!("# config file: {file_arg}").as_str())
+    );
+    assert_eq!(
+        line("blockOrigins"),
+        format!("blockOrigins = [\"ads.example.com\"] # file {file_arg}")
+    );
+    assert_eq!(
+        line("settleMs"),
+        format!("settleMs = 250 # file {file_arg}")
+    );
+    assert_eq!(
+        line("readMaxChars"),
+        "readMaxChars = 1234 # env CANDOR_READ_MAX_CHARS"
+    );
+    assert_eq!(
+        line("screenshotMaxWidth"),
+        "screenshotMaxWidth = 800 # flag --screenshot-max-width"
+    );
+    assert_eq!(line("enableEval"), "enableEval = true # flag --enable-eval");
+    assert_eq!(line("keepArchive"), "keepArchive = false # default");
+    assert_eq!(shown.stdout.lines().count(), 22, "{}", shown.stdout);
+    let as_json = Run::from(
+        shell
+            .command(&["--json", "--config", file_arg, "config"])
+            .env("CANDOR_READ_MAX_CHARS", "1234")
+            .output()
+            .unwrap(),
+    );
+    assert_eq!(as_json.code, 0, "{as_json:?}");
+    let report: Value = serde_json::from_str(&as_json.stdout).unwrap();
+    assert_eq!(report["file"], file_arg);
+    let key = |name: &str| {
+        report["keys"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|k| k["key"] == name)
+            .cloned()
+            .unwrap_or_else(|| panic!("no {name} in {report:#}"))
+    };
+    assert_eq!(
+        key("readMaxChars"),
+        serde_json::json!({ "key": "readMaxChars", "value": 1234, "source": "env CANDOR_READ_MAX_CHARS" })
+    );
+    assert_eq!(
+        key("blockOrigins")["value"],
+        serde_json::json!(["ads.example.com"])
+    );
+    assert_eq!(key("uploadDir")["value"], Value::Null);
+
+    std::fs::write(&file, "keepArchive = true\nscreenshotMaxWidht = 800\n").unwrap();
+    let unknown = shell.run(&["--config", file_arg, "config"]);
+    assert_eq!(unknown.code, 64, "{unknown:?}");
+    assert!(
+        unknown
+            .stderr
+            .contains("unknown key \"screenshotMaxWidht\"")
+            && unknown.stderr.contains(file_arg)
+            && unknown.stderr.contains("did you mean screenshotMaxWidth?"),
+        "{unknown:?}"
+    );
+    let bad = Run::from(
+        shell
+            .command(&["tabs"])
+            .env("CANDOR_SETTLE_MS", "soon")
+            .output()
+            .unwrap(),
+    );
+    assert_eq!(bad.code, 64, "{bad:?}");
+    assert!(
+        bad.stderr
+            .contains("bad value for settleMs: \"soon\" (env CANDOR_SETTLE_MS)"),
+        "{bad:?}"
+    );
+    assert!(
+        !shell.state.path().join("daemon.json").exists(),
+        "a bad configuration starts no daemon"
+    );
+}
+
+/// The configuration reaches the tasks of a daemon the CLI starts: an origin on the
+/// block-list is refused with the rule named, for a navigation and for a new tab, and
+/// the tab stays where it was in Chromium; the environment's read budget applies.
+#[test]
+fn a_block_listed_origin_is_refused_naming_its_rule_and_the_tab_stays_where_it_was() {
+    let shell = Shell::new();
+    let allowed = shell.url("second.html");
+    let blocked = shell.server.cross_origin_url("second.html");
+    let opened = Run::from(
+        shell
+            .command(&["--block-origin", "localhost", "--id", "t", "open", &allowed])
+            .env("CANDOR_READ_MAX_CHARS", "15")
+            .output()
+            .unwrap(),
+    );
+    assert_eq!(opened.code, 0, "{opened:?}");
+
+    let refused = shell.json_failure(&["--id", "t", "open", &blocked]);
+    assert_eq!(refused["code"], "URL_BLOCKED", "{refused:#}");
+    assert!(
+        refused["message"]
+            .as_str()
+            .unwrap()
+            .contains("blocked by the blockOrigins rule \"localhost\""),
+        "{refused:#}"
+    );
+    let new_tab = shell.json_failure(&["--id", "t", "tabs", "new", &blocked]);
+    assert_eq!(new_tab["code"], "URL_BLOCKED", "{new_tab:#}");
+
+    let tabs = shell.json(&["--id", "t", "tabs"]);
+    let listed = tabs["data"]["tabs"].as_array().unwrap();
+    assert_eq!(listed.len(), 1, "{tabs:#}");
+    assert_eq!(listed[0]["url"], allowed.as_str(), "{tabs:#}");
+    let text = shell.json(&["--id", "t", "snapshot", "--mode", "text"]);
+    assert_eq!(
+        text["data"]["text"].as_str().unwrap().chars().count(),
+        15,
+        "readMaxChars from the environment: {text:#}"
+    );
+}
+
+/// `archiveDir` (here from the environment of the CLI call that starts the daemon) is
+/// where the daemon's tasks keep their archives: a kept one stays there after its task.
+#[test]
+fn a_configured_archive_folder_holds_each_tasks_archive() {
+    let shell = Shell::new();
+    let archives = shell.state.path().join("archives");
+    let opened = Run::from(
+        shell
+            .command(&["--id", "k", "open", &shell.url("second.html")])
+            .env("CANDOR_ARCHIVE_DIR", &archives)
+            .env("CANDOR_KEEP_ARCHIVE", "true")
+            .output()
+            .unwrap(),
+    );
+    assert_eq!(opened.code, 0, "{opened:?}");
+    assert_eq!(shell.run(&["--id", "k", "snapshot"]).code, 0);
+    let recalled = shell.json(&["--id", "k", "recall"]);
+    assert!(
+        !recalled["data"]["observations"]
+            .as_array()
+            .unwrap()
+            .is_empty(),
+        "{recalled:#}"
+    );
+    assert_eq!(shell.run(&["stop", "k"]).code, 0);
+    let kept: Vec<PathBuf> = std::fs::read_dir(archives.join("k"))
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .collect();
+    assert!(
+        kept.iter().any(|path| path.ends_with("archive.sqlite3")),
+        "{kept:?}"
+    );
+    assert!(
+        !shell.state.path().join("tasks").join("k").exists(),
+        "not in the state folder"
+    );
 }

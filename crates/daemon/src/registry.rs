@@ -196,7 +196,12 @@ impl Registry {
             browser: self.host.options(),
             task_id: id.clone(),
             archive: tools::ArchiveOptions {
-                dir: Some(crate::StateDir::new(&self.config.state_dir).task_dir(&id)),
+                // A configured archive folder holds the task's archive; else the state's.
+                dir: defaults
+                    .archive
+                    .root
+                    .is_none()
+                    .then(|| crate::StateDir::new(&self.config.state_dir).task_dir(&id)),
                 keep: request.keep_archive.unwrap_or(defaults.archive.keep),
                 ..defaults.archive.clone()
             },

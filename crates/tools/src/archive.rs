@@ -37,6 +37,9 @@ pub struct ArchiveOptions {
     /// A folder of the archive's own (the daemon's `<state>/tasks/<id>`), removed with
     /// it unless kept; absent, a new temporary folder.
     pub dir: Option<PathBuf>,
+    /// Without `dir`: the folder the task's archive folder goes in (`<root>/<task>`;
+    /// config `archiveDir`); absent too, a new temporary folder.
+    pub root: Option<PathBuf>,
     /// Leave the archive (and its folder) in place when the task ends.
     pub keep: bool,
 }
@@ -46,6 +49,7 @@ impl Default for ArchiveOptions {
         Self {
             enabled: true,
             dir: None,
+            root: None,
             keep: false,
         }
     }
@@ -147,7 +151,11 @@ impl Archive {
         if !options.enabled {
             return None;
         }
-        let dir = options.dir.clone().unwrap_or_else(|| temp_dir(task));
+        let dir = match (&options.dir, &options.root) {
+            (Some(dir), _) => dir.clone(),
+            (None, Some(root)) => root.join(folder_name(task)),
+            (None, None) => temp_dir(task),
+        };
         let (sender, receiver) = mpsc::channel::<Job>();
         let failures = Arc::new(Failures::default());
         let path = dir.join(ARCHIVE_FILE);
@@ -254,12 +262,16 @@ impl Drop for Archive {
 fn temp_dir(task: &str) -> PathBuf {
     static NEXT: AtomicU64 = AtomicU64::new(0);
     let n = NEXT.fetch_add(1, Ordering::Relaxed);
-    let task: String = task
-        .chars()
+    let task = folder_name(task);
+    std::env::temp_dir().join(format!("candor-archive-{}-{n}-{task}", std::process::id()))
+}
+
+/// `task` as a file name: letters and digits kept, anything else `_`, at most 40.
+fn folder_name(task: &str) -> String {
+    task.chars()
         .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
         .take(40)
-        .collect();
-    std::env::temp_dir().join(format!("candor-archive-{}-{n}-{task}", std::process::id()))
+        .collect()
 }
 
 const SCHEMA: &str = "
@@ -494,7 +506,8 @@ mod tests {
         let dir = tempfile::tempdir().expect("a temp dir");
         let options = ArchiveOptions {
             enabled: true,
-            dir: Some(dir.path().join("t")),
+            dir: None,
+            root: Some(dir.path().to_path_buf()),
             keep: false,
         };
         let archive = Archive::open("t", &options).expect("enabled");
@@ -521,6 +534,7 @@ mod tests {
         assert_eq!(archive.health().write_failures, 0);
         let path = archive.path();
         assert!(path.exists());
+        assert!(path.starts_with(dir.path().join("t")), "{}", path.display());
         drop(archive);
         assert!(!path.exists(), "removed with the task");
     }
@@ -533,6 +547,7 @@ mod tests {
         let options = ArchiveOptions {
             enabled: true,
             dir: Some(dir.path().join("kept")),
+            root: None,
             keep: true,
         };
         let first = Archive::open("kept", &options).expect("enabled");
@@ -555,6 +570,7 @@ mod tests {
         let options = ArchiveOptions {
             enabled: true,
             dir: Some(PathBuf::from("/proc/candor-no-such/archive")),
+            root: None,
             keep: true,
         };
         let archive = Archive::open("t", &options).expect("enabled");

@@ -58,6 +58,8 @@ pub struct EngineOptions {
     pub press_pause: browser::PressPause,
     /// The task's archive of observations (SPEC §12): whether, where, and kept or not.
     pub archive: ArchiveOptions,
+    /// The budgets of a call that names none (read budgets, screenshot size, settle).
+    pub defaults: crate::defaults::CallDefaults,
 }
 
 impl Default for EngineOptions {
@@ -74,6 +76,7 @@ impl Default for EngineOptions {
             circuit_open: crate::resilience::DEFAULT_CIRCUIT_OPEN,
             press_pause: browser::PressPause::default(),
             archive: ArchiveOptions::default(),
+            defaults: crate::defaults::CallDefaults::default(),
         }
     }
 }

@@ -99,7 +99,9 @@ pub(crate) fn redact(params: &Value) -> Value {
             map.iter()
                 .map(|(key, value)| {
                     let lowered = key.to_ascii_lowercase();
-                    if SECRET_KEYS.iter().any(|secret| lowered.contains(secret)) {
+                    if SECRET_KEYS.iter().any(|secret| lowered.contains(secret))
+                        || browser::is_extra_secret_key(key)
+                    {
                         (key.clone(), Value::String("[redacted]".into()))
                     } else {
                         (key.clone(), redact(value))
@@ -160,6 +162,17 @@ mod tests {
         assert_eq!(redacted["nested"][0]["apiKey"], "[redacted]");
         assert_eq!(redacted["nested"][0]["keep"], 1);
         assert_eq!(redacted["authorizationHeader"], "[redacted]");
+    }
+
+    /// Names added by the configuration (`redactKeys`) reach journals and archives: both
+    /// redact through this function.
+    #[test]
+    fn configured_field_names_are_redacted_too() {
+        browser::add_secret_keys(&["tenant".to_string()]);
+        let redacted = redact(&json!({"tenantRef": "t-42", "nested": [{"TENANT": 1}], "keep": 2}));
+        assert_eq!(redacted["tenantRef"], "[redacted]");
+        assert_eq!(redacted["nested"][0]["TENANT"], "[redacted]");
+        assert_eq!(redacted["keep"], 2);
     }
 
     #[test]

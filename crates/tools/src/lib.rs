@@ -9,6 +9,7 @@
 mod archive;
 mod catalogue;
 mod checkpoints;
+pub mod defaults;
 mod engine;
 mod envelope;
 mod error;

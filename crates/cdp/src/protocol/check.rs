@@ -16,6 +16,7 @@ fn all_commands() -> Vec<(&'static str, Value)> {
         super::input::commands(),
         super::browser::commands(),
         super::emulation::commands(),
+        super::fetch::commands(),
         super::network::commands(),
         super::page::commands(),
         super::runtime::commands(),
@@ -27,6 +28,7 @@ fn all_commands() -> Vec<(&'static str, Value)> {
 fn all_events() -> Vec<&'static str> {
     [
         super::browser::EVENTS,
+        super::fetch::EVENTS,
         super::inspector::EVENTS,
         super::network::EVENTS,
         super::page::EVENTS,

@@ -414,6 +414,7 @@ impl ToolSpec for Act {
             return Err(super::eval::disabled("readback"));
         }
         let deadline = ctx.deadline;
+        let default_settle = ctx.options().defaults.settle;
         let task = ctx.task().await?;
         let (tab_id, tab) = task
             .tab(params.tab_id.as_deref())
@@ -423,7 +424,11 @@ impl ToolSpec for Act {
         ctx.stage("dispatch");
         let options = browser::ActOptions {
             submit: params.submit,
-            settle: params.settle_ms.map(std::time::Duration::from_millis),
+            settle: Some(
+                params
+                    .settle_ms
+                    .map_or(default_settle, std::time::Duration::from_millis),
+            ),
             action_timeout: params
                 .action_timeout_ms
                 .map(std::time::Duration::from_millis),
@@ -607,9 +612,10 @@ async fn next_screen(ctx: &mut Ctx<'_>, params: Params) -> Result<Output, ToolEr
         ctx.dispatched();
     }
     ctx.stage("read");
-    let settle = params
-        .settle_ms
-        .map_or(browser::DEFAULT_SETTLE, std::time::Duration::from_millis);
+    let settle = params.settle_ms.map_or(
+        ctx.options().defaults.settle,
+        std::time::Duration::from_millis,
+    );
     let read = tab.read_next_screen(step, settle, deadline).await;
     report(ctx, tab_id, &tab, dialogs_before).await;
     let screen = read?;

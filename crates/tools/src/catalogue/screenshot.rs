@@ -3,7 +3,7 @@
 //! shows an error page or the page cannot be asked. The image travels beside the
 //! envelope (an MCP image block), never inside `data`.
 
-use browser::{CaptureTarget, DEFAULT_MAX_SIDE, ImageFormat, ScreenshotOptions};
+use browser::{CaptureTarget, ImageFormat, ScreenshotOptions};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -70,7 +70,7 @@ pub(crate) struct Output {
     clipped: bool,
 }
 
-const MAX_WIDTHS: std::ops::RangeInclusive<u32> = 64..=7680;
+const MAX_WIDTHS: std::ops::RangeInclusive<u32> = crate::defaults::SCREENSHOT_MAX_WIDTH;
 
 pub(crate) struct Screenshot;
 
@@ -92,7 +92,9 @@ impl ToolSpec for Screenshot {
                 "width and height go with preset custom",
             ));
         }
-        let max_side = params.max_width.unwrap_or(DEFAULT_MAX_SIDE);
+        let max_side = params
+            .max_width
+            .unwrap_or(ctx.options().defaults.screenshot_max_width);
         if !MAX_WIDTHS.contains(&max_side) {
             return Err(ToolError::invalid_params(format!(
                 "maxWidth must be {}–{}, not {max_side}",

@@ -11,10 +11,8 @@ use crate::error::ToolError;
 use crate::untrusted::{PageText, PageValue};
 use serde_json::Value;
 
-const DEFAULT_MAX_CHARS: usize = 20_000;
-const MAX_MAX_CHARS: usize = 2_000_000;
-const DEFAULT_MAX_TOKENS: usize = 4_096;
-const MAX_MAX_TOKENS: usize = 200_000;
+const MAX_MAX_CHARS: usize = *crate::defaults::READ_MAX_CHARS.end();
+const MAX_MAX_TOKENS: usize = *crate::defaults::SNAPSHOT_MAX_TOKENS.end();
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -302,14 +300,18 @@ impl ToolSpec for Snapshot {
     type Output = Output;
 
     async fn run(ctx: &mut Ctx<'_>, params: Params) -> Result<Output, ToolError> {
-        let max_chars = params.max_chars.unwrap_or(DEFAULT_MAX_CHARS);
+        let max_chars = params
+            .max_chars
+            .unwrap_or(ctx.options().defaults.read_max_chars);
         if max_chars == 0 || max_chars > MAX_MAX_CHARS {
             return Err(ToolError::invalid_params(format!(
                 "maxChars must be between 1 and {MAX_MAX_CHARS}, not {max_chars}"
             )));
         }
-        let max_tokens = params.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS);
-        if !(100..=MAX_MAX_TOKENS).contains(&max_tokens) {
+        let max_tokens = params
+            .max_tokens
+            .unwrap_or(ctx.options().defaults.snapshot_max_tokens);
+        if !crate::defaults::SNAPSHOT_MAX_TOKENS.contains(&max_tokens) {
             return Err(ToolError::invalid_params(format!(
                 "maxTokens must be between 100 and {MAX_MAX_TOKENS}, not {max_tokens}"
             )));
@@ -318,6 +320,7 @@ impl ToolSpec for Snapshot {
             return Err(ToolError::invalid_params("diff goes with mode elements"));
         }
         let deadline = ctx.deadline;
+        let default_settle = ctx.options().defaults.settle;
         let task = ctx.task().await?;
         let (tab_id, tab) = task.tab_or_open(params.tab_id.as_deref(), deadline).await?;
         if let Err(refused) = tab.check_loaded() {
@@ -329,7 +332,7 @@ impl ToolSpec for Snapshot {
         ctx.stage("settle");
         let budget = params
             .settle_ms
-            .map_or(browser::DEFAULT_SETTLE, std::time::Duration::from_millis);
+            .map_or(default_settle, std::time::Duration::from_millis);
         let settled = if budget.is_zero() {
             None
         } else {

@@ -432,3 +432,109 @@ async fn a_dead_browser_is_reported_once_then_replaced() {
     assert_ne!(replacement.pid(), Some(pid));
     h.shutdown().await;
 }
+
+/// The origin lists hold the page's own navigations too: a link to a block-listed origin
+/// is not followed (its document request fails in Chromium, so no byte of the origin
+/// loads), while a navigation the agent asks for is refused before it is sent, naming
+/// the rule. The allowed origin loads as ever.
+#[tokio::test]
+async fn a_block_listed_origin_is_refused_by_name_and_a_link_to_it_is_not_followed() {
+    let h = Harness::with(|options| {
+        options.url_policy.block_origins = vec![browser::OriginRule::parse("localhost").unwrap()];
+    });
+    let blocked = h.server.cross_origin_url("second.html");
+    let refused = h
+        .fails("navigate", json!({ "url": blocked }), "URL_BLOCKED")
+        .await;
+    assert!(
+        refused["message"]
+            .as_str()
+            .unwrap()
+            .contains("blocked by the blockOrigins rule \"localhost\""),
+        "{refused:#}"
+    );
+    let refused = h
+        .fails(
+            "tabs",
+            json!({ "action": "new", "url": blocked }),
+            "URL_BLOCKED",
+        )
+        .await;
+    assert_eq!(refused["execution"]["actionStatus"], "not-started");
+
+    h.ok(
+        "navigate",
+        json!({ "url": h.url("leave-for-localhost.html") }),
+    )
+    .await;
+    h.call(
+        "act",
+        json!({ "action": "click", "role": "link", "name": "Away" }),
+    )
+    .await;
+    let read = h.call("snapshot", json!({ "mode": "text" })).await;
+    assert_eq!(read["code"], "PAGE_LOAD_FAILED", "{read:#}");
+    assert!(
+        read["message"]
+            .as_str()
+            .unwrap()
+            .contains("ERR_BLOCKED_BY_CLIENT"),
+        "{read:#}"
+    );
+    let tabs = h.ok("tabs", json!({ "action": "list" })).await;
+    assert_eq!(
+        tabs["data"]["tabs"].as_array().unwrap().len(),
+        1,
+        "{tabs:#}"
+    );
+
+    // Back on the allowed origin, pages load as ever.
+    h.ok("navigate", json!({ "url": h.url("second.html") }))
+        .await;
+    let text = h.ok("snapshot", json!({ "mode": "text" })).await;
+    assert!(
+        text["data"]["text"]
+            .as_str()
+            .unwrap()
+            .contains("This is the second page."),
+        "{text:#}"
+    );
+    h.shutdown().await;
+}
+
+/// The engine's call defaults (config `readMaxChars`, `snapshotMaxTokens`,
+/// `screenshotMaxWidth`, `settleMs`) shape every call that names no budget of its own;
+/// a call that names one still gets it.
+#[tokio::test]
+async fn calls_that_name_no_budget_take_the_configured_defaults() {
+    let h = Harness::with(|options| {
+        options.defaults = tools::defaults::CallDefaults {
+            snapshot_max_tokens: 150,
+            read_max_chars: 40,
+            screenshot_max_width: 320,
+            settle: Duration::ZERO,
+        };
+    });
+    h.ok("navigate", json!({ "url": h.url("large.html") }))
+        .await;
+    let text = h.ok("snapshot", json!({ "mode": "text" })).await;
+    assert_eq!(text["data"]["text"].as_str().unwrap().chars().count(), 40);
+    assert_eq!(text["data"]["truncated"], true);
+    let asked = h
+        .ok("snapshot", json!({ "mode": "text", "maxChars": 60 }))
+        .await;
+    assert_eq!(asked["data"]["text"].as_str().unwrap().chars().count(), 60);
+    let elements = h.ok("snapshot", json!({})).await;
+    assert!(
+        elements["data"]["tokens"].as_u64().unwrap() <= 150,
+        "{elements:#}"
+    );
+    assert_eq!(elements["data"]["truncated"], true, "{elements:#}");
+    let shot = h.ok("screenshot", json!({})).await;
+    assert!(
+        shot["data"]["width"].as_u64().unwrap() <= 320
+            && shot["data"]["height"].as_u64().unwrap() <= 320,
+        "{shot:#}"
+    );
+    h.shutdown().await;
+}

@@ -1,0 +1,60 @@
+//! `Fetch` domain: holding a tab's document requests to the origin lists.
+
+use serde::{Deserialize, Serialize};
+
+use super::network::Request;
+use super::{Empty, command, event};
+
+/// Pauses the requests `patterns` match until each is continued or failed.
+#[derive(Debug, Clone, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Enable {
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub patterns: Vec<RequestPattern>,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RequestPattern {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub url_pattern: Option<String>,
+    /// `Document`, `Script`, … (Network.ResourceType).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resource_type: Option<String>,
+}
+
+/// Lets a paused request go on as it was.
+#[derive(Debug, Clone, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ContinueRequest {
+    pub request_id: String,
+}
+
+/// Fails a paused request; the page sees a network error.
+#[derive(Debug, Clone, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FailRequest {
+    pub request_id: String,
+    /// Network.ErrorReason, e.g. `BlockedByClient`.
+    pub error_reason: String,
+}
+
+/// A request `Enable`'s patterns matched is held.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RequestPaused {
+    pub request_id: String,
+    pub request: Request,
+    pub resource_type: String,
+    pub frame_id: String,
+}
+
+command! {
+    Enable => "Fetch.enable", Empty;
+    ContinueRequest => "Fetch.continueRequest", Empty;
+    FailRequest => "Fetch.failRequest", Empty;
+}
+
+event! {
+    RequestPaused => "Fetch.requestPaused";
+}

@@ -1,0 +1,39 @@
+//! What a call that names no budget gets (config `snapshotMaxTokens`, `readMaxChars`,
+//! `screenshotMaxWidth`, `settleMs`), and the bounds each budget keeps: one place for the
+//! tools that check their params and for the configuration that checks its keys.
+
+use std::ops::RangeInclusive;
+use std::time::Duration;
+
+/// An elements snapshot's token budget.
+pub const SNAPSHOT_MAX_TOKENS: RangeInclusive<usize> = 100..=200_000;
+/// A text, markdown or html read's character budget.
+pub const READ_MAX_CHARS: RangeInclusive<usize> = 1..=2_000_000;
+/// The longest side of a screenshot, in pixels.
+pub const SCREENSHOT_MAX_WIDTH: RangeInclusive<u32> = 64..=7680;
+/// How long a page is waited for to stop changing, in milliseconds.
+pub const SETTLE_MS: RangeInclusive<u64> = 0..=60_000;
+
+/// The budgets of a call that names none.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CallDefaults {
+    /// `snapshot` mode elements: `maxTokens`.
+    pub snapshot_max_tokens: usize,
+    /// `snapshot` modes text, markdown, html: `maxChars`.
+    pub read_max_chars: usize,
+    /// `screenshot`: `maxWidth`.
+    pub screenshot_max_width: u32,
+    /// `snapshot` and `act`: `settleMs`.
+    pub settle: Duration,
+}
+
+impl Default for CallDefaults {
+    fn default() -> Self {
+        Self {
+            snapshot_max_tokens: 4_096,
+            read_max_chars: 20_000,
+            screenshot_max_width: browser::DEFAULT_MAX_SIDE,
+            settle: browser::DEFAULT_SETTLE,
+        }
+    }
+}
