@@ -71,7 +71,8 @@ impl Session {
         self.state.root()
     }
 
-    /// The body of `start`: the task id and only the browser options given explicitly.
+    /// The body of `start`: the task id, only the browser options given explicitly, and
+    /// `keepArchive` if its flag was given.
     pub fn start_body(&self, task: &str, browser: &BrowserArgs) -> Value {
         let mut wanted = serde_json::Map::new();
         let settings = &browser.settings;
@@ -84,6 +85,9 @@ impl Session {
             wanted.insert("executable".into(), path.display().to_string().into());
         }
         let mut body = json!({ "id": task });
+        if settings.sources.keep_archive.is_flag() {
+            body["keepArchive"] = settings.keep_archive.into();
+        }
         if !wanted.is_empty() {
             body["browser"] = Value::Object(wanted);
         }

@@ -375,6 +375,17 @@ mod tests {
         assert!(options.archive.keep);
     }
 
+    /// A configuration flag is global: no subcommand may take the same name for itself.
+    #[test]
+    fn every_subcommand_and_flag_is_well_formed() {
+        use clap::CommandFactory;
+        let mut cli = Cli::command();
+        cli.build();
+        for sub in cli.get_subcommands() {
+            sub.clone().debug_assert();
+        }
+    }
+
     #[test]
     fn the_benchmarks_are_not_a_subcommand() {
         use clap::CommandFactory;

@@ -377,12 +377,9 @@ pub enum Verb {
         #[arg(long, value_name = "JSON|@FILE|-")]
         params: Option<String>,
     },
-    /// Start a task (each task has its own browser context).
-    Start {
-        /// Keep the task's archive of observations after it stops.
-        #[arg(long)]
-        keep_archive: bool,
-    },
+    /// Start a task (each task has its own browser context); with --keep-archive its
+    /// archive of observations stays after it stops.
+    Start,
     /// List the daemon's tasks.
     Tasks,
     /// Stop a task (default: --id) and close its browser context.
@@ -442,8 +439,8 @@ enum Request {
         method: String,
         params: Value,
     },
-    /// Whether to keep the task's archive.
-    Start(bool),
+    /// Start the task (`keepArchive` if its flag was given).
+    Start,
     Tasks,
     Stop(String),
     Cancel(String),
@@ -467,7 +464,7 @@ impl Request {
     fn method(&self) -> &str {
         match self {
             Request::Tool { method, .. } => method,
-            Request::Start(_) => "start",
+            Request::Start => "start",
             Request::Tasks => "tasks",
             Request::Stop(_) => "stop",
             Request::Cancel(_) => "cancel",
@@ -492,7 +489,7 @@ impl Request {
             Request::Batch { record, .. } => record.clone(),
             Request::FlowExport | Request::Refused(_) => json!({}),
             Request::Job(id) | Request::CancelJob(id) => json!({ "jobId": id }),
-            Request::Start(_) | Request::Tasks | Request::Jobs => json!({}),
+            Request::Start | Request::Tasks | Request::Jobs => json!({}),
         }
     }
 }
@@ -613,13 +610,7 @@ fn send(
                 }
             }
         }
-        Request::Start(keep_archive) => {
-            let mut body = session.start_body(task, browser);
-            if *keep_archive {
-                body["keepArchive"] = true.into();
-            }
-            client.start_task(&body)?
-        }
+        Request::Start => client.start_task(&session.start_body(task, browser))?,
         Request::Tasks => client.tasks()?,
         Request::Stop(id) => client.stop_task(id)?,
         Request::Cancel(id) => client.cancel(id)?,
@@ -874,7 +865,7 @@ fn request(verb: Verb, task: &str) -> Result<(Request, Option<PathBuf>), String>
                 None => json!({}),
             },
         },
-        Verb::Start { keep_archive } => Request::Start(keep_archive),
+        Verb::Start => Request::Start,
         Verb::Tasks => Request::Tasks,
         Verb::Stop { task: id } => Request::Stop(id.unwrap_or_else(|| task.to_string())),
         Verb::Cancel { command } => Request::Cancel(command),
