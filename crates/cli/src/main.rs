@@ -111,7 +111,11 @@ impl BrowserArgs {
                 ..GridOptions::new(grid.0.clone())
             }),
             (None, None, None) if !settings.cdp_endpoints.is_empty() => Endpoint::Pool(
-                settings.cdp_endpoints.iter().map(|url| url.0.clone()).collect(),
+                settings
+                    .cdp_endpoints
+                    .iter()
+                    .map(|url| url.0.clone())
+                    .collect(),
             ),
             (None, None, None) => Endpoint::Launch(LaunchOptions {
                 executable: settings.chromium.clone(),
@@ -294,18 +298,13 @@ mod tests {
         assert_eq!(
             pooled.browser.daemon_args(),
             [
-                "--cdp-endpoint",
-                "http://127.0.0.1:9",
-                "--cdp-endpoint",
-                "http://127.0.0.1:10"
+                "--cdp-endpoint=http://127.0.0.1:9",
+                "--cdp-endpoint=http://127.0.0.1:10"
             ]
         );
         let grid =
             Cli::try_parse_from(["candor", "--grid", "http://127.0.0.1:4444", "tabs"]).unwrap();
-        assert_eq!(
-            grid.browser.daemon_args(),
-            ["--grid", "http://127.0.0.1:4444"]
-        );
+        assert_eq!(grid.browser.daemon_args(), ["--grid=http://127.0.0.1:4444"]);
         let attached =
             Cli::try_parse_from(["candor", "--cdp", "ws://127.0.0.1:9/x", "tabs"]).unwrap();
         assert_eq!(
