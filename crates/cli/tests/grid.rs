@@ -43,6 +43,15 @@ fn grid_jar() -> PathBuf {
     }
 }
 
+/// One real grid at a time: two Java grids and their Chromiums starting together on a
+/// small machine make each one's queue deadline a race with the other.
+fn one_grid_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    static GRIDS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    GRIDS
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
 fn free_port() -> u16 {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     listener.local_addr().unwrap().port()
@@ -350,6 +359,7 @@ fn submit_on_page_a(daemon: &Daemon, task: &str) {
 
 #[test]
 fn three_tasks_run_at_once_on_a_grid_each_in_its_own_session_and_leave_none_behind() {
+    let _grid = one_grid_at_a_time();
     let server = FixtureServer::start();
     let grid = Grid::start(3, 60);
     let daemon = Daemon::serve(&["--grid", &grid.url()]);
@@ -410,6 +420,7 @@ fn three_tasks_run_at_once_on_a_grid_each_in_its_own_session_and_leave_none_behi
 
 #[test]
 fn a_grid_with_its_only_slot_taken_refuses_a_further_task_by_name_within_its_deadline() {
+    let _grid = one_grid_at_a_time();
     let server = FixtureServer::start();
     // The grid gives up on a request that waited 10 s for its one slot (a session's
     // creation counts: the first can take seconds on a busy machine).
