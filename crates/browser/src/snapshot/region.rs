@@ -191,7 +191,7 @@ impl crate::Tab {
                         .nodes
                         .iter()
                         .find(|n| n.backend_dom_node_id.is_some())?;
-                    Some(capture::node_from_ax(node, &empty, 0))
+                    Some(Box::new(capture::node_from_ax(node, &empty, 0)))
                 }));
             }
         }
@@ -203,7 +203,7 @@ impl crate::Tab {
 #[derive(Debug)]
 enum Ax {
     /// Asked: its node, or `None` when the call failed (the element went away).
-    Asked(Option<Node>),
+    Asked(Option<Box<Node>>),
     /// Not asked: a plain wrapper (`js/region_elements.js`), generic to Chromium too.
     Plain,
 }
@@ -281,7 +281,7 @@ fn build(
         let parent_pointer = parent_of(i).is_some_and(|p| facts.get(p).is_some_and(|f| f.pointer));
         let asked = ax.get_mut(i).map(|a| std::mem::replace(a, Ax::Plain));
         let mut node = match asked {
-            Some(Ax::Asked(Some(node))) => node,
+            Some(Ax::Asked(Some(node))) => *node,
             // A wrapper drawn invisible is what Chromium ignores; what it holds may show.
             Some(Ax::Plain) | None if fact.hidden => Node {
                 role: "ignored".into(),
