@@ -1,6 +1,8 @@
 //! `bench --only snapshots`: element snapshots of real, heavy pages — the Rust
 //! documentation that ships with the toolchain — and of the fixtures: tokens, refs,
-//! what was left out, and the median time; plus `find "fold"` on the Iterator page.
+//! what was left out, and the median time; the first snapshot after navigating to a
+//! small fixture; and what reads the whole page on the heavy ones (`find`, and locating a
+//! ref for an action), with `find "fold"` on the Iterator page checked end to end.
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -20,6 +22,20 @@ const DOC_PAGES: &[&str] = &[
     "std/iter/trait.Iterator.html",
     "book/ch04-01-what-is-ownership.html",
 ];
+
+/// Pages `find` and locating are measured on, with the text found: the link an action
+/// then locates by its ref.
+const WHOLE_PAGE_READS: &[(&str, &str)] = &[
+    ("std/index.html", "Primitive Types"),
+    ("std/iter/trait.Iterator.html", "fold"),
+    (
+        "book/ch04-01-what-is-ownership.html",
+        "References and Borrowing",
+    ),
+];
+
+/// The small fixture of "first snapshot after navigating".
+const SMALL_FIXTURE: &str = "index.html";
 
 /// Fixture pages measured, relative to `fixtures/`.
 const FIXTURE_PAGES: &[&str] = &[
@@ -51,6 +67,11 @@ pub async fn run(browser_args: &BrowserArgs, runs: usize) -> anyhow::Result<()> 
                 )
                 .await?;
             }
+            println!();
+            println!("reading the whole page, {runs} runs each, median time");
+            for (page, text) in WHOLE_PAGE_READS {
+                whole_page_reads(&engine, page, &server.url(page), text, runs).await?;
+            }
             find_fold(&engine, &server.url("std/iter/trait.Iterator.html")).await?;
             checkpoint_share(
                 browser_args,
@@ -67,6 +88,13 @@ pub async fn run(browser_args: &BrowserArgs, runs: usize) -> anyhow::Result<()> 
     let fixtures = crate::fixtures_dir();
     if fixtures.is_dir() {
         let server = StaticSite::start(Files::Dir(fixtures))?;
+        first_snapshot(
+            &engine,
+            &format!("fixtures/{SMALL_FIXTURE}"),
+            &server.url(SMALL_FIXTURE),
+            runs,
+        )
+        .await?;
         for page in FIXTURE_PAGES {
             measure(
                 &engine,
@@ -136,6 +164,84 @@ async fn measure(engine: &Engine, label: &str, url: &str, runs: usize) -> anyhow
         number("refs"),
         number("elementsOmitted"),
         times[times.len() / 2]
+    );
+    Ok(())
+}
+
+/// The first element snapshot of a page just navigated to: each run navigates again, so
+/// nothing of the previous document is reused.
+async fn first_snapshot(
+    engine: &Engine,
+    label: &str,
+    url: &str,
+    runs: usize,
+) -> anyhow::Result<()> {
+    let mut times = Vec::with_capacity(runs);
+    for _ in 0..runs {
+        let opened = engine.call("navigate", json!({ "url": url }), None).await;
+        anyhow::ensure!(opened.ok, "{label}: navigate failed: {:?}", opened.message);
+        let started = Instant::now();
+        let snapshot = engine.call("snapshot", json!({}), None).await;
+        times.push(started.elapsed().as_secs_f64() * 1000.0);
+        anyhow::ensure!(
+            snapshot.ok,
+            "{label}: snapshot failed: {:?}",
+            snapshot.message
+        );
+    }
+    times.sort_by(f64::total_cmp);
+    println!(
+        "{:<85} {:>9.1}",
+        format!("first snapshot after navigating, {label}"),
+        crate::median(&times)
+    );
+    Ok(())
+}
+
+/// `find` on a heavy page, and locating the ref it returned for an action (a hover):
+/// both read the whole page, whatever a snapshot's budget would show.
+async fn whole_page_reads(
+    engine: &Engine,
+    page: &str,
+    url: &str,
+    text: &str,
+    runs: usize,
+) -> anyhow::Result<()> {
+    let opened = engine.call("navigate", json!({ "url": url }), None).await;
+    anyhow::ensure!(opened.ok, "{page}: navigate failed: {:?}", opened.message);
+    let mut finds = Vec::with_capacity(runs);
+    let mut hovers = Vec::with_capacity(runs);
+    let mut matches = Value::Null;
+    for _ in 0..runs {
+        let started = Instant::now();
+        let found = engine.call("find", json!({ "text": text }), None).await;
+        finds.push(started.elapsed().as_secs_f64() * 1000.0);
+        anyhow::ensure!(found.ok, "{page}: find failed: {:?}", found.message);
+        matches = found.data["total"].clone();
+        let link = found.data["matches"]
+            .as_array()
+            .and_then(|all| all.iter().find(|m| m["role"] == "link"))
+            .and_then(|m| m["ref"].as_str())
+            .map(str::to_string)
+            .ok_or_else(|| anyhow::anyhow!("{page}: find {text:?} returned no link"))?;
+        let started = Instant::now();
+        let hovered = engine
+            .call("act", json!({ "action": "hover", "ref": link }), None)
+            .await;
+        hovers.push(started.elapsed().as_secs_f64() * 1000.0);
+        anyhow::ensure!(hovered.ok, "{page}: hover failed: {:?}", hovered.message);
+    }
+    finds.sort_by(f64::total_cmp);
+    hovers.sort_by(f64::total_cmp);
+    println!(
+        "{:<85} {:>9.1}",
+        format!("find {text:?} ({matches} matches), rust-docs/{page}"),
+        crate::median(&finds)
+    );
+    println!(
+        "{:<85} {:>9.1}",
+        format!("act hover by ref (locating reads the page), rust-docs/{page}"),
+        crate::median(&hovers)
     );
     Ok(())
 }

@@ -1,12 +1,15 @@
-// The elements of a large page near the viewport, and their ancestors, in document
-// order (open shadow roots included, iframes as leaves): the part a budgeted snapshot
-// shows, from `above` screens above the viewport to `below` screens below it. Returned
-// by reference, so each element can then be asked for its accessibility node
-// (`regionFacts` describes them); the array also carries `above` and `below`, the
-// links, buttons and fields left out on each side. A page with fewer than `least`
-// elements gets null: reading it whole is cheaper.
+// The elements of a page near the viewport, and their ancestors, in document order (open
+// shadow roots included, iframes as leaves): the part a budgeted snapshot shows, from
+// `above` screens above the viewport to `below` screens below it. Returned by reference
+// as an array whose indexed entries are only the elements whose role and name must come
+// from Chromium (the rest are plain wrappers, below), so each of those can then be asked
+// for its accessibility node; `all` holds every element (`regionFacts` describes them),
+// `above` and `below` the links, buttons and fields left out on each side. Null (read the
+// page whole, which then costs less) for a page with fewer than `least` elements, or one
+// whose region holds most of it.
 function regionElements(least, above, below) {
-  if (document.getElementsByTagName("*").length < least) return null;
+  const total = document.getElementsByTagName("*").length;
+  if (total < least) return null;
   const top = window.scrollY - above * window.innerHeight;
   const bottom = window.scrollY + (1 + below) * window.innerHeight;
   const chosen = new Set();
@@ -57,7 +60,36 @@ function regionElements(least, above, below) {
       choose(heading);
     }
   }
-  const result = order.filter((element) => chosen.has(element));
+  const all = order.filter((element) => chosen.has(element));
+  if (all.length * 2 > order.length) return null;
+  // Plain wrappers: an HTML element of these tags with no attribute but these, no pointer
+  // cursor and no clipping or scrolling is a role-less wrapper to Chromium too (generic,
+  // or a text role the outline folds alike), named by nothing: asking for it would cost a
+  // call and say nothing more.
+  const plainTags = new Set([
+    "div", "span", "p", "code", "pre", "strong", "b", "em", "i", "small", "sup", "sub",
+    "mark", "u", "kbd", "var", "samp", "wbr", "br", "section", "font", "center", "tt", "big",
+  ]);
+  const plainAttribute = (name) =>
+    name === "class" || name === "id" || name === "style" || name === "lang" || name === "dir" ||
+    name === "translate" || name.startsWith("data-");
+  const plain = (element) => {
+    if (!plainTags.has(element.localName) || element.namespaceURI !== "http://www.w3.org/1999/xhtml") {
+      return false;
+    }
+    for (const attribute of element.attributes) {
+      if (!plainAttribute(attribute.name)) return false;
+    }
+    if (element.shadowRoot) return false;
+    const style = getComputedStyle(element);
+    return style.cursor !== "pointer" && style.overflowX === "visible" && style.overflowY === "visible";
+  };
+  const result = [];
+  result.length = all.length;
+  all.forEach((element, i) => {
+    if (!plain(element)) result[i] = element;
+  });
+  result.all = all;
   result.above = left[0];
   result.below = left[1];
   return result;

@@ -1,9 +1,10 @@
-// Called on the array `regionElements` returned: what a snapshot needs of each element,
-// in the same order — its nearest listed ancestor, its box in document coordinates, its
-// content in order (["t", text, x, y, width, height] for text, ["e", i] for listed
-// elements; a shadow root's content first), and what tells a click target or a clipper.
+// Called on the array `regionElements` returned: what a snapshot needs of each of its
+// elements (`all`), in the same order — its nearest listed ancestor, its box in document
+// coordinates, its content in order (["t", text, x, y, width, height] for text, ["e", i]
+// for listed elements; a shadow root's content first; no text of an element drawn
+// invisible), and what tells a click target, a clipper or an invisible element.
 function regionFacts() {
-  const elements = this;
+  const elements = this.all;
   const index = new Map(elements.map((element, i) => [element, i]));
   const sx = window.scrollX;
   const sy = window.scrollY;
@@ -15,12 +16,13 @@ function regionFacts() {
     }
     const box = element.getBoundingClientRect();
     const style = getComputedStyle(element);
+    const hidden = style.visibility !== "visible";
     const content = [];
     const add = (container) => {
       for (let child = container.firstChild; child; child = child.nextSibling) {
         if (child.nodeType === 1 && index.has(child)) {
           content.push(["e", index.get(child)]);
-        } else if (child.nodeType === 3 && child.data.trim()) {
+        } else if (child.nodeType === 3 && !hidden && child.data.trim()) {
           range.selectNodeContents(child);
           const r = range.getBoundingClientRect();
           content.push(["t", child.data, r.left + sx, r.top + sy, r.width, r.height]);
@@ -39,6 +41,7 @@ function regionFacts() {
       onclick: element.hasAttribute("onclick"),
       pointer: style.cursor === "pointer",
       clips: style.overflowX !== "visible" || style.overflowY !== "visible",
+      hidden,
       content,
     };
   });

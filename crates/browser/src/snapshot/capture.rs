@@ -13,6 +13,7 @@ use cdp::{Deadline, Session};
 
 use crate::Error;
 
+use super::PROFILE;
 pub use super::text_breaks::Sep;
 use super::text_breaks::separators;
 
@@ -207,11 +208,12 @@ pub(crate) async fn observe(
     deadline: Deadline,
 ) -> Result<Observation, Error> {
     let started = std::time::Instant::now();
-    let (metrics, snapshot) = tokio::try_join!(
+    // The page's three reads go out at once: the renderer answers them in turn, and each
+    // reply is parsed here while the next one is made.
+    let (metrics, main) = tokio::try_join!(
         async { Ok::<_, Error>(page.call(&page::GetLayoutMetrics {}, deadline).await?) },
-        async { Ok::<_, Error>(page.call(&snapshot_call(), deadline).await?) },
+        capture_session(page, (0.0, 0.0), deadline),
     )?;
-    tracing::debug!(ms = started.elapsed().as_millis() as u64, "DOM snapshot");
     let viewport = Viewport {
         width: metrics.css_visual_viewport.client_width,
         height: metrics.css_visual_viewport.client_height,
@@ -220,7 +222,6 @@ pub(crate) async fn observe(
         content_width: metrics.css_content_size.width,
         content_height: metrics.css_content_size.height,
     };
-    let main = capture_session(page, (0.0, 0.0), Some(snapshot), deadline).await?;
     let mut sessions = vec![page.clone()];
     let mut captures = vec![main];
     let mut owners = HashMap::new();
@@ -241,7 +242,7 @@ pub(crate) async fn observe(
             .get(&owner.backend_node_id)
             .and_then(|facts| facts.bounds)
             .map_or((0.0, 0.0), |b| (b.x, b.y));
-        match capture_session(session, origin, None, deadline).await {
+        match capture_session(session, origin, deadline).await {
             Ok(capture) => {
                 owners.insert(sessions.len(), owner.backend_node_id);
                 sessions.push(session.clone());
@@ -260,8 +261,16 @@ pub(crate) async fn observe(
                 .collect()
         })
         .collect();
+    let nodes = join(&captures, &owners);
+    tracing::debug!(
+        target: PROFILE,
+        ms = started.elapsed().as_secs_f64() * 1000.0,
+        nodes = nodes.len(),
+        frames = captures.len(),
+        "whole read"
+    );
     Ok(Observation {
-        nodes: join(&captures, &owners),
+        nodes,
         viewport,
         sessions,
         dom_parents,
@@ -279,7 +288,6 @@ fn snapshot_call() -> dom_snapshot::CaptureSnapshot {
 async fn capture_session(
     session: &Session,
     origin: (f64, f64),
-    snapshot: Option<dom_snapshot::Snapshot>,
     deadline: Deadline,
 ) -> Result<SessionCapture, Error> {
     let started = std::time::Instant::now();
@@ -290,17 +298,22 @@ async fn capture_session(
                 .call(&accessibility::GetFullAxTree::default(), deadline)
                 .await?;
             tracing::debug!(
-                ms = started.elapsed().as_millis() as u64,
+                target: PROFILE,
+                ms = started.elapsed().as_secs_f64() * 1000.0,
                 nodes = tree.nodes.len(),
                 "AX tree"
             );
             Ok::<_, Error>(tree)
         },
         async {
-            match snapshot {
-                Some(snapshot) => Ok(snapshot),
-                None => Ok::<_, Error>(session.call(&snapshot_call, deadline).await?),
-            }
+            let snapshot = session.call(&snapshot_call, deadline).await?;
+            tracing::debug!(
+                target: PROFILE,
+                ms = started.elapsed().as_secs_f64() * 1000.0,
+                documents = snapshot.documents.len(),
+                "DOM snapshot"
+            );
+            Ok::<_, Error>(snapshot)
         },
     )?;
     let (dom, documents) = read_dom(&snapshot, origin);

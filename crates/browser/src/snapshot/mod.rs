@@ -29,6 +29,10 @@ pub(crate) use outline::clip as clip_text;
 use crate::refs::RefRegistry;
 use crate::{Error, Tab};
 
+/// The tracing target of the snapshot path's timings (`CANDOR_LOG=candor::snapshot=debug`):
+/// each read, its size and what it cost, for profiling; silent at the default level.
+pub(crate) const PROFILE: &str = "candor::snapshot";
+
 /// Snapshots whose ref positions are kept for `snapshotId` checks.
 const REMEMBERED_SNAPSHOTS: usize = 16;
 
@@ -168,13 +172,16 @@ impl Tab {
         options: &SnapshotOptions,
         deadline: Deadline,
     ) -> Result<ElementSnapshot, Error> {
+        let started = std::time::Instant::now();
         let (observation, revision, captured) = self
-            .observe_with_revision(options.checkpoint, deadline)
+            .observe_with_revision(options.checkpoint, options.max_tokens, deadline)
             .await?;
+        let observed = started.elapsed();
         let epoch = self.state().url_epoch;
         let revision = revision.map(|r| self.revision_key(r, &observation.viewport));
         let mut memory = self.memory();
         let outlined = outline::outline(&observation, epoch, &mut memory.registry);
+        let outlined_at = started.elapsed();
         let coverage = self.cover(&mut memory, &observation, &outlined, revision);
         let viewport = observation.viewport;
         // The coverage line comes out of the same budget.
@@ -261,6 +268,15 @@ impl Tab {
             .collect();
         memory.last = Some((id.clone(), lines));
         drop(memory);
+        tracing::debug!(
+            target: PROFILE,
+            observe_ms = observed.as_secs_f64() * 1000.0,
+            outline_ms = (outlined_at - observed).as_secs_f64() * 1000.0,
+            pack_ms = (started.elapsed() - outlined_at).as_secs_f64() * 1000.0,
+            nodes = observation.nodes.len(),
+            lines = outlined.lines.len(),
+            "element snapshot"
+        );
         // Coverage comes last, outside what later diffs compare.
         let text = text + &covered;
         let checkpoint =
@@ -321,12 +337,13 @@ impl Tab {
             .finish()
     }
 
-    /// An observation for a snapshot (around the viewport on a large page, see
-    /// `region.rs`) and the page's content revision, read beside it.
+    /// An observation for a snapshot of `max_tokens` (around the viewport on a large page,
+    /// see `region.rs`) and the page's content revision, read beside it.
     /// With `checkpoint`, the page's restorable state is read beside them too.
     pub(crate) async fn observe_with_revision(
         &self,
         checkpoint: bool,
+        max_tokens: usize,
         deadline: Deadline,
     ) -> Result<
         (
@@ -337,7 +354,7 @@ impl Tab {
         Error,
     > {
         let observe = async {
-            match self.observe_region(deadline).await? {
+            match self.observe_region(max_tokens, deadline).await? {
                 Some(observation) => Ok(observation),
                 None => self.observe(deadline).await,
             }

@@ -136,7 +136,9 @@ impl Tab {
             true
         };
 
-        let (observation, revision, _) = self.observe_with_revision(false, deadline).await?;
+        let (observation, revision, _) = self
+            .observe_with_revision(false, super::region::BASE_BUDGET, deadline)
+            .await?;
         let epoch = self.state().url_epoch;
         let revision = revision.map(|r| self.revision_key(r, &observation.viewport));
         let mut memory = self.memory();

@@ -1,38 +1,44 @@
-//! Observing a large page around the viewport only. Chromium's full accessibility tree
-//! of a page like the Rust standard library's `Iterator` documentation has 33,000 nodes
-//! (half of them inline text boxes) and takes the renderer most of a second to
-//! serialise, and even its DOM snapshot takes 130 ms, while a snapshot's budget shows two
-//! screens of it. So for a large page a page-side pass (`js/region_elements.js`) picks
-//! the elements near the viewport and their ancestors, another (`js/region_facts.js`)
-//! describes them (boxes, text, click and clip hints), and Chromium gives each its role,
-//! name and states (`Accessibility.getPartialAXTree`, pipelined). Small pages, pages
-//! with out-of-process frames, `find` and locating read the whole tree.
+//! Observing a page around the viewport only. Chromium's full accessibility tree of a
+//! page like the Rust standard library's `Iterator` documentation has 33,000 nodes (half
+//! of them inline text boxes) and takes the renderer most of a second to serialise, and
+//! even its DOM snapshot takes 130 ms, while a snapshot's budget shows two screens of it.
+//! So for a page whose region (a few screens around the viewport, more for a larger
+//! budget) holds less than half of it, a page-side pass (`js/region_elements.js`) picks
+//! the elements there and their ancestors, another (`js/region_facts.js`) describes them
+//! (boxes, text, click and clip hints), and Chromium gives each element that is more than
+//! a plain wrapper its role, name and states (`Accessibility.getPartialAXTree`,
+//! pipelined). Small pages, pages mostly in view, pages with out-of-process frames,
+//! `find` and locating read the whole tree.
 
 use cdp::protocol::accessibility;
 use cdp::{Deadline, Session};
 
+use super::PROFILE;
 use super::capture::{self, Node, Observation, Rect, Viewport};
 use crate::Error;
 
-/// The region observed, in screens above and below the viewport: about what a default
-/// budget shows.
+/// The region observed, in screens above and below the viewport: about what a budget of
+/// `BASE_BUDGET` tokens shows; a larger budget reads a region as much larger.
 const SCREENS_ABOVE: f64 = 0.5;
 const SCREENS_BELOW: f64 = 2.5;
+/// The budget the region's size above is for: the snapshot's default.
+pub(crate) const BASE_BUDGET: usize = 4_096;
 
 /// The group page objects of a region read belong to; released at the end.
 const OBJECT_GROUP: &str = "candor-region";
-/// Pages with fewer elements are read whole: below this the full tree costs less than
-/// the page-side passes plus one call per element shown (the full tree takes about
-/// 25 µs per accessibility node, a partial node about 0.1 ms).
-const LARGE_PAGE_ELEMENTS: usize = 5_000;
+/// Pages with fewer elements are read whole: below this the whole read costs a few
+/// milliseconds, and the page-side passes would cost as much.
+const LARGE_PAGE_ELEMENTS: usize = 300;
 
 impl crate::Tab {
-    /// Observes a large page around its viewport without reading the whole page: a
-    /// page-side pass picks the elements near the viewport (and their ancestors), and
-    /// Chromium gives each its role, name and states. `None` for a page small enough to
-    /// read whole, a page with out-of-process frames, or one that could not be asked.
+    /// Observes a large page around its viewport, as far as a budget of `max_tokens`
+    /// could show, without reading the whole page: a page-side pass picks the elements
+    /// near the viewport (and their ancestors), and Chromium gives each its role, name and
+    /// states. `None` for a page small enough to read whole or mostly in the region, a
+    /// page with out-of-process frames, or one that could not be asked.
     pub(crate) async fn observe_region(
         &self,
+        max_tokens: usize,
         deadline: Deadline,
     ) -> Result<Option<Observation>, Error> {
         use crate::script::{self, This};
@@ -43,7 +49,10 @@ impl crate::Tab {
             return Ok(None);
         };
         let session = self.session();
-        let arguments = [LARGE_PAGE_ELEMENTS as f64, SCREENS_ABOVE, SCREENS_BELOW]
+        let started = std::time::Instant::now();
+        let scale = (max_tokens as f64 / BASE_BUDGET as f64).max(1.0);
+        let (above, below) = (SCREENS_ABOVE * scale, SCREENS_BELOW * scale);
+        let arguments = [LARGE_PAGE_ELEMENTS as f64, above, below]
             .iter()
             .map(|v| serde_json::json!(v))
             .collect();
@@ -59,6 +68,11 @@ impl crate::Tab {
             ),
         )?;
         let Some(array) = found.object_id else {
+            tracing::debug!(
+                target: PROFILE,
+                ms = started.elapsed().as_secs_f64() * 1000.0,
+                "region: read the page whole"
+            );
             return Ok(None);
         };
         let read = self.read_region(session, &array, deadline).await;
@@ -70,7 +84,7 @@ impl crate::Tab {
                 deadline,
             )
             .await;
-        let (facts, elements, beyond, ax) = read?;
+        let (facts, asked, beyond, ax) = read?;
         let viewport = Viewport {
             width: metrics.css_visual_viewport.client_width,
             height: metrics.css_visual_viewport.client_height,
@@ -79,27 +93,37 @@ impl crate::Tab {
             content_width: metrics.css_content_size.width,
             content_height: metrics.css_content_size.height,
         };
-        let top = viewport.scroll_y - SCREENS_ABOVE * viewport.height;
-        let bottom = viewport.scroll_y + (1.0 + SCREENS_BELOW) * viewport.height;
-        Ok(Some(build(
+        let top = viewport.scroll_y - above * viewport.height;
+        let bottom = viewport.scroll_y + (1.0 + below) * viewport.height;
+        let observation = build(
             &facts,
-            elements,
             ax,
             beyond,
             viewport,
             (top, bottom),
             &state.title,
             session,
-        )))
+        );
+        tracing::debug!(
+            target: PROFILE,
+            ms = started.elapsed().as_secs_f64() * 1000.0,
+            elements = facts.len(),
+            asked,
+            nodes = observation.nodes.len(),
+            "region read"
+        );
+        Ok(Some(observation))
     }
 
-    /// The facts, element object ids, counts left out, and AX nodes of a region read.
+    /// The facts, how many elements Chromium was asked about, counts left out, and the
+    /// AX nodes of a region read: per element, `Asked` with its node (`None` if the call
+    /// failed) or `Plain` (not asked: a plain wrapper).
     async fn read_region(
         &self,
         session: &Session,
         array: &str,
         deadline: Deadline,
-    ) -> Result<(Vec<RegionFact>, usize, (usize, usize), Vec<Option<Node>>), Error> {
+    ) -> Result<(Vec<RegionFact>, usize, (usize, usize), Vec<Ax>), Error> {
         use crate::script::{self, This};
         use cdp::protocol::runtime;
         let properties = runtime::GetProperties {
@@ -159,16 +183,29 @@ impl crate::Tab {
             futures::future::join_all(requests.iter().map(|(_, r)| session.call(r, deadline)))
                 .await;
         let empty = std::collections::HashMap::new();
-        let mut ax: Vec<Option<Node>> = vec![None; facts.len()];
+        let mut ax: Vec<Ax> = (0..facts.len()).map(|_| Ax::Plain).collect();
         for ((index, _), reply) in requests.iter().zip(replies) {
-            if let (Ok(reply), Some(slot)) = (reply, ax.get_mut(*index))
-                && let Some(node) = reply.nodes.iter().find(|n| n.backend_dom_node_id.is_some())
-            {
-                *slot = Some(capture::node_from_ax(node, &empty, 0));
+            if let Some(slot) = ax.get_mut(*index) {
+                *slot = Ax::Asked(reply.ok().and_then(|reply| {
+                    let node = reply
+                        .nodes
+                        .iter()
+                        .find(|n| n.backend_dom_node_id.is_some())?;
+                    Some(Box::new(capture::node_from_ax(node, &empty, 0)))
+                }));
             }
         }
         Ok((facts, requests.len(), beyond, ax))
     }
+}
+
+/// What Chromium said of one element of a region read.
+#[derive(Debug)]
+enum Ax {
+    /// Asked: its node, or `None` when the call failed (the element went away).
+    Asked(Option<Box<Node>>),
+    /// Not asked: a plain wrapper (`js/region_elements.js`), generic to Chromium too.
+    Plain,
 }
 
 /// What `region_facts.js` answers for one element.
@@ -185,6 +222,8 @@ pub(crate) struct RegionFact {
     onclick: bool,
     pointer: bool,
     clips: bool,
+    /// Drawn invisible (`visibility: hidden`); its text is left out.
+    hidden: bool,
     content: Vec<Content>,
 }
 
@@ -221,11 +260,9 @@ fn rect([x, y, width, height]: [f64; 4]) -> Rect {
 
 /// The observation of a region read: elements as the page described them, with their
 /// accessibility nodes, and their direct text.
-#[allow(clippy::too_many_arguments)]
 fn build(
     facts: &[RegionFact],
-    _elements: usize,
-    mut ax: Vec<Option<Node>>,
+    mut ax: Vec<Ax>,
     beyond: (usize, usize),
     viewport: Viewport,
     (top, bottom): (f64, f64),
@@ -242,13 +279,23 @@ fn build(
     let parent_of = |i: usize| usize::try_from(facts[i].parent).ok();
     for (i, fact) in facts.iter().enumerate() {
         let parent_pointer = parent_of(i).is_some_and(|p| facts.get(p).is_some_and(|f| f.pointer));
-        let mut node = ax
-            .get_mut(i)
-            .and_then(Option::take)
-            .unwrap_or_else(|| Node {
+        let asked = ax.get_mut(i).map(|a| std::mem::replace(a, Ax::Plain));
+        let mut node = match asked {
+            Some(Ax::Asked(Some(node))) => *node,
+            // A wrapper drawn invisible is what Chromium ignores; what it holds may show.
+            Some(Ax::Plain) | None if fact.hidden => Node {
+                role: "ignored".into(),
+                ..Node::default()
+            },
+            Some(Ax::Plain) | None => Node {
+                role: "generic".into(),
+                ..Node::default()
+            },
+            Some(Ax::Asked(None)) => Node {
                 role: "none".into(),
                 ..Node::default()
-            });
+            },
+        };
         node.bounds = Some(rect(fact.bounds));
         node.clickable = fact.onclick || fact.pointer && !parent_pointer;
         node.clips = fact.clips;
