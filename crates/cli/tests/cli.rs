@@ -174,15 +174,21 @@ fn the_first_call_starts_the_daemon_and_says_so_and_state_lives_between_calls() 
     );
     assert!(opened.stderr.contains("started task t"), "{opened:?}");
     assert!(opened.stdout.starts_with("ok navigate"), "{opened:?}");
-    assert!(opened.stdout.contains("\"Second page\""), "{opened:?}");
+    // The page is named (its title fenced) when it changed: here, the first answer.
+    assert!(
+        opened.stdout.contains("page.title: Second page"),
+        "{opened:?}"
+    );
 
     // The same daemon, the same task, the same tab: nothing is started again.
     let read = shell.run(&["--id", "t", "snapshot", "--mode", "text"]);
     assert_eq!(read.code, 0, "{read:?}");
     assert_eq!(read.stderr, "", "{read:?}");
+    // The same page as the last answer's: not named again.
+    assert!(!read.stdout.contains("page.title"), "{read:?}");
     assert!(
         read.stdout
-            .contains("<untrusted-page-content>\n⟨1⟩ page.title: Second page\n⟨2⟩ data.text:\nThis is the second page."),
+            .contains("<untrusted>\n⟨1⟩ text:\nThis is the second page."),
         "{read:?}"
     );
 
@@ -661,10 +667,7 @@ fn a_flow_exported_by_the_cli_replays_on_another_task_and_its_exit_codes_follow_
         failed.stdout.contains("EXPECTATION_FAILED step 4"),
         "{failed:?}"
     );
-    assert!(
-        failed.stdout.contains("<untrusted-page-content>"),
-        "{failed:?}"
-    );
+    assert!(failed.stdout.contains(tools::FENCE_OPEN), "{failed:?}");
 
     // `batch` runs the same file in the background.
     let queued = shell.run(&[

@@ -86,7 +86,7 @@ async fn mcp_session_over_stdio_navigates_reads_refuses_and_exits_on_eof() {
     let text = envelope["data"]["text"].as_str().unwrap_or_default();
     assert!(text.contains("This is the second page."), "{envelope:#}");
     let block = text_block(&result);
-    assert!(block.contains("<untrusted-page-content>"), "{block}");
+    assert!(block.contains(tools::FENCE_OPEN), "{block}");
     assert!(block.contains("This is the second page."), "{block}");
 
     let (result, envelope) = candor

@@ -196,6 +196,9 @@ pub struct Engine {
     pub(crate) handoff: HandoffCell,
     /// The steps a flow of this task would hold (`flow.rs`).
     flow_log: Mutex<FlowLog>,
+    /// The page (tab, URL, title) the task's last answer gave, so the next says whether
+    /// it changed (`PageInfo::changed`; the text form repeats it only then).
+    told: Mutex<Option<(String, String, String)>>,
 }
 
 /// What the engine keeps for `flow export`: the recorded steps (the last
@@ -270,6 +273,7 @@ impl Engine {
             checkpoints: Mutex::new(Checkpoints::default()),
             handoff: HandoffCell::default(),
             flow_log: Mutex::new(FlowLog::default()),
+            told: Mutex::new(None),
         }
     }
 
@@ -381,6 +385,10 @@ impl Engine {
         let cancelled = matches!(&result, Err(e) if e.code == Code::CommandCancelled);
         let mut envelope = finish(command_id, &ctx, result, started);
         envelope.execution.cancelled = cancelled;
+        if let Some(page) = envelope.page.as_mut() {
+            let now = (page.tab_id.clone(), page.url.clone(), page.title.clone());
+            page.changed = lock(&self.told).replace(now.clone()) != Some(now);
+        }
         if envelope.ok {
             envelope.image = ctx.image.take();
         }
@@ -1187,6 +1195,7 @@ impl Ctx<'_> {
             url: state.url.clone(),
             title: state.title.clone(),
             snapshot_id: None,
+            changed: true,
         });
     }
 }

@@ -90,6 +90,9 @@ pub struct PageInfo {
     pub url: String,
     pub title: String,
     pub snapshot_id: Option<String>,
+    /// The tab, URL or title differ from those the task's last answer with a page gave
+    /// (the text form names the page only then).
+    pub changed: bool,
 }
 
 #[derive(Debug, Clone, Default, Serialize, schemars::JsonSchema)]
@@ -144,6 +147,7 @@ mod tests {
                 url: "http://127.0.0.1/".into(),
                 title: "Home".into(),
                 snapshot_id: None,
+                changed: true,
             }),
             data: json!({ "loaded": false }),
             events: Events::default(),
@@ -180,6 +184,7 @@ mod tests {
                     "url": "http://127.0.0.1/",
                     "title": "Home",
                     "snapshotId": null,
+                    "changed": true,
                 },
                 "data": { "loaded": false },
                 "events": {

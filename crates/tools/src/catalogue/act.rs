@@ -182,6 +182,21 @@ pub(crate) struct Selected {
     label: PageText,
 }
 
+/// `diff` without its closing coverage line when that says the whole page was seen and
+/// names no scroll container: after an action that is no news (a page partly seen, or a
+/// container, keeps the line).
+fn without_whole_page_coverage(diff: &str) -> String {
+    let body = diff.trim_end_matches('\n');
+    match body.rsplit_once('\n') {
+        Some((before, last))
+            if last.starts_with("# coverage: all ") && !last.contains("; container") =>
+        {
+            format!("{before}\n")
+        }
+        _ => diff.to_string(),
+    }
+}
+
 /// The most `actionTimeoutMs` may ask for.
 const MAX_ACTION_TIMEOUT_MS: u64 = 60_000;
 
@@ -366,6 +381,30 @@ impl ToolSpec for Act {
     const DESCRIPTION: &'static str = "Act on an element (ref, role+name, or selector) with trusted input; optional expect verifies the outcome.";
     type Params = Params;
     type Output = Output;
+
+    /// The diff and the news: not the target the agent named (unless another element
+    /// stood in for it), not the keys it sent, not a value read back as it was meant,
+    /// not a settle that went as usual (the text form says one that did not).
+    fn brief(data: &mut serde_json::Map<String, Value>) {
+        let relocated = data.get("relocated") == Some(&Value::Bool(true));
+        if !relocated {
+            super::omit(data, &["ref", "role", "name", "relocated"], &[]);
+        }
+        if data.get("inputValueVerified") == Some(&Value::Bool(true)) {
+            if data.get("action") == Some(&Value::from("fill")) {
+                data.remove("valueAfter");
+            }
+            data.remove("inputValueVerified");
+        }
+        super::omit(
+            data,
+            &["action", "keysSent", "settled", "settleMs", "stillChanging"],
+            &[("changed", Value::Bool(true))],
+        );
+        if let Some(Value::String(diff)) = data.get_mut("diff") {
+            *diff = without_whole_page_coverage(diff);
+        }
+    }
 
     async fn run(ctx: &mut Ctx<'_>, params: Params) -> Result<Output, ToolError> {
         let eval_enabled = ctx.options().enable_eval;

@@ -8,7 +8,7 @@ use std::sync::OnceLock;
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::engine::Ctx;
 use crate::error::ToolError;
@@ -45,6 +45,8 @@ pub struct ToolDef {
     pub output_schema: Value,
     /// How the tool stands to the world (MCP's tool annotations).
     pub annotations: Annotations,
+    /// What the text form leaves out of a result's data ([`ToolSpec::brief`]).
+    pub(crate) brief: fn(&mut Map<String, Value>),
     /// Whether the handler works on the task (and so waits for the running command).
     pub(crate) uses_task: bool,
     /// What the engine does about a tab that does not answer.
@@ -118,6 +120,11 @@ pub(crate) trait ToolSpec {
     const ANNOTATIONS: Annotations;
     type Params: DeserializeOwned + JsonSchema + Send;
     type Output: Serialize + JsonSchema;
+    /// Takes out of a result's data (its output as JSON, success or partial) what the
+    /// text form need not say: what the agent sent or read already, and values that only
+    /// say "as usual". `structuredContent` keeps everything; errors, warnings, counts of
+    /// what was cut and news (a new ref, a value other than the one meant) stay.
+    fn brief(_data: &mut Map<String, Value>) {}
     fn run<'a, 'b>(
         ctx: &'a mut Ctx<'b>,
         params: Self::Params,
@@ -131,6 +138,7 @@ fn define<T: ToolSpec + 'static>() -> ToolDef {
         input_schema: crate::schema::params_schema::<T::Params>(),
         output_schema: crate::schema::output_schema::<T::Output>(),
         annotations: T::ANNOTATIONS,
+        brief: T::brief,
         uses_task: T::USES_TASK,
         page_guard: T::PAGE_GUARD,
         call: |ctx, params| Box::pin(invoke::<T>(ctx, params)),
@@ -166,6 +174,13 @@ pub(crate) fn postcondition(
     let parsed: expect::Expect = serde_json::from_value(expect.clone())
         .map_err(|e| ToolError::invalid_params(format!("expect: {e}")))?;
     parsed.check(eval_enabled)
+}
+
+/// Takes `keys` out of `data`, and each of `usual` while it holds that value.
+pub(crate) fn omit(data: &mut Map<String, Value>, keys: &[&str], usual: &[(&str, Value)]) {
+    data.retain(|key, value| {
+        !keys.contains(&key.as_str()) && !usual.iter().any(|(k, v)| k == key && v == value)
+    });
 }
 
 /// Every tool, in the order faces list them.

@@ -95,6 +95,11 @@ impl ToolSpec for Navigate {
     type Params = Params;
     type Output = Output;
 
+    /// The load; the page (tab, URL, title) is the envelope's, said when it changed.
+    fn brief(data: &mut serde_json::Map<String, serde_json::Value>) {
+        super::omit(data, &["tabId", "url", "title"], &[]);
+    }
+
     async fn run(ctx: &mut Ctx<'_>, params: Params) -> Result<Output, ToolError> {
         let movement = params.movement()?;
         let deadline = ctx.deadline;

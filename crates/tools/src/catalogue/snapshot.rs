@@ -299,6 +299,33 @@ impl ToolSpec for Snapshot {
     type Params = Params;
     type Output = Output;
 
+    /// The text and its id, and what was cut; the sizes, the geometry and the coverage
+    /// are said by the text's own `# coverage` line, or only in `structuredContent`.
+    fn brief(data: &mut serde_json::Map<String, serde_json::Value>) {
+        use serde_json::Value;
+        super::omit(
+            data,
+            &[
+                "mode",
+                "tokens",
+                "chars",
+                "viewport",
+                "scroll",
+                "elementsShown",
+                "refs",
+                "settleMs",
+                "coverage",
+            ],
+            &[
+                ("truncated", Value::Bool(false)),
+                ("elementsOmitted", Value::from(0)),
+            ],
+        );
+        if !data.contains_key("truncated") {
+            data.remove("totalChars");
+        }
+    }
+
     async fn run(ctx: &mut Ctx<'_>, params: Params) -> Result<Output, ToolError> {
         let max_chars = params
             .max_chars

@@ -75,6 +75,11 @@ impl ToolSpec for Wait {
     type Params = Params;
     type Output = Output;
 
+    /// The evidence and the time; the condition is the agent's own.
+    fn brief(data: &mut serde_json::Map<String, serde_json::Value>) {
+        data.remove("condition");
+    }
+
     async fn run(ctx: &mut Ctx<'_>, params: Params) -> Result<Output, ToolError> {
         refuse_unknown("wait", &params.rest)?;
         let condition = params
