@@ -224,6 +224,10 @@ fn level(
         per_call(spent.renderer),
         per_call(spent.other),
     );
+    println!(
+        "      machine load (1 min) {}; the machine may be shared: compare runs back to back",
+        load_average().unwrap_or_else(|| "unknown".into())
+    );
     if let Some(error) = &all.first_error {
         println!("      first error: {error}");
     }
@@ -271,6 +275,16 @@ fn failure(kind: &str, body: &Value) -> Option<String> {
         "{} {}",
         body["code"].as_str().unwrap_or("not verified"),
         body["message"].as_str().unwrap_or_default()
+    ))
+}
+
+/// The 1-minute load average of the machine (`/proc/loadavg`), with its core count.
+fn load_average() -> Option<String> {
+    let loadavg = std::fs::read_to_string("/proc/loadavg").ok()?;
+    let cores = std::thread::available_parallelism().map_or(0, usize::from);
+    Some(format!(
+        "{} on {cores} cores",
+        loadavg.split_whitespace().next()?
     ))
 }
 
