@@ -10,6 +10,7 @@
 mod acting;
 mod archive;
 mod faults;
+mod many_tasks;
 mod snapshots;
 mod warm_daemon;
 
@@ -25,7 +26,8 @@ use static_site::{Files, StaticSite};
 use tools::{Engine, EngineOptions};
 
 /// Measure cold start, navigate, snapshot, screenshot, CDP round trip, acting, hung pages,
-/// element snapshots, the CLI through a warm daemon, and tools/list size.
+/// element snapshots, the CLI through a warm daemon, many tasks on one daemon, and
+/// tools/list size.
 #[derive(Debug, Parser)]
 #[command(name = "bench", about)]
 struct BenchArgs {
@@ -39,6 +41,10 @@ struct BenchArgs {
     /// executable, which `cargo build --release -p cli` puts there).
     #[arg(long, value_name = "PATH")]
     candor: Option<PathBuf>,
+    /// How many tasks run at once in the many-tasks figure (repeatable; default 1, 5, 10
+    /// and 20).
+    #[arg(long = "tasks", value_name = "N", value_parser = clap::value_parser!(u16).range(1..=200))]
+    tasks: Vec<u16>,
     #[command(flatten)]
     browser: BrowserArgs,
 }
@@ -61,6 +67,14 @@ struct BrowserArgs {
     /// The deadline of one command, in milliseconds (default 30000).
     #[arg(long, value_name = "MS")]
     command_timeout_ms: Option<u64>,
+    /// An extra Chromium switch, after candor's own (repeatable; `--chromium-arg=--foo`),
+    /// to measure what it changes.
+    #[arg(
+        long = "chromium-arg",
+        value_name = "SWITCH",
+        allow_hyphen_values = true
+    )]
+    chromium_args: Vec<String>,
 }
 
 impl BrowserArgs {
@@ -70,7 +84,7 @@ impl BrowserArgs {
             None => Endpoint::Launch(LaunchOptions {
                 executable: self.chromium.clone(),
                 headless: !self.headed,
-                args: Vec::new(),
+                args: self.chromium_args.clone(),
             }),
         };
         let defaults = EngineOptions::default();
@@ -111,6 +125,8 @@ enum Figure {
     Faults,
     /// Snapshot median with the task's archive on and off; recall of a 12,000-char window.
     Archive,
+    /// 1, 5, 10 and 20 tasks at once on one daemon: latency, throughput, memory, CPU.
+    ManyTasks,
 }
 
 /// The demo site's pages in the repository (`candor demo` serves the same files, compiled
@@ -183,6 +199,20 @@ async fn run(args: BenchArgs) -> anyhow::Result<()> {
     }
     if measure(Figure::Daemon) {
         warm_daemon::run(args.candor.clone(), args.only.is_some(), &site, runs).await?;
+    }
+    if measure(Figure::ManyTasks) {
+        let levels = if args.tasks.is_empty() {
+            many_tasks::LEVELS.to_vec()
+        } else {
+            args.tasks.iter().map(|&n| usize::from(n)).collect()
+        };
+        many_tasks::run(
+            args.candor.clone(),
+            args.only.is_some(),
+            browser_args,
+            levels,
+        )
+        .await?;
     }
     if measure(Figure::ToolsList) {
         let list = mcp::tools_list_json();
@@ -379,6 +409,7 @@ mod tests {
             "--headed",
             "--command-timeout-ms",
             "1234",
+            "--chromium-arg=--disable-gpu",
         ])
         .expect("parse");
         assert_eq!(args.only, Some(Figure::RoundTrip));
@@ -386,6 +417,10 @@ mod tests {
         let options = args.browser.engine_options("bench");
         assert_eq!(options.command_timeout, Duration::from_millis(1234));
         assert_eq!(options.task_id, "bench");
+        let Endpoint::Launch(launch) = options.browser.endpoint else {
+            panic!("launches");
+        };
+        assert_eq!(launch.args, ["--disable-gpu"]);
     }
 
     #[test]

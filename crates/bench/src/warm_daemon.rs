@@ -47,7 +47,7 @@ pub async fn run(
 }
 
 /// `candor` in the folder of this executable (`target/release/` under `cargo run --release`).
-fn beside_this_executable() -> Option<PathBuf> {
+pub(crate) fn beside_this_executable() -> Option<PathBuf> {
     let this = std::env::current_exe().ok()?;
     Some(this.parent()?.join("candor"))
 }
@@ -121,7 +121,7 @@ fn measure(executable: &Path, page: &str, runs: usize) -> anyhow::Result<()> {
 }
 
 /// Waits until the daemon serving `state` answers its health check.
-fn wait_for_daemon(state: &Path) -> anyhow::Result<daemon::Client> {
+pub(crate) fn wait_for_daemon(state: &Path) -> anyhow::Result<daemon::Client> {
     let state = daemon::StateDir::new(state);
     let started = Instant::now();
     loop {
@@ -139,7 +139,7 @@ fn wait_for_daemon(state: &Path) -> anyhow::Result<daemon::Client> {
 }
 
 /// `VmRSS` of a process, in kB.
-fn resident_kb(pid: u32) -> Option<u64> {
+pub(crate) fn resident_kb(pid: u32) -> Option<u64> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
     status
         .lines()
