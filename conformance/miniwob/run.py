@@ -46,6 +46,7 @@ class Episode:
     raw: float = 0.0
     reward: float = 0.0
     ms: float | None = None
+    chars: int = 0
     tokens: float = 0.0
     calls: int = 0
     error: str | None = None
@@ -152,6 +153,7 @@ def run_task(client: McpClient, plumbing: Plumbing, base: str, task: str, seeds:
                 else "the solver finished but the episode did not end"
             )
             describe_failure(episode, SolverError(episode.error), meter, agent)
+        episode.chars = meter.chars
         episode.tokens = meter.tokens
         episode.calls = len(meter.calls)
         episodes.append(episode)
@@ -159,7 +161,7 @@ def run_task(client: McpClient, plumbing: Plumbing, base: str, task: str, seeds:
 
 
 def table(results: dict[str, list[Episode]]) -> str:
-    header = ("task", "episodes", "success", "mean raw", "mean reward", "median ms", "tokens/ep", "calls/ep")
+    header = ("task", "episodes", "success", "mean raw", "mean reward", "median ms", "text chars/ep", "tokens/ep", "calls/ep")
     rows = []
     for task, episodes in results.items():
         n = len(episodes)
@@ -173,6 +175,7 @@ def table(results: dict[str, list[Episode]]) -> str:
                 f"{statistics.mean(e.raw for e in episodes):.3f}",
                 f"{statistics.mean(e.reward for e in episodes):.3f}",
                 f"{statistics.median(times):.0f}" if times else "-",
+                f"{statistics.mean(e.chars for e in episodes):.0f}",
                 f"{statistics.mean(e.tokens for e in episodes):.0f}",
                 f"{statistics.mean(e.calls for e in episodes):.1f}",
             )
@@ -188,6 +191,7 @@ def table(results: dict[str, list[Episode]]) -> str:
             f"{statistics.mean(e.raw for e in every):.3f}",
             f"{statistics.mean(e.reward for e in every):.3f}",
             f"{statistics.median(times):.0f}" if times else "-",
+            f"{statistics.mean(e.chars for e in every):.0f}",
             f"{statistics.mean(e.tokens for e in every):.0f}",
             f"{statistics.mean(e.calls for e in every):.1f}",
         )
@@ -253,7 +257,10 @@ def main() -> int:
 
     text = table(results)
     print(text)
-    print(f"({time.monotonic() - started:.0f} s; tokens = characters of the solver's tool output / 4)")
+    print(
+        f"({time.monotonic() - started:.0f} s; text chars = characters of the text blocks the solver's"
+        " tool calls returned, as an agent reads them; tokens = those characters / 4)"
+    )
     if args.report:
         Path(args.report).write_text(text + "\n\n" + "\n\n".join(failures) + "\n")
     if failures:

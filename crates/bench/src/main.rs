@@ -215,47 +215,28 @@ async fn run(args: BenchArgs) -> anyhow::Result<()> {
         .await?;
     }
     if measure(Figure::ToolsList) {
+        // In cl100k_base tokens, as models count them.
+        let cl100k = tiktoken_rs::cl100k_base()?;
+        let tokens = |text: &str| cl100k.encode_ordinary(text).len();
         let list = mcp::tools_list_json();
         println!(
-            "{:<52} {} chars ≈ {} tokens ({} tools)",
+            "{:<52} {} cl100k tokens, {} chars ({} tools)",
             "MCP tools/list size",
+            tokens(&list),
             list.len(),
-            list.len() / 4,
             tools::catalogue().len()
         );
         // What model APIs take of a tool (name, description, input schema); the output
         // schemas and annotations ride in the protocol only.
-        let seen = model_visible(&list);
+        let seen = mcp::model_visible_json();
         println!(
-            "{:<52} {} chars ≈ {} tokens",
+            "{:<52} {} cl100k tokens, {} chars",
             "  of which a model sees (name, description, input)",
-            seen,
-            seen / 4
+            tokens(&seen),
+            seen.len()
         );
     }
     Ok(())
-}
-
-/// The characters of `tools/list` a model is given: each tool's name, description and
-/// input schema, as compact JSON.
-fn model_visible(list: &str) -> usize {
-    let Ok(parsed) = serde_json::from_str::<serde_json::Value>(list) else {
-        return 0;
-    };
-    parsed["tools"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(|tool| {
-            serde_json::json!({
-                "name": tool["name"],
-                "description": tool["description"],
-                "inputSchema": tool["inputSchema"],
-            })
-            .to_string()
-            .len()
-        })
-        .sum()
 }
 
 async fn cold_start(browser_args: &BrowserArgs, page: &str, runs: usize) -> anyhow::Result<()> {

@@ -14,7 +14,7 @@ use crate::envelope::Envelope;
 
 /// Opens the one fence around page content in the text form (SPEC §16).
 pub const FENCE_OPEN: &str = "<untrusted>";
-/// Closes it; the page cannot write it (see [`fence_safe`]).
+/// Closes it; page content that holds it is written with a zero-width space inside.
 pub const FENCE_CLOSE: &str = "</untrusted>";
 
 /// The text form of `envelope`.

@@ -14,6 +14,13 @@ pub(crate) fn params_schema<T: JsonSchema>() -> Value {
         .into_generator();
     let mut schema = generator.into_root_schema_for::<T>().to_value();
     strip_titles(&mut schema);
+    if let Value::Object(root) = &mut schema {
+        // The tool's description says what the params are for; a struct's doc comment is
+        // for its readers. Unknown params are refused by name (INVALID_PARAMS) either way,
+        // so `additionalProperties: false` would only cost every turn.
+        root.remove("description");
+        root.remove("additionalProperties");
+    }
     schema
 }
 
@@ -45,6 +52,31 @@ fn strip_titles(value: &mut Value) {
                 }
             }
 
+            // An optional choice is optional by being absent, not by a `null` among its
+            // values.
+            if let Some(Value::Array(values)) = map.get_mut("enum") {
+                values.retain(|v| !v.is_null());
+            }
+            // A choice among names, some with a doc comment of their own, is one enum:
+            // what a name does belongs in the field's description.
+            if let Some(Value::Array(options)) = map.get("oneOf")
+                && let Some(names) = options
+                    .iter()
+                    .map(enum_names)
+                    .collect::<Option<Vec<Vec<Value>>>>()
+            {
+                map.remove("oneOf");
+                map.insert("type".into(), Value::from("string"));
+                map.insert("enum".into(), Value::Array(names.concat()));
+            }
+            // Names are strings: an enum of them says so without `type`.
+            if map
+                .get("enum")
+                .and_then(Value::as_array)
+                .is_some_and(|names| !names.is_empty() && names.iter().all(Value::is_string))
+            {
+                map.remove("type");
+            }
             // A boolean flag is false unless given; saying so costs tokens on every turn.
             if map.get("default") == Some(&Value::Bool(false)) {
                 map.remove("default");
@@ -53,15 +85,18 @@ fn strip_titles(value: &mut Value) {
             if map.get("title").is_some_and(Value::is_string) {
                 map.remove("title");
             }
-            // `format: uint`, `double` and friends are noise to a model; so is a minimum
-            // of 0 on a count.
+            // `format: uint`, `double` and friends are noise to a model; so are a number's
+            // bounds, which the tool checks and states in its refusal (INVALID_PARAMS)
+            // for the rare call that passes one.
             if map.get("format").and_then(Value::as_str).is_some_and(|f| {
                 f.starts_with("uint") || f.starts_with("int") || f == "double" || f == "float"
             }) {
                 map.remove("format");
             }
-            if map.get("minimum") == Some(&Value::from(0)) {
-                map.remove("minimum");
+            for bound in ["minimum", "maximum"] {
+                if map.get(bound).is_some_and(Value::is_number) {
+                    map.remove(bound);
+                }
             }
             map.values_mut().for_each(strip_titles);
             // Nested objects: serde refuses unknown fields anyway; the root says so once.
@@ -75,6 +110,26 @@ fn strip_titles(value: &mut Value) {
         }
         Value::Array(items) => items.iter_mut().for_each(strip_titles),
         _ => {}
+    }
+}
+
+/// The schema of a param listed as "an object" whose keys its description names (act's
+/// `expect`, whose keys are browser_wait's, and drag's `to`): spelled out again they
+/// would cost every turn what another schema already pays. The keys are still checked,
+/// and unknown ones refused by name.
+pub(crate) fn any_object(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({ "type": "object" })
+}
+
+/// The names a string-enum or string-const schema allows, or `None` for any other.
+fn enum_names(option: &Value) -> Option<Vec<Value>> {
+    if option.get("type") != Some(&Value::from("string")) {
+        return None;
+    }
+    match (option.get("enum"), option.get("const")) {
+        (Some(Value::Array(values)), None) => Some(values.clone()),
+        (None, Some(value)) => Some(vec![value.clone()]),
+        _ => None,
     }
 }
 

@@ -18,65 +18,67 @@ use crate::untrusted::{PageText, PageValue};
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub(crate) struct Params {
-    /// What to do.
+    /// scroll_next_screen: one screen on (the page, or a container ref).
     action: ActionName,
-    /// Element by ref from snapshot/find (e.g. e4k2).
+    // Undescribed in the schema: the name says it (see SELF_EVIDENT in catalogue/mod.rs).
     r#ref: Option<String>,
-    /// Element by role (with name; scope, frame, exact, nth).
+    /// Target by role (+name, scope, frame, exact, nth).
     role: Option<String>,
-    /// With role: accessible name (substring unless exact).
+    /// Accessible name, substring.
     name: Option<String>,
-    /// With role: only inside elements matching this CSS selector.
+    /// Within this CSS selector.
     scope: Option<String>,
-    /// With role: only inside the iframe with this name.
+    /// Within this named iframe.
     frame: Option<String>,
-    /// With role: name must match exactly.
+    /// Name matches whole.
     #[serde(default)]
     exact: bool,
-    /// Which match (0-based) when several do.
+    /// Which match, 0-based.
     nth: Option<usize>,
-    /// Element by CSS selector.
+    // Undescribed in the schema: the name says it (see SELF_EVIDENT in catalogue/mod.rs).
     selector: Option<String>,
-    /// With ref: refuse if the element changed since this snapshot.
+    /// Refuse if the ref changed since.
     snapshot_id: Option<String>,
-    /// type: text to append. fill: the new value.
+    /// type: appended; fill: the new value.
     text: Option<String>,
-    /// press: key or chord, e.g. Enter, Control+A.
+    /// press: e.g. Enter, Control+A.
     keys: Option<String>,
     /// select: option values or labels.
     values: Option<Vec<String>>,
-    /// scroll: pixels right (without an element).
+    /// scroll: px right, without a target.
     dx: Option<f64>,
-    /// scroll: pixels down (without an element).
+    /// scroll: px down, without a target.
     dy: Option<f64>,
-    /// drag: the drop target (ref, or role+name, or selector).
+    /// drag: drop target {ref|role,name|selector}.
+    #[serde(default)]
+    #[schemars(schema_with = "crate::schema::any_object")]
     to: Option<Target>,
-    /// upload: file names in the upload folder.
+    /// upload: names in the upload folder.
     files: Option<Vec<String>>,
-    /// upload: the element is the button that opens the file chooser.
+    /// upload: the target opens the chooser.
     #[serde(default)]
     trigger: bool,
-    /// upload: wait for the response to the request whose URL matches this (a glob over
-    /// the whole URL when it has *, else a substring) and report uploadCompleted.
+    /// upload: await this response URL (glob or substring).
     response_url: Option<String>,
-    /// type/fill: press Enter after the value is read back.
+    /// type/fill: press Enter after.
     #[serde(default)]
     submit: bool,
-    /// Postcondition to verify after the action.
+    /// Verify after: browser_wait's conditions (all) and timeoutMs.
+    #[serde(default)]
+    #[schemars(schema_with = "crate::schema::any_object")]
     expect: Option<Expect>,
-    /// Read-only JS expression evaluated after (needs enableEval).
+    /// JS expression read after (needs eval).
     readback: Option<String>,
-    /// The action opens a new tab: wait for it and make it current.
+    /// Wait for the tab it opens.
     #[serde(default)]
     expect_popup: bool,
-    /// Most ms to wait for the page to stop changing after (default 1000, 0 skips).
+    /// Max ms to settle after (default 1000).
     settle_ms: Option<u64>,
-    /// Most ms a click (hover, drag, check) waits for its target to be uncovered, still
-    /// and shown before refusing (default 1000, 0 refuses at once; at most 60000).
+    /// Max ms to wait for the target (default 1000).
     action_timeout_ms: Option<u64>,
-    /// Return what changed on the page since its last snapshot (default true).
+    /// Return the page diff (default true).
     snapshot: Option<bool>,
-    /// Tab (default: current).
+    // No description: `tabId` is every tool's, said once in the MCP instructions.
     tab_id: Option<String>,
 }
 
@@ -97,7 +99,7 @@ enum ActionName {
     Drag,
     Upload,
     /// One screen on (80 %), on the page or in a scroll container (ref), and only what
-    /// is new; see coverage in the result.
+    /// is new (the field's description says so to the model).
     #[serde(rename = "scroll_next_screen")]
     ScrollNextScreen,
 }
@@ -378,7 +380,8 @@ impl ToolSpec for Act {
         idempotent: false,
         open_world: true,
     };
-    const DESCRIPTION: &'static str = "Act on an element (ref, role+name, or selector) with trusted input; optional expect verifies the outcome.";
+    const DESCRIPTION: &'static str =
+        "Act on an element (ref, role+name or selector) with trusted input; expect verifies.";
     type Params = Params;
     type Output = Output;
 

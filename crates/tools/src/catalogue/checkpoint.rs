@@ -15,12 +15,12 @@ use crate::untrusted::PageText;
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub(crate) struct Params {
-    /// list (default) or restore.
+    // Undescribed in the schema: the name says it (see SELF_EVIDENT in catalogue/mod.rs).
     #[serde(default)]
     action: Action,
-    /// restore: the checkpoint's full id (a snapshot id, e.g. tab0-s7.1).
+    /// restore: a snapshot id.
     state_id: Option<String>,
-    /// restore: tab to restore in (default: the checkpoint's tab if open, else current).
+    // Undescribed in the schema: the name says it (see SELF_EVIDENT in catalogue/mod.rs).
     tab_id: Option<String>,
 }
 
@@ -120,7 +120,8 @@ impl ToolSpec for Checkpoint {
         idempotent: true,
         open_world: true,
     };
-    const DESCRIPTION: &'static str = "Every elements snapshot is a checkpoint (its id): list them, or restore one (page, fields, scroll) with a report of what came back.";
+    const DESCRIPTION: &'static str =
+        "List checkpoints (elements snapshots), or restore one: page, fields, scroll.";
     type Params = Params;
     type Output = Output;
 

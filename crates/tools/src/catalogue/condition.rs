@@ -15,35 +15,35 @@ use crate::error::{Code, ToolError};
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct ConditionParams {
-    /// CSS selector reaching a state.
+    /// CSS, in state.
     selector: Option<String>,
-    /// With selector: visible (default), attached, or hidden (absent or not visible).
+    /// Default visible.
     state: Option<State>,
-    /// Text the page must show.
+    /// Shown on the page.
     text: Option<String>,
-    /// The URL equals this.
+    // Undescribed in the schema: the name says it (see SELF_EVIDENT in catalogue/mod.rs).
     url: Option<String>,
-    /// The URL matches this glob (* and ?).
+    /// URL glob (* ?).
     url_matches: Option<String>,
-    /// Read-only JS expression, polled (needs eval); one matcher, default truthy.
+    /// Read-only JS, polled (needs eval); default truthy.
     js: Option<String>,
-    /// js value equals this (null included).
+    /// js equals.
     #[serde(default, deserialize_with = "present")]
     #[schemars(transform = no_default)]
     equals: Option<Value>,
-    /// js value differs from this.
+    /// js differs.
     #[serde(default, deserialize_with = "present")]
     #[schemars(transform = no_default)]
     not_equals: Option<Value>,
-    /// js string/array contains this.
+    /// js contains.
     #[serde(default, deserialize_with = "present")]
     #[schemars(transform = no_default)]
     contains: Option<Value>,
-    /// js number at least this.
+    /// js ≥.
     min: Option<f64>,
-    /// js number at most this.
+    /// js ≤.
     max: Option<f64>,
-    /// js value truthy (true only).
+    /// js truthy (true only).
     truthy: Option<bool>,
 }
 

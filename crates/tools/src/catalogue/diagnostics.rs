@@ -12,7 +12,7 @@ use crate::journal::CommandRecord;
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub(crate) struct Params {
-    /// How many recent commands to return (1-100, default 20).
+    // Undescribed in the schema: the name says it (see SELF_EVIDENT in catalogue/mod.rs).
     #[schemars(range(min = 1, max = 100))]
     limit: Option<usize>,
 }
@@ -59,7 +59,7 @@ impl ToolSpec for Diagnostics {
         open_world: false,
         ..Annotations::reads("Diagnostics")
     };
-    const DESCRIPTION: &'static str = "The running command and recent ones of this task (method, code, stage, duration), from memory.";
+    const DESCRIPTION: &'static str = "The running and recent commands of this task.";
     const USES_TASK: bool = false;
     type Params = Params;
     type Output = Output;

@@ -12,11 +12,11 @@ use crate::error::ToolError;
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub(crate) struct Params {
-    /// true: OK / accept; false: Cancel / dismiss.
+    /// false dismisses.
     accept: bool,
-    /// For a prompt: the text to answer with.
+    // Undescribed in the schema: the name says it (see SELF_EVIDENT in catalogue/mod.rs).
     prompt_text: Option<String>,
-    /// Tab (default: current).
+    // No description: `tabId` is every tool's, said once in the MCP instructions.
     tab_id: Option<String>,
 }
 
@@ -32,8 +32,7 @@ pub(crate) struct Dialog;
 
 impl ToolSpec for Dialog {
     const NAME: &'static str = "dialog";
-    const DESCRIPTION: &'static str =
-        "Accept or dismiss the JavaScript dialog a page waits on (dialog policy ask).";
+    const DESCRIPTION: &'static str = "Accept or dismiss the JavaScript dialog a page waits on.";
     const PAGE_GUARD: PageGuard = PageGuard::Off;
     const ANNOTATIONS: Annotations = Annotations {
         title: "Answer a dialog",

@@ -21,12 +21,12 @@ const MAX_MAX_CHARS: usize = 200_000;
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub(crate) struct Params {
-    /// JavaScript: an expression (its value is returned, promises awaited), or else a function body (use return).
+    /// An expression (promises awaited) or a function body (return).
     expression: String,
-    /// Most characters of the value's JSON to return (default 20000).
+    /// Of the JSON value (default 20000).
     #[schemars(range(min = 1, max = 200000))]
     max_chars: Option<usize>,
-    /// Tab to run in (default: current).
+    // No description: `tabId` is every tool's, said once in the MCP instructions.
     tab_id: Option<String>,
 }
 
@@ -68,7 +68,7 @@ impl ToolSpec for Eval {
         idempotent: false,
         open_world: true,
     };
-    const DESCRIPTION: &'static str = "Run JavaScript in the page and return its value (disabled unless the operator enables eval).";
+    const DESCRIPTION: &'static str = "Run JavaScript in the page; returns its value.";
     type Params = Params;
     type Output = Output;
 

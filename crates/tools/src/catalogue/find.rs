@@ -12,16 +12,16 @@ use crate::untrusted::PageText;
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub(crate) struct Params {
-    /// Text in an element's name or content (case-insensitive).
+    /// In a name or content, any case.
     text: Option<String>,
-    /// Role, e.g. button, link, textbox, heading.
+    // Undescribed in the schema: the name says it (see SELF_EVIDENT in catalogue/mod.rs).
     role: Option<String>,
-    /// With role: accessible name contains this (case-insensitive).
+    /// With role: name contains, any case.
     name: Option<String>,
-    /// Most matches to return (default 20).
+    // Undescribed in the schema: the name says it (see SELF_EVIDENT in catalogue/mod.rs).
     #[schemars(range(min = 1, max = 200))]
     limit: Option<usize>,
-    /// Tab to search (default: current).
+    // No description: `tabId` is every tool's, said once in the MCP instructions.
     tab_id: Option<String>,
 }
 
@@ -50,7 +50,8 @@ impl ToolSpec for Find {
     const NAME: &'static str = "find";
     const PAGE_GUARD: PageGuard = PageGuard::Reads;
     const ANNOTATIONS: Annotations = Annotations::reads("Find on the page");
-    const DESCRIPTION: &'static str = "Search the whole page for text, a role, or role+name; each match has a ref usable with act.";
+    const DESCRIPTION: &'static str =
+        "Search the whole page by text, role or role+name; matches have refs.";
     type Params = Params;
     type Output = Output;
 

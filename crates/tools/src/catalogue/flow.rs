@@ -14,7 +14,7 @@ use crate::untrusted::PageValue;
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub(crate) struct Params {
-    /// export: this task's flow.
+    // Undescribed in the schema: the name says it (see SELF_EVIDENT in catalogue/mod.rs).
     action: FlowAction,
 }
 
@@ -43,8 +43,7 @@ impl ToolSpec for FlowTool {
         open_world: false,
         ..Annotations::reads("Export the flow")
     };
-    const DESCRIPTION: &'static str =
-        "Export this task's successful steps as a replayable flow (secrets as {{variables}}).";
+    const DESCRIPTION: &'static str = "Export this task's successful steps as a replayable flow.";
     const USES_TASK: bool = false;
     type Params = Params;
     type Output = Output;

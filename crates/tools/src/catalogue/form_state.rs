@@ -16,9 +16,9 @@ use crate::untrusted::PageText;
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub(crate) struct Params {
-    /// CSS selector of the form or container to read (default: the whole page).
+    /// CSS of a form or container.
     scope: Option<String>,
-    /// Tab to read (default: current).
+    // No description: `tabId` is every tool's, said once in the MCP instructions.
     tab_id: Option<String>,
 }
 
@@ -108,7 +108,8 @@ impl ToolSpec for FormState {
     const NAME: &'static str = "form_state";
     const PAGE_GUARD: PageGuard = PageGuard::Reads;
     const ANNOTATIONS: Annotations = Annotations::reads("Read form fields");
-    const DESCRIPTION: &'static str = "Every form control in scope: DOM and displayed value, selected options, checked, validity, combobox popups. Passwords masked.";
+    const DESCRIPTION: &'static str =
+        "Form controls: values, selection, checked, validity; passwords masked.";
     type Params = Params;
     type Output = Output;
 

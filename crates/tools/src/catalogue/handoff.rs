@@ -16,12 +16,12 @@ use crate::untrusted::{PageText, PageValue};
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub(crate) struct Params {
-    /// start (default; needs reason), status or wait.
+    // Undescribed in the schema: the name says it (see SELF_EVIDENT in catalogue/mod.rs).
     #[serde(default)]
     action: Action,
-    /// start: what the person should do, shown to them.
+    /// start: what the person should do.
     reason: Option<String>,
-    /// wait: most ms to wait for the person (default: the command's deadline).
+    /// wait: max ms.
     timeout_ms: Option<u64>,
 }
 
@@ -66,7 +66,7 @@ impl ToolSpec for Handoff {
         idempotent: true,
         open_world: true,
     };
-    const DESCRIPTION: &'static str = "Hand the task to a person (login, CAPTCHA, a choice): {reason} gives a live-view URL and locks the task; wait returns their page when they press Done.";
+    const DESCRIPTION: &'static str = "Let a person take over (login, CAPTCHA): start gives a live-view URL; wait ends when they are done.";
     // It must not hold the task: the person's live view uses it meanwhile.
     const USES_TASK: bool = false;
     type Params = Params;

@@ -11,24 +11,24 @@ use crate::error::{Code, ToolError};
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub(crate) struct Params {
-    /// URL to open (http, https or about:blank).
+    /// http(s) or about:blank.
     url: Option<String>,
-    /// Go back one history entry.
+    // Undescribed in the schema: the name says it (see SELF_EVIDENT in catalogue/mod.rs).
     #[serde(default)]
     back: bool,
-    /// Go forward one history entry.
+    // Undescribed in the schema: the name says it (see SELF_EVIDENT in catalogue/mod.rs).
     #[serde(default)]
     forward: bool,
-    /// Reload the page.
+    // Undescribed in the schema: the name says it (see SELF_EVIDENT in catalogue/mod.rs).
     #[serde(default)]
     reload: bool,
-    /// With reload: bypass the cache.
+    // Undescribed in the schema: the name says it (see SELF_EVIDENT in catalogue/mod.rs).
     #[serde(default)]
     ignore_cache: bool,
-    /// Open the URL in a new tab, which becomes current.
+    // Undescribed in the schema: the name says it (see SELF_EVIDENT in catalogue/mod.rs).
     #[serde(default)]
     new_tab: bool,
-    /// Tab to use (default: current).
+    // No description: `tabId` is every tool's, said once in the MCP instructions.
     tab_id: Option<String>,
 }
 
@@ -83,7 +83,7 @@ impl Params {
 
 impl ToolSpec for Navigate {
     const NAME: &'static str = "navigate";
-    const DESCRIPTION: &'static str = "Open a URL in the current tab (or a new one), or go back/forward/reload. Waits for the load event.";
+    const DESCRIPTION: &'static str = "Open a URL, or go back/forward/reload; waits for the load.";
     const PAGE_GUARD: PageGuard = PageGuard::Own;
     const ANNOTATIONS: Annotations = Annotations {
         title: "Navigate",

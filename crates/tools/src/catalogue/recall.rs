@@ -19,15 +19,17 @@ const MAX_LISTED: usize = 100;
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub(crate) struct Params {
-    /// bundles: list observations, newest first (the default).
+    /// The one mode, and the default: the list, newest first (not in the schema: a
+    /// choice of one says nothing).
+    #[schemars(skip)]
     mode: Option<RecallMode>,
-    /// An observation's id (snapshot or command id): its text, by characters.
+    /// Read one (snapshot or command id).
     observation_id: Option<String>,
-    /// Words to search for (all must appear).
+    /// Search: all words.
     query: Option<String>,
-    /// Characters (of a text) or observations (of a list) to skip.
+    /// Chars or items to skip.
     offset: Option<usize>,
-    /// Characters (1-12000, default 4000) or observations (1-100, default 20).
+    /// Chars (default 4000) or items (default 20).
     #[schemars(range(min = 1, max = 12000))]
     limit: Option<usize>,
 }
@@ -113,7 +115,8 @@ impl ToolSpec for Recall {
         open_world: false,
         ..Annotations::reads("Recall observations")
     };
-    const DESCRIPTION: &'static str = "This task's earlier observations: list them (bundles), read one by characters (observationId), or search them (query).";
+    const DESCRIPTION: &'static str =
+        "This task's earlier observations: list, read one, or search.";
     const USES_TASK: bool = false;
     type Params = Params;
     type Output = Output;

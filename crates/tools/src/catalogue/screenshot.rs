@@ -16,26 +16,26 @@ use crate::error::ToolError;
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub(crate) struct Params {
-    /// Set this viewport preset first (as browser_viewport does).
+    /// Set first, as browser_viewport.
     preset: Option<PresetName>,
-    /// With preset custom: width in CSS pixels.
+    /// custom: CSS px.
     width: Option<u32>,
-    /// With preset custom: height in CSS pixels.
+    /// custom: CSS px.
     height: Option<u32>,
-    /// Capture only the element this CSS selector matches (exactly one).
+    // Undescribed in the schema: the name says it (see SELF_EVIDENT in catalogue/mod.rs).
     selector: Option<String>,
-    /// Capture only the element with this ref (from snapshot or find).
+    // Undescribed in the schema: the name says it (see SELF_EVIDENT in catalogue/mod.rs).
     r#ref: Option<String>,
-    /// png (default), jpeg or webp.
+    // Undescribed in the schema: the name says it (see SELF_EVIDENT in catalogue/mod.rs).
     #[serde(default)]
     format: Format,
-    /// jpeg/webp quality, 0–100.
+    // Undescribed in the schema: the name says it (see SELF_EVIDENT in catalogue/mod.rs).
     #[schemars(range(max = 100))]
     quality: Option<u8>,
-    /// No side of the image exceeds this many pixels (default 1568).
+    /// Max side px (default 1568).
     #[schemars(range(min = 64, max = 7680))]
     max_width: Option<u32>,
-    /// Tab (default: current); a background tab stays in the background.
+    // No description: `tabId` is every tool's, said once in the MCP instructions.
     tab_id: Option<String>,
 }
 
@@ -78,7 +78,7 @@ impl ToolSpec for Screenshot {
     const NAME: &'static str = "screenshot";
     const PAGE_GUARD: PageGuard = PageGuard::Reads;
     const ANNOTATIONS: Annotations = Annotations::reads("Screenshot");
-    const DESCRIPTION: &'static str = "Capture the visible viewport (or one element by ref or selector) as an image; refused on error pages. preset sets the viewport first.";
+    const DESCRIPTION: &'static str = "Capture the viewport, or one element, as an image.";
     type Params = Params;
     type Output = Output;
 

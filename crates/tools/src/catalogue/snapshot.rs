@@ -17,21 +17,21 @@ const MAX_MAX_TOKENS: usize = *crate::defaults::SNAPSHOT_MAX_TOKENS.end();
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub(crate) struct Params {
-    /// elements (default: tree with refs), text, markdown, html, or data (JSON-LD, microdata, meta).
+    /// data: JSON-LD, microdata, meta.
     #[serde(default)]
     mode: Mode,
-    /// elements: token budget (default 4096), filled viewport first.
+    /// elements: budget (default 4096).
     #[schemars(range(min = 100, max = 200000))]
     max_tokens: Option<usize>,
-    /// text/markdown/html: character budget (default 20000).
+    /// text/markdown/html: budget (default 20000).
     #[schemars(range(min = 1, max = 2000000))]
     max_chars: Option<usize>,
-    /// elements: only the lines changed since this tab's previous snapshot.
+    /// elements: only lines changed since the last.
     #[serde(default)]
     diff: bool,
-    /// Most ms to wait for a page mid-transition to stop changing (default 1000, 0 skips).
+    /// Max ms to settle first (default 1000).
     settle_ms: Option<u64>,
-    /// Tab to read (default: current).
+    // No description: `tabId` is every tool's, said once in the MCP instructions.
     tab_id: Option<String>,
 }
 
@@ -295,7 +295,7 @@ impl ToolSpec for Snapshot {
     const NAME: &'static str = "snapshot";
     const PAGE_GUARD: PageGuard = PageGuard::Reads;
     const ANNOTATIONS: Annotations = Annotations::reads("Read the page");
-    const DESCRIPTION: &'static str = "Read the page: elements (default; tree with [refs] for acting, viewport first), text, markdown, html or data (structured).";
+    const DESCRIPTION: &'static str = "Read the page as elements (a tree with [refs], viewport first), text, markdown, html or data.";
     type Params = Params;
     type Output = Output;
 

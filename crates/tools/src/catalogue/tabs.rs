@@ -11,18 +11,18 @@ use crate::untrusted::PageText;
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub(crate) struct Params {
-    /// list (default), new, select, close, or wait_new (for a late popup).
+    /// Default list; wait_new: a late popup.
     #[serde(default)]
     action: Action,
-    /// select/close: the tab (tab1, tab:tab1 or [tab:tab1]); close defaults to current.
+    // Undescribed in the schema: the name says it (see SELF_EVIDENT in catalogue/mod.rs).
     tab_id: Option<String>,
-    /// close: several tabs at once; all are checked before any is closed.
+    // Undescribed in the schema: the name says it (see SELF_EVIDENT in catalogue/mod.rs).
     tab_ids: Option<Vec<String>>,
-    /// new: URL to open in the new tab.
+    /// new: URL to open.
     url: Option<String>,
-    /// wait_new: the tab count before the popup was expected.
+    /// wait_new: tab count before.
     baseline: Option<usize>,
-    /// wait_new: how long to wait (default 5000).
+    /// wait_new: default 5000.
     #[schemars(range(min = 1, max = 120000))]
     timeout_ms: Option<u64>,
 }
@@ -87,8 +87,7 @@ pub(crate) struct Tabs;
 
 impl ToolSpec for Tabs {
     const NAME: &'static str = "tabs";
-    const DESCRIPTION: &'static str =
-        "List the task's tabs with their load state, or open (new), select, or close tabs.";
+    const DESCRIPTION: &'static str = "List, open, select or close tabs.";
     const PAGE_GUARD: PageGuard = PageGuard::Own;
     const ANNOTATIONS: Annotations = Annotations {
         title: "Tabs",

@@ -12,13 +12,13 @@ use crate::error::ToolError;
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub(crate) struct Params {
-    /// auto (browser default), phone 390×844 (touch), tablet 834×1112 (touch), desktop 1280×800, or custom.
+    /// phone and tablet are touch; the result says the size.
     preset: PresetName,
-    /// custom only: width in CSS pixels, 240–3840.
+    /// custom: CSS px.
     width: Option<u32>,
-    /// custom only: height in CSS pixels, 320–2160.
+    /// custom: CSS px.
     height: Option<u32>,
-    /// Tab (default: current).
+    // No description: `tabId` is every tool's, said once in the MCP instructions.
     tab_id: Option<String>,
 }
 
@@ -94,7 +94,7 @@ impl ToolSpec for Viewport {
         idempotent: true,
         open_world: false,
     };
-    const DESCRIPTION: &'static str = "Set the tab's viewport preset; reports the size the page lays out at and whether it matches (confirmed).";
+    const DESCRIPTION: &'static str = "Set the viewport; says the size the page lays out at.";
     type Params = Params;
     type Output = Output;
 

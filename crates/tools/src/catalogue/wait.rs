@@ -30,12 +30,13 @@ pub(crate) struct Params {
     /// Exactly one condition.
     #[serde(flatten)]
     condition: ConditionParams,
-    /// Timeout in ms (default 5000).
+    /// Default 5000.
     #[schemars(range(min = 1, max = 900000))]
     timeout_ms: Option<u64>,
-    /// Timeout in seconds (must agree with timeoutMs).
+    /// Or in seconds (not listed: one spelling in the schema is enough for a model).
+    #[schemars(skip)]
     timeout_seconds: Option<f64>,
-    /// Tab to watch (default: current).
+    // No description: `tabId` is every tool's, said once in the MCP instructions.
     tab_id: Option<String>,
     /// Keys no field took: refused.
     #[serde(flatten)]
@@ -71,7 +72,7 @@ impl ToolSpec for Wait {
     const NAME: &'static str = "wait";
     const PAGE_GUARD: PageGuard = PageGuard::Reads;
     const ANNOTATIONS: Annotations = Annotations::reads("Wait for a condition");
-    const DESCRIPTION: &'static str = "Wait until an element is visible/attached/hidden, text appears, the URL matches, or a js condition holds. Fails naming the condition and time.";
+    const DESCRIPTION: &'static str = "Wait for one condition (js with one matcher).";
     type Params = Params;
     type Output = Output;
 
