@@ -386,12 +386,15 @@ impl Builder<'_> {
         } else {
             (display_role(&node.role).to_string(), normalise(&node.name))
         };
-        // An item whose only content is a short text carries it as its name.
+        // An item whose only content is a short text carries it as its name — unless
+        // that text is the field's own value: a value is no name, and an unlabelled
+        // field that took one as its name would change its ref as the user types.
         let mut child_blocks = child_blocks;
         if raw_name.is_empty()
             && child_blocks.len() == 1
             && let Some(text) = only_text(&child_blocks)
             && !text.is_empty()
+            && node.value.as_deref().map(str::trim) != Some(text.trim())
             && text.chars().count() <= MAX_NAME
         {
             raw_name = text;

@@ -318,6 +318,27 @@ fn a_text_field_shows_its_value_once() {
 }
 
 #[test]
+fn an_unlabelled_field_keeps_its_ref_when_a_value_is_typed() {
+    let field = |typed: Option<&str>| {
+        let children = typed.map_or_else(Vec::new, |value| vec![text(value)]);
+        let page = el("RootWebArea", "", vec![el("textbox", "", children)]);
+        let mut obs = observation(page);
+        obs.nodes[1].value = typed.map(Into::into);
+        obs
+    };
+    let empty = render(&field(None));
+    let typed = render(&field(Some("Truman")));
+    let ref_of = |text: &str| {
+        text.split('[')
+            .nth(1)
+            .map(|rest| rest.split(']').next().map(str::to_string))
+    };
+    assert_eq!(ref_of(&empty), ref_of(&typed), "{empty}\n{typed}");
+    assert!(typed.contains("value=\"Truman\""), "{typed}");
+    assert!(!typed.contains("textbox \"Truman\""), "{typed}");
+}
+
+#[test]
 fn values_and_states_follow_the_name_and_passwords_are_masked() {
     let page = el(
         "RootWebArea",
