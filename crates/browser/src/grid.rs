@@ -14,6 +14,7 @@ use cdp::Deadline;
 use serde_json::{Value, json};
 
 use crate::Error;
+use crate::launch::QUIET_ARGS;
 
 /// How tasks get browsers from a Selenium Grid 4.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -36,28 +37,10 @@ impl GridOptions {
     }
 }
 
-/// The switches a grid session gets: those of a local launch that keep a closed network
-/// quiet and pages behaving the same in background tabs (chromedriver sets the debugging
-/// port, the profile and its own defaults). `--no-sandbox` because grid nodes commonly run
-/// Chromium as root in containers.
-const SESSION_ARGS: &[&str] = &[
-    "--no-sandbox",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-breakpad",
-    "--disable-crash-reporter",
-    "--disable-dev-shm-usage",
-    "--disable-back-forward-cache",
-    "--disable-background-timer-throttling",
-    "--disable-backgrounding-occluded-windows",
-    "--disable-renderer-backgrounding",
-    "--mute-audio",
-    "--window-size=1280,800",
-    "--explicitly-allowed-ports=1",
-];
+/// The switches a grid session gets beside [`QUIET_ARGS`] (chromedriver sets the
+/// debugging port, the profile and its own defaults): `--no-sandbox`, because grid nodes
+/// commonly run Chromium as root in containers.
+const SESSION_ARGS: &[&str] = &["--no-sandbox"];
 
 /// How long an HTTP call to the grid may take beyond a command's deadline: a queued
 /// request is followed to its end, so a session created late is deleted.
@@ -172,7 +155,12 @@ fn capabilities(options: &GridOptions) -> Value {
     if options.headless {
         args.push("--headless=new".into());
     }
-    args.extend(SESSION_ARGS.iter().map(|arg| arg.to_string()));
+    args.extend(
+        SESSION_ARGS
+            .iter()
+            .chain(QUIET_ARGS)
+            .map(|arg| arg.to_string()),
+    );
     args.extend(options.args.iter().cloned());
     json!({
         "capabilities": {

@@ -74,20 +74,29 @@ fn is_executable(path: &Path) -> bool {
         .unwrap_or(false)
 }
 
-/// Switches every launch gets. The network ones keep a closed network quiet (no
-/// component updates, sync or background requests); the others make pages behave the
-/// same in background tabs and across runs.
+/// Switches every launch gets, beside [`QUIET_ARGS`]: the pipe, no first window, and no
+/// extensions, keychain or metrics of a desktop profile.
 const BASE_ARGS: &[&str] = &[
     "--remote-debugging-pipe",
-    "--no-first-run",
     "--no-default-browser-check",
     "--no-startup-window",
+    "--disable-default-apps",
+    "--disable-extensions",
+    "--disable-features=Translate,MediaRouter,OptimizationHints,DialMediaRouteProvider",
+    "--password-store=basic",
+    "--use-mock-keychain",
+    "--metrics-recording-only",
+];
+
+/// Switches every Chromium candor drives gets, launched here or on a grid. The network
+/// ones keep a closed network quiet (no component updates, sync or background requests);
+/// the others make pages behave the same in background tabs and across runs.
+pub(crate) const QUIET_ARGS: &[&str] = &[
+    "--no-first-run",
     "--disable-background-networking",
     "--disable-component-update",
     "--disable-sync",
     "--disable-quic",
-    "--disable-default-apps",
-    "--disable-extensions",
     "--disable-breakpad",
     "--disable-crash-reporter",
     "--disable-dev-shm-usage",
@@ -95,11 +104,7 @@ const BASE_ARGS: &[&str] = &[
     "--disable-background-timer-throttling",
     "--disable-backgrounding-occluded-windows",
     "--disable-renderer-backgrounding",
-    "--disable-features=Translate,MediaRouter,OptimizationHints,DialMediaRouteProvider",
-    "--password-store=basic",
-    "--use-mock-keychain",
     "--mute-audio",
-    "--metrics-recording-only",
     "--window-size=1280,800",
     // Port 1 (tcpmux) is where nothing listens: the conventional target for "connection
     // refused". Chromium bans it as unsafe, which would hide the refusal behind
@@ -154,7 +159,7 @@ impl ChromiumProcess {
         let (from_browser, browser_writes) = pipe().map_err(|e| launch_error(e.to_string()))?;
 
         let mut command = Command::new(&executable);
-        command.args(BASE_ARGS);
+        command.args(BASE_ARGS).args(QUIET_ARGS);
         if options.headless {
             command.args(["--headless", "--hide-scrollbars"]);
         }
