@@ -312,7 +312,21 @@ impl Config {
         }
         config.apply_env(|name| std::env::var(name).ok())?;
         config.apply_flags(flags)?;
+        config.check_placement()?;
         Ok(config)
+    }
+
+    /// A grid and a pool of CDP endpoints both say where tasks run: given both, neither
+    /// is silently preferred.
+    fn check_placement(&self) -> anyhow::Result<()> {
+        if self.grid.is_some() && !self.cdp_endpoints.is_empty() {
+            anyhow::bail!(
+                "grid ({}) and cdpEndpoints ({}) both say where tasks run; set one of them",
+                self.sources.grid,
+                self.sources.cdp_endpoints
+            );
+        }
+        Ok(())
     }
 
     /// The keys of a file's text, over what is set.

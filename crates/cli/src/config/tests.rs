@@ -416,6 +416,26 @@ fn a_switch_stands_alone_and_headed_is_headless_false() {
 }
 
 #[test]
+fn a_grid_and_a_pool_together_are_refused_naming_both_sources() {
+    let mut config = from_file("grid = \"http://127.0.0.1:4444\"").unwrap();
+    config
+        .apply_env(|var| (var == "CANDOR_CDP_ENDPOINTS").then(|| "http://127.0.0.1:9222".into()))
+        .unwrap();
+    let refused = config.check_placement().unwrap_err().to_string();
+    assert!(refused.contains("grid (file "), "{refused}");
+    assert!(
+        refused.contains("cdpEndpoints (env CANDOR_CDP_ENDPOINTS)"),
+        "{refused}"
+    );
+    assert!(
+        from_file("grid = \"http://127.0.0.1:4444\"")
+            .unwrap()
+            .check_placement()
+            .is_ok()
+    );
+}
+
+#[test]
 fn an_empty_variable_is_unset() {
     let config = from_env("CANDOR_ENABLE_EVAL", " ").unwrap();
     assert_eq!(config.sources.enable_eval, Source::Default);
