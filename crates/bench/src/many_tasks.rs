@@ -17,7 +17,7 @@ use anyhow::Context;
 use serde_json::{Value, json};
 use static_site::{Files, StaticSite};
 
-use crate::warm_daemon::{beside_this_executable, resident_kb, wait_for_daemon};
+use crate::warm_daemon::{candor_executable, resident_kb, wait_for_daemon};
 
 /// How many tasks run at once, level by level, unless `--tasks` says.
 pub const LEVELS: [usize; 4] = [1, 5, 10, 20];
@@ -40,17 +40,8 @@ pub async fn run(
     browser_args: &crate::BrowserArgs,
     levels: Vec<usize>,
 ) -> anyhow::Result<()> {
-    let executable = match candor.or_else(beside_this_executable) {
-        Some(path) if path.is_file() => path,
-        missing => {
-            let note = format!(
-                "no candor executable at {}: `cargo build --release -p cli` builds it (or pass --candor PATH)",
-                missing.map_or_else(|| "(unknown)".into(), |p| p.display().to_string())
-            );
-            anyhow::ensure!(!required, "{note}");
-            println!("({note}; the many-tasks figures were skipped)");
-            return Ok(());
-        }
+    let Some(executable) = candor_executable(candor, required, "many-tasks")? else {
+        return Ok(());
     };
     let fixtures = StaticSite::start(Files::Dir(crate::fixtures_dir()))
         .context("cannot serve the fixtures")?;

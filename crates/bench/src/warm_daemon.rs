@@ -27,17 +27,8 @@ pub async fn run(
     site: &StaticSite,
     runs: usize,
 ) -> anyhow::Result<()> {
-    let executable = match candor.or_else(beside_this_executable) {
-        Some(path) if path.is_file() => path,
-        missing => {
-            let note = format!(
-                "no candor executable at {}: `cargo build --release -p cli` builds it (or pass --candor PATH)",
-                missing.map_or_else(|| "(unknown)".into(), |p| p.display().to_string())
-            );
-            anyhow::ensure!(!required, "{note}");
-            println!("({note}; the daemon figures were skipped)");
-            return Ok(());
-        }
+    let Some(executable) = candor_executable(candor, required, "daemon")? else {
+        return Ok(());
     };
     let page = site.url("about.html");
     let runs = runs.max(MIN_RUNS);
@@ -47,7 +38,29 @@ pub async fn run(
 }
 
 /// `candor` in the folder of this executable (`target/release/` under `cargo run --release`).
-pub(crate) fn beside_this_executable() -> Option<PathBuf> {
+/// The `candor` executable the daemon figures run: `candor`, else the one beside this
+/// executable. Without one, `None` after a note that the `figures` were skipped, or an
+/// error when they were asked for alone (`required`).
+pub(crate) fn candor_executable(
+    candor: Option<PathBuf>,
+    required: bool,
+    figures: &str,
+) -> anyhow::Result<Option<PathBuf>> {
+    match candor.or_else(beside_this_executable) {
+        Some(path) if path.is_file() => Ok(Some(path)),
+        missing => {
+            let note = format!(
+                "no candor executable at {}: `cargo build --release -p cli` builds it (or pass --candor PATH)",
+                missing.map_or_else(|| "(unknown)".into(), |p| p.display().to_string())
+            );
+            anyhow::ensure!(!required, "{note}");
+            println!("({note}; the {figures} figures were skipped)");
+            Ok(None)
+        }
+    }
+}
+
+fn beside_this_executable() -> Option<PathBuf> {
     let this = std::env::current_exe().ok()?;
     Some(this.parent()?.join("candor"))
 }
