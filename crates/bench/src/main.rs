@@ -61,7 +61,8 @@ struct BrowserArgs {
     /// Show the browser window (needs a display).
     #[arg(long)]
     headed: bool,
-    /// Write every CDP message of the run to this JSONL file (redacted).
+    /// Write every CDP message of the run as JSONL (redacted), one file per engine:
+    /// `FILE` with the engine's task id before its extension (`cdp.bench-acting.jsonl`).
     #[arg(long, value_name = "FILE")]
     record_cdp: Option<PathBuf>,
     /// The deadline of one command, in milliseconds (default 30000).
@@ -91,7 +92,11 @@ impl BrowserArgs {
         EngineOptions {
             browser: BrowserOptions {
                 endpoint,
-                record_cdp: self.record_cdp.clone(),
+                // One file per engine, so a figure that opens several keeps each.
+                record_cdp: self
+                    .record_cdp
+                    .as_ref()
+                    .map(|path| path.with_extension(format!("{task_id}.jsonl"))),
             },
             task_id: task_id.to_string(),
             command_timeout: self

@@ -6,8 +6,9 @@
 // for its accessibility node; `all` holds every element (`regionFacts` describes them),
 // `above` and `below` the links, buttons and fields left out on each side. Null (read the
 // page whole, which then costs less) for a page with fewer than `least` elements, or one
-// whose region holds most of it.
-function regionElements(least, above, below) {
+// whose region holds most of it. `askAll` (tests only) lists every element for Chromium
+// to describe, so a test can hold the page-side answers below to Chromium's.
+function regionElements(least, above, below, askAll) {
   const total = document.getElementsByTagName("*").length;
   if (total < least) return null;
   const top = window.scrollY - above * window.innerHeight;
@@ -63,9 +64,11 @@ function regionElements(least, above, below) {
   const all = order.filter((element) => chosen.has(element));
   if (all.length * 2 > order.length) return null;
   // Plain wrappers: an HTML element of these tags with no attribute but these, no pointer
-  // cursor and no clipping or scrolling is a role-less wrapper to Chromium too (generic,
-  // or a text role the outline folds alike), named by nothing: asking for it would cost a
-  // call and say nothing more.
+  // cursor of its own (one inherited from its parent says nothing of it) and no scrolling
+  // is a role-less wrapper to Chromium too (generic, or a text role the outline folds
+  // alike), named by nothing: asking for it would cost a call and say nothing more. A box
+  // that clips without overflowing does not scroll; one that does may be focusable.
+  const html = "http://www.w3.org/1999/xhtml";
   const plainTags = new Set([
     "div", "span", "p", "code", "pre", "strong", "b", "em", "i", "small", "sup", "sub",
     "mark", "u", "kbd", "var", "samp", "wbr", "br", "section", "font", "center", "tt", "big",
@@ -73,23 +76,61 @@ function regionElements(least, above, below) {
   const plainAttribute = (name) =>
     name === "class" || name === "id" || name === "style" || name === "lang" || name === "dir" ||
     name === "translate" || name.startsWith("data-");
-  const plain = (element) => {
-    if (!plainTags.has(element.localName) || element.namespaceURI !== "http://www.w3.org/1999/xhtml") {
-      return false;
-    }
+  const plainAttributes = (element) => {
+    if (element.namespaceURI !== html || element.shadowRoot) return false;
     for (const attribute of element.attributes) {
       if (!plainAttribute(attribute.name)) return false;
     }
-    if (element.shadowRoot) return false;
+    return true;
+  };
+  const scrolls = (element, style) =>
+    style.overflowX === "scroll" || style.overflowY === "scroll" ||
+    (style.overflowX !== "visible" || style.overflowY !== "visible") &&
+      (element.scrollWidth > element.clientWidth || element.scrollHeight > element.clientHeight);
+  const plain = (element) => {
+    if (!plainTags.has(element.localName) || !plainAttributes(element)) return false;
     const style = getComputedStyle(element);
-    return style.cursor !== "pointer" && style.overflowX === "visible" && style.overflowY === "visible";
+    if (style.cursor === "pointer") {
+      const parent = element.parentElement;
+      if (!parent || getComputedStyle(parent).cursor !== "pointer") return false;
+    }
+    return !scrolls(element, style);
+  };
+  // Lists: a `ul` or `ol`, and an `li` whose parent is one, each with plain attributes and
+  // no ancestor that sets a role (which could make them presentational or count as a
+  // list), are what Chromium calls them — a list, and a list item whose level is the
+  // number of lists around it — and are named by nothing.
+  const listTags = new Set(["ul", "ol"]);
+  const listRole = (element) => {
+    const tag = element.localName;
+    if (tag !== "li" && !listTags.has(tag)) return null;
+    if (!plainAttributes(element) || scrolls(element, getComputedStyle(element))) return null;
+    if (tag === "li" && !(element.parentElement && listTags.has(element.parentElement.localName))) {
+      return null;
+    }
+    let lists = 0;
+    for (let at = element.parentElement; at; at = at.parentElement) {
+      if (at.hasAttribute("role") || at.localName === "menu" || at.localName === "dir") return null;
+      if (listTags.has(at.localName)) lists += 1;
+    }
+    if (element.getRootNode() !== document) return null;
+    return tag === "li" ? ["listitem", lists] : ["list", 0];
   };
   const result = [];
   result.length = all.length;
+  const known = [];
+  known.length = all.length;
   all.forEach((element, i) => {
-    if (!plain(element)) result[i] = element;
+    if (askAll) {
+      result[i] = element;
+      return;
+    }
+    const list = listRole(element);
+    if (list) known[i] = list;
+    else if (!plain(element)) result[i] = element;
   });
   result.all = all;
+  result.known = known;
   result.above = left[0];
   result.below = left[1];
   return result;

@@ -2,14 +2,16 @@
 // elements (`all`), in the same order — its nearest listed ancestor, its box in document
 // coordinates, its content in order (["t", text, x, y, width, height] for text, ["e", i]
 // for listed elements; a shadow root's content first; no text of an element drawn
-// invisible), and what tells a click target, a clipper or an invisible element.
+// invisible), what tells a click target, a clipper or an invisible element, and the role
+// (`[role, level]`) `regionElements` knew without asking Chromium, if it did.
 function regionFacts() {
   const elements = this.all;
+  const known = this.known;
   const index = new Map(elements.map((element, i) => [element, i]));
   const sx = window.scrollX;
   const sy = window.scrollY;
   const range = document.createRange();
-  return elements.map((element) => {
+  return elements.map((element, i) => {
     let parent = element.parentElement || (element.parentNode && element.parentNode.host) || null;
     while (parent && !index.has(parent)) {
       parent = parent.parentElement || (parent.parentNode && parent.parentNode.host) || null;
@@ -42,6 +44,7 @@ function regionFacts() {
       pointer: style.cursor === "pointer",
       clips: style.overflowX !== "visible" || style.overflowY !== "visible",
       hidden,
+      known: known[i] || null,
       content,
     };
   });

@@ -88,7 +88,7 @@ const INTERACTIVE: &[&str] = &[
 ];
 
 /// Wrapper roles: no line of their own unless they carry a ref; children move up.
-const FOLDED: &[&str] = &[
+pub(super) const FOLDED: &[&str] = &[
     "generic",
     "none",
     "presentation",

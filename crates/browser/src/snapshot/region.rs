@@ -41,6 +41,20 @@ impl crate::Tab {
         max_tokens: usize,
         deadline: Deadline,
     ) -> Result<Option<Observation>, Error> {
+        Ok(self
+            .observe_region_asking(max_tokens, Asking::Needed, deadline)
+            .await?
+            .map(|(observation, _)| observation))
+    }
+
+    /// [`Self::observe_region`], asking Chromium about the elements `asking` says; with
+    /// how many it asked about.
+    pub(super) async fn observe_region_asking(
+        &self,
+        max_tokens: usize,
+        asking: Asking,
+        deadline: Deadline,
+    ) -> Result<Option<(Observation, usize)>, Error> {
         use crate::script::{self, This};
         use cdp::protocol::{page, runtime};
         self.check_usable()?;
@@ -55,6 +69,7 @@ impl crate::Tab {
         let arguments = [LARGE_PAGE_ELEMENTS as f64, above, below]
             .iter()
             .map(|v| serde_json::json!(v))
+            .chain([serde_json::json!(asking == Asking::Every)])
             .collect();
         let (metrics, found) = tokio::try_join!(
             async { Ok::<_, Error>(session.call(&page::GetLayoutMetrics {}, deadline).await?) },
@@ -112,7 +127,7 @@ impl crate::Tab {
             nodes = observation.nodes.len(),
             "region read"
         );
-        Ok(Some(observation))
+        Ok(Some((observation, asked)))
     }
 
     /// The facts, how many elements Chromium was asked about, counts left out, and the
@@ -199,6 +214,20 @@ impl crate::Tab {
     }
 }
 
+#[cfg(test)]
+#[path = "region_tests.rs"]
+mod tests;
+
+/// Which elements of a region read Chromium is asked about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Asking {
+    /// Those whose role, name and states the page cannot tell for certain.
+    Needed,
+    /// Every one: what a test holds the page-side answers to.
+    #[cfg_attr(not(test), allow(dead_code))]
+    Every,
+}
+
 /// What Chromium said of one element of a region read.
 #[derive(Debug)]
 enum Ax {
@@ -224,6 +253,9 @@ pub(crate) struct RegionFact {
     clips: bool,
     /// Drawn invisible (`visibility: hidden`); its text is left out.
     hidden: bool,
+    /// The role (and level) the page-side pass knew without asking Chromium: a list or a
+    /// list item (`js/region_elements.js` says when).
+    known: Option<(String, u64)>,
     content: Vec<Content>,
 }
 
@@ -287,9 +319,20 @@ fn build(
                 role: "ignored".into(),
                 ..Node::default()
             },
-            Some(Ax::Plain) | None => Node {
-                role: "generic".into(),
-                ..Node::default()
+            Some(Ax::Plain) | None => match &fact.known {
+                Some((role, level)) => Node {
+                    role: role.clone(),
+                    states: if *level > 0 {
+                        vec![("level", level.to_string())]
+                    } else {
+                        Vec::new()
+                    },
+                    ..Node::default()
+                },
+                None => Node {
+                    role: "generic".into(),
+                    ..Node::default()
+                },
             },
             Some(Ax::Asked(None)) => Node {
                 role: "none".into(),
