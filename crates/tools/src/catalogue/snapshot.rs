@@ -367,19 +367,15 @@ impl ToolSpec for Snapshot {
         };
         ctx.stage("read");
         // The reminder that the archive holds what this tab showed before (not on a diff,
-        // which is only the change).
+        // which is only the change), when it tells something (`Archive::reminder`).
         let earlier = ctx
             .archive()
-            .map_or(0, |archive| archive.count_of_tab(&tab_id.to_string()));
-        let reminder = if params.mode == Mode::Elements && !params.diff && earlier > 0 {
-            let noun = if earlier == 1 {
-                "observation"
-            } else {
-                "observations"
-            };
-            format!("# earlier: {earlier} {noun} — browser_recall\n")
-        } else {
-            String::new()
+            .filter(|_| params.mode == Mode::Elements && !params.diff)
+            .and_then(|archive| archive.reminder(&tab_id.to_string(), &tab.state().url));
+        let reminder = match earlier {
+            Some(1) => "# earlier: 1 observation — browser_recall\n".to_string(),
+            Some(earlier) => format!("# earlier: {earlier} observations — browser_recall\n"),
+            None => String::new(),
         };
         let result = match params.mode {
             Mode::Text | Mode::Html => {
