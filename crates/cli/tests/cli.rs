@@ -188,7 +188,7 @@ fn the_first_call_starts_the_daemon_and_says_so_and_state_lives_between_calls() 
     assert!(!read.stdout.contains("page.title"), "{read:?}");
     assert!(
         read.stdout
-            .contains("<untrusted>\n⟨1⟩ text:\nThis is the second page."),
+            .contains("<page>\ntext:\nThis is the second page."),
         "{read:?}"
     );
 
