@@ -145,9 +145,10 @@ pub fn render_json(method: &str, envelope: &Value) -> String {
     if !fenced.is_empty() {
         out.push_str(FENCE_OPEN);
         out.push('\n');
-        // One item that is a whole field of the data is named by its label alone: no
-        // mark points at it.
-        let numbered = fenced.len() > 1 || whole_fields.is_empty();
+        // One item that is a whole field of the data is the answer's page content: it
+        // goes alone, without a mark (none points at it) or a label (the field is in
+        // `structuredContent`).
+        let alone = fenced.len() == 1 && !whole_fields.is_empty();
         for (n, (label, value)) in fenced.iter().enumerate() {
             let text = match value {
                 Value::String(text) => text.clone(),
@@ -158,10 +159,11 @@ pub fn render_json(method: &str, envelope: &Value) -> String {
             let block = text.contains('\n') || text.chars().count() > 80;
             let gap = if block { "\n" } else { " " };
             let text = text.strip_suffix('\n').unwrap_or(&text);
-            if numbered {
-                out.push_str(&format!("⟨{}⟩ ", n + 1));
+            if alone {
+                out.push_str(&format!("{}\n", fence_safe(text)));
+            } else {
+                out.push_str(&format!("⟨{}⟩ {label}:{gap}{}\n", n + 1, fence_safe(text)));
             }
-            out.push_str(&format!("{label}:{gap}{}\n", fence_safe(text)));
         }
         out.push_str(FENCE_CLOSE);
         out.push('\n');
@@ -268,7 +270,7 @@ mod tests {
     }
 
     #[test]
-    fn a_snapshots_text_alone_is_fenced_as_it_is() {
+    fn a_snapshots_text_alone_is_fenced_as_it_is_without_a_mark_or_a_label() {
         let envelope = json!({
             "ok": true, "execution": { "durationMs": 1 }, "verification": {},
             "data": { "snapshotId": "tab0-s1", "text": "- button \"Save\" [e1]" },
@@ -276,7 +278,7 @@ mod tests {
         });
         let text = render_json("snapshot", &envelope);
         assert!(
-            text.contains("<page>\ntext: - button \"Save\" [e1]\n</page>"),
+            text.contains("<page>\n- button \"Save\" [e1]\n</page>"),
             "{text}"
         );
         // The id on the first line, not again as data; a quick call's time unsaid.
