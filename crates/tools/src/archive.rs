@@ -211,18 +211,18 @@ impl Archive {
     /// The count for the snapshot's reminder that the archive holds earlier observations
     /// of `tab`, when it tells something: the first time there are some, and again only
     /// once the tab shows another URL than it was last given at (what the tab showed
-    /// before is then out of sight). Counts it as given.
+    /// before is then out of sight). [`Archive::reminded`] records it as given.
     pub(crate) fn reminder(&self, tab: &str, url: &str) -> Option<u64> {
         let earlier = self.count_of_tab(tab);
-        if earlier == 0 {
-            return None;
-        }
-        let mut reminded = lock(&self.reminded);
-        if reminded.get(tab).is_some_and(|given| given == url) {
-            return None;
-        }
-        reminded.insert(tab.to_string(), url.to_string());
-        Some(earlier)
+        let given = lock(&self.reminded)
+            .get(tab)
+            .is_some_and(|given| given == url);
+        (earlier > 0 && !given).then_some(earlier)
+    }
+
+    /// The reminder of `tab` was given at `url`.
+    pub(crate) fn reminded(&self, tab: &str, url: &str) {
+        lock(&self.reminded).insert(tab.to_string(), url.to_string());
     }
 
     pub(crate) fn health(&self) -> ArchiveHealth {

@@ -368,10 +368,11 @@ impl ToolSpec for Snapshot {
         ctx.stage("read");
         // The reminder that the archive holds what this tab showed before (not on a diff,
         // which is only the change), when it tells something (`Archive::reminder`).
+        let url_before = tab.state().url;
         let earlier = ctx
             .archive()
             .filter(|_| params.mode == Mode::Elements && !params.diff)
-            .and_then(|archive| archive.reminder(&tab_id.to_string(), &tab.state().url));
+            .and_then(|archive| archive.reminder(&tab_id.to_string(), &url_before));
         let reminder = match earlier {
             Some(1) => "# earlier: 1 observation — browser_recall\n".to_string(),
             Some(earlier) => format!("# earlier: {earlier} observations — browser_recall\n"),
@@ -477,6 +478,9 @@ impl ToolSpec for Snapshot {
                     output.still_changing = settled.region;
                 }
                 if output.mode == Mode::Elements && !reminder.is_empty() {
+                    if let Some(archive) = ctx.archive() {
+                        archive.reminded(&tab_id.to_string(), &url_before);
+                    }
                     output.text.0.push_str(&reminder);
                     output.tokens = output
                         .tokens
