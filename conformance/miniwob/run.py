@@ -23,6 +23,7 @@ import importlib.util
 import http.server
 import json
 import os
+import re
 import statistics
 import sys
 import threading
@@ -50,6 +51,7 @@ class Episode:
     tokens: float = 0.0
     calls: int = 0
     by_tool: dict[str, int] = field(default_factory=dict)
+    fenced: int = 0
     error: str | None = None
     evidence: list[str] = field(default_factory=list)
 
@@ -162,6 +164,7 @@ def run_task(
         for name, _, result in meter.calls:
             tool = name.removeprefix("browser_")
             episode.by_tool[tool] = episode.by_tool.get(tool, 0) + len(result.text)
+            episode.fenced += fenced_chars(result.text)
         if transcript is not None:
             transcript.write(f"== {task} seed {seed}: {episode.chars} chars\n")
             for name, arguments, result in meter.calls:
@@ -217,12 +220,23 @@ def table(results: dict[str, list[Episode]]) -> str:
     return "\n".join(out)
 
 
+def fenced_chars(text: str) -> int:
+    """Characters of page content: inside the text form's fence, the fence itself not counted."""
+    inside = re.findall(r"^<page>\n(.*?)^</page>\n", text, flags=re.M | re.S)
+    return sum(len(part) for part in inside)
+
+
 def split(results: dict[str, list[Episode]]) -> str:
-    """The text chars/ep of the whole run, by the tool that returned them."""
+    """The text chars/ep of the whole run, by the tool that returned them and by what they are."""
     every = [e for episodes in results.values() for e in episodes]
     tools = sorted({t for e in every for t in e.by_tool})
     parts = [f"{t} {statistics.mean(e.by_tool.get(t, 0) for e in every):.0f}" for t in tools]
-    return "text chars/ep by tool: " + ", ".join(parts)
+    fenced = statistics.mean(e.fenced for e in every)
+    rest = statistics.mean(e.chars for e in every) - fenced
+    return (
+        "text chars/ep by tool: " + ", ".join(parts)
+        + f"; page content (inside the fence) {fenced:.0f}, the rest {rest:.0f}"
+    )
 
 
 def main() -> int:
