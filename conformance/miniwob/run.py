@@ -23,6 +23,7 @@ import importlib.util
 import http.server
 import json
 import os
+import re
 import statistics
 import sys
 import threading
@@ -49,6 +50,8 @@ class Episode:
     chars: int = 0
     tokens: float = 0.0
     calls: int = 0
+    by_tool: dict[str, int] = field(default_factory=dict)
+    fenced: int = 0
     error: str | None = None
     evidence: list[str] = field(default_factory=list)
 
@@ -122,7 +125,9 @@ def describe_failure(episode: Episode, err: BaseException, meter: Meter, agent: 
     episode.evidence = lines
 
 
-def run_task(client: McpClient, plumbing: Plumbing, base: str, task: str, seeds: list[int]) -> list[Episode]:
+def run_task(
+    client: McpClient, plumbing: Plumbing, base: str, task: str, seeds: list[int], transcript=None
+) -> list[Episode]:
     solver = SOLVERS[task]
     episodes = []
     for seed in seeds:
@@ -156,6 +161,14 @@ def run_task(client: McpClient, plumbing: Plumbing, base: str, task: str, seeds:
         episode.chars = meter.chars
         episode.tokens = meter.tokens
         episode.calls = len(meter.calls)
+        for name, _, result in meter.calls:
+            tool = name.removeprefix("browser_")
+            episode.by_tool[tool] = episode.by_tool.get(tool, 0) + len(result.text)
+            episode.fenced += fenced_chars(result.text)
+        if transcript is not None:
+            transcript.write(f"== {task} seed {seed}: {episode.chars} chars\n")
+            for name, arguments, result in meter.calls:
+                transcript.write(f"-- {name} {json.dumps(arguments)} ({len(result.text)} chars)\n{result.text}")
         episodes.append(episode)
     return episodes
 
@@ -207,12 +220,32 @@ def table(results: dict[str, list[Episode]]) -> str:
     return "\n".join(out)
 
 
+def fenced_chars(text: str) -> int:
+    """Characters of page content: inside the text form's fence, the fence itself not counted."""
+    inside = re.findall(r"^<page>\n(.*?)^</page>\n", text, flags=re.M | re.S)
+    return sum(len(part) for part in inside)
+
+
+def split(results: dict[str, list[Episode]]) -> str:
+    """The text chars/ep of the whole run, by the tool that returned them and by what they are."""
+    every = [e for episodes in results.values() for e in episodes]
+    tools = sorted({t for e in every for t in e.by_tool})
+    parts = [f"{t} {statistics.mean(e.by_tool.get(t, 0) for e in every):.0f}" for t in tools]
+    fenced = statistics.mean(e.fenced for e in every)
+    rest = statistics.mean(e.chars for e in every) - fenced
+    return (
+        "text chars/ep by tool: " + ", ".join(parts)
+        + f"; page content (inside the fence) {fenced:.0f}, the rest {rest:.0f}"
+    )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--candor", required=True, help="path of the candor binary")
     parser.add_argument("--episodes", type=int, default=10)
     parser.add_argument("--tasks", default=",".join(TASKS), help="comma-separated task names")
     parser.add_argument("--report", default=None, help="write failures (with evidence) and the table here")
+    parser.add_argument("--transcript", default=None, help="write every solver call's text block here")
     args = parser.parse_args()
 
     tasks = [t.strip() for t in args.tasks.split(",") if t.strip()]
@@ -228,6 +261,7 @@ def main() -> int:
     stderr = open(stderr_path, "w")
     client = McpClient([args.candor, "mcp"], env={"CANDOR_ENABLE_EVAL": "true"}, stderr=stderr)
     results: dict[str, list[Episode]] = {}
+    transcript = open(args.transcript, "w") if args.transcript else None
     failures: list[str] = []
     started = time.monotonic()
     try:
@@ -238,7 +272,7 @@ def main() -> int:
             return 2
         plumbing = Plumbing(client)
         for task in tasks:
-            episodes = run_task(client, plumbing, base, task, list(range(args.episodes)))
+            episodes = run_task(client, plumbing, base, task, list(range(args.episodes)), transcript)
             results[task] = episodes
             ok = sum(e.success for e in episodes)
             print(f"  {task}: {ok}/{len(episodes)}", file=sys.stderr, flush=True)
@@ -254,8 +288,10 @@ def main() -> int:
         client.close()
         server.shutdown()
         stderr.close()
+        if transcript is not None:
+            transcript.close()
 
-    text = table(results)
+    text = table(results) + "\n" + split(results)
     print(text)
     print(
         f"({time.monotonic() - started:.0f} s; text chars = characters of the text blocks the solver's"

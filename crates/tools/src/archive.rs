@@ -127,6 +127,8 @@ pub(crate) struct Archive {
     failures: Arc<Failures>,
     /// Observations queued per tab, for the snapshot's reminder line.
     per_tab: Mutex<HashMap<String, u64>>,
+    /// Per tab, the URL its last reminder line was given at.
+    reminded: Mutex<HashMap<String, String>>,
 }
 
 #[derive(Default)]
@@ -178,6 +180,7 @@ impl Archive {
             queued: AtomicU64::new(0),
             failures,
             per_tab: Mutex::new(HashMap::new()),
+            reminded: Mutex::new(HashMap::new()),
         })
     }
 
@@ -203,6 +206,23 @@ impl Archive {
     /// How many observations of `tab` were archived before now.
     pub(crate) fn count_of_tab(&self, tab: &str) -> u64 {
         lock(&self.per_tab).get(tab).copied().unwrap_or(0)
+    }
+
+    /// The count for the snapshot's reminder that the archive holds earlier observations
+    /// of `tab`, when it tells something: the first time there are some, and again only
+    /// once the tab shows another URL than it was last given at (what the tab showed
+    /// before is then out of sight). [`Archive::reminded`] records it as given.
+    pub(crate) fn reminder(&self, tab: &str, url: &str) -> Option<u64> {
+        let earlier = self.count_of_tab(tab);
+        let given = lock(&self.reminded)
+            .get(tab)
+            .is_some_and(|given| given == url);
+        (earlier > 0 && !given).then_some(earlier)
+    }
+
+    /// The reminder of `tab` was given at `url`.
+    pub(crate) fn reminded(&self, tab: &str, url: &str) {
+        lock(&self.reminded).insert(tab.to_string(), url.to_string());
     }
 
     pub(crate) fn health(&self) -> ArchiveHealth {

@@ -96,6 +96,13 @@ pub struct Cover {
     pub at_end: bool,
 }
 
+impl Cover {
+    /// Every pixel of the content has been in view (gaps under a pixel do not count).
+    pub fn all_seen(&self) -> bool {
+        self.unseen.iter().all(|(a, b)| b - a < 1.0)
+    }
+}
+
 /// A tab's coverage: the page's, and each scroll container's by its ref.
 #[derive(Debug, Default)]
 pub(crate) struct CoverageMemory {
@@ -244,7 +251,7 @@ pub(crate) fn scroll_containers(nodes: &[Node], visible: &[bool]) -> Vec<Contain
 
 /// `seen 0–1,800 of 6,400 px (28 %)`, or `all 713 px seen` once nothing is left.
 pub(crate) fn describe(cover: &Cover) -> String {
-    if cover.unseen.iter().all(|(a, b)| b - a < 1.0) {
+    if cover.all_seen() {
         return format!("all {} px seen", thousands(cover.height));
     }
     let ranges: Vec<String> = cover

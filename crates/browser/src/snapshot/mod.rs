@@ -277,8 +277,14 @@ impl Tab {
             lines = outlined.lines.len(),
             "element snapshot"
         );
-        // Coverage comes last, outside what later diffs compare.
-        let text = text + &covered;
+        // Coverage comes last, outside what later diffs compare; a snapshot that shows
+        // the whole page, with no scroll container and nothing left out, has nothing to
+        // report in it and leaves the line out (`coverage` keeps it).
+        let whole = coverage.page.all_seen()
+            && coverage.containers.is_empty()
+            && !packed.truncated
+            && packed.elements_above + packed.elements_below == 0;
+        let text = if whole { text } else { text + &covered };
         let checkpoint =
             captured.map(|state| state.map(|state| self.checkpoint_of(id.clone(), state)));
         Ok(ElementSnapshot {
@@ -471,21 +477,40 @@ impl Tab {
     }
 }
 
-/// Only the changed lines, marked `+`/`-`, or `None` when nothing changed.
+/// Only the changed lines, or `None` when nothing changed: `- ` a line gone, `+ ` a line
+/// added, `~ ` a line that changed in place, as it now reads — said once, not as a removal
+/// and an addition. A line changed in place is one whose key (its element's ref, or a text
+/// line's label up to `: `) is on exactly one line before and one line after, both in
+/// the same changed stretch; what it read before is in the snapshot it is compared with.
 fn diff(old: &[String], new: &[String]) -> Option<String> {
     let old: Vec<&str> = old.iter().map(String::as_str).collect();
     let new: Vec<&str> = new.iter().map(String::as_str).collect();
+    let (old_keys, new_keys) = (key_counts(&old), key_counts(&new));
+    let unique = |line: &'_ str| -> Option<String> {
+        diff_key(line)
+            .filter(|k| old_keys.get(k) == Some(&1) && new_keys.get(k) == Some(&1))
+            .map(str::to_string)
+    };
     let changes = similar::TextDiff::from_slices(&old, &new);
     let mut out = String::new();
-    for change in changes.iter_all_changes() {
-        let sign = match change.tag() {
-            similar::ChangeTag::Equal => continue,
-            similar::ChangeTag::Delete => "-",
-            similar::ChangeTag::Insert => "+",
-        };
-        out.push_str(sign);
-        out.push(' ');
-        out.push_str(change.value());
+    for op in changes.ops() {
+        let (gone, added) = (op.old_range(), op.new_range());
+        if matches!(op, similar::DiffOp::Equal { .. }) {
+            continue;
+        }
+        let changed: Vec<String> = added.clone().filter_map(|i| unique(new[i])).collect();
+        let removed: Vec<String> = gone.clone().filter_map(|i| unique(old[i])).collect();
+        for line in &old[gone] {
+            if !unique(line).is_some_and(|key| changed.contains(&key)) {
+                out.push_str("- ");
+                out.push_str(line);
+            }
+        }
+        for line in &new[added] {
+            let in_place = unique(line).is_some_and(|key| removed.contains(&key));
+            out.push_str(if in_place { "~ " } else { "+ " });
+            out.push_str(line);
+        }
     }
     if out.is_empty() {
         Some("# no change since the previous snapshot\n".to_string())
@@ -494,8 +519,36 @@ fn diff(old: &[String], new: &[String]) -> Option<String> {
     }
 }
 
+/// How many lines have each key.
+fn key_counts<'a>(lines: &[&'a str]) -> HashMap<&'a str, usize> {
+    let mut counts: HashMap<&str, usize> = HashMap::new();
+    for key in lines.iter().filter_map(|line| diff_key(line)) {
+        *counts.entry(key).or_default() += 1;
+    }
+    counts
+}
+
+/// What identifies a snapshot line across two snapshots: its element's ref, or, for a
+/// line of text, its label (`Time left:`); `None` for other lines.
+fn diff_key(line: &str) -> Option<&str> {
+    let body = line.trim_start();
+    if body.starts_with("- ") {
+        return body
+            .split_whitespace()
+            .filter_map(|word| word.strip_prefix('[')?.strip_suffix(']'))
+            .find(|word| crate::refs::is_ref(word));
+    }
+    if body.starts_with('#') {
+        return None;
+    }
+    let label = body
+        .find(": ")
+        .map(|at| &line[..line.len() - body.len() + at + 1])?;
+    Some(label).filter(|l| !l.trim_start().contains('"'))
+}
+
 /// The snapshot's last line: `# coverage: seen 0–1,800 of 6,400 px (28 %); container
-/// [e7k2] seen …`.
+/// [e7k2] seen …` (left out when it would only say that all of it was seen).
 fn coverage_line(coverage: &Coverage) -> String {
     let mut line = format!("# coverage: {}", coverage::describe(&coverage.page));
     for (r#ref, cover) in &coverage.containers {
@@ -506,4 +559,48 @@ fn coverage_line(coverage: &Coverage) -> String {
     }
     line.push_str(" (what was in view: not proof that a list has loaded everything)\n");
     line
+}
+
+#[cfg(test)]
+mod tests {
+    use super::diff;
+
+    fn lines(text: &str) -> Vec<String> {
+        text.split_inclusive('\n').map(str::to_string).collect()
+    }
+
+    fn check(old: &str, new: &str, expected: &str) {
+        let got = diff(&lines(old), &lines(new)).expect("a diff");
+        assert_eq!(got, expected, "\nold:\n{old}\nnew:\n{new}");
+    }
+
+    #[test]
+    fn a_line_changed_in_place_is_said_once_as_it_now_reads() {
+        check(
+            "- textbox [e1]\n- button \"Go\" [e2]\nTime left: 10 / 10sec\nEpisodes done: 0\n",
+            "- textbox [e1] value=\"Ann\"\n- button \"Go\" [e2]\nTime left: -\nEpisodes done: 1\n- clickable \"START\" [e3]\n",
+            "~ - textbox [e1] value=\"Ann\"\n~ Time left: -\n~ Episodes done: 1\n+ - clickable \"START\" [e3]\n",
+        );
+    }
+
+    #[test]
+    fn lines_without_a_key_or_with_a_shared_one_are_a_removal_and_an_addition() {
+        // Text without a label, and a label two lines share: nothing says which changed.
+        check(
+            "Home view\nNote: a\nNote: b\n- button \"Go\" [e2]\n",
+            "Details view 1\nNote: c\nNote: b\n- button \"Go\" [e2]\n",
+            "- Home view\n- Note: a\n+ Details view 1\n+ Note: c\n",
+        );
+        // An element that left and another that came: different refs.
+        check(
+            "- link \"One\" [e1]\n",
+            "- link \"Two\" [e2]\n",
+            "- - link \"One\" [e1]\n+ - link \"Two\" [e2]\n",
+        );
+    }
+
+    #[test]
+    fn nothing_changed_is_said() {
+        check("a\n", "a\n", "# no change since the previous snapshot\n");
+    }
 }

@@ -159,7 +159,7 @@ pub(crate) struct Output {
     /// A dialog opened and waits for browser_dialog (policy ask).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     dialog_open: bool,
-    /// The page's snapshot lines that changed (`+`/`-`), or the whole snapshot when
+    /// The page's snapshot lines that changed (`+`/`-`/`~`), or the whole snapshot when
     /// there was none before; its id is `page.snapshotId`.
     #[serde(skip_serializing_if = "Option::is_none")]
     diff: Option<PageText>,

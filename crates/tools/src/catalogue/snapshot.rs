@@ -367,19 +367,16 @@ impl ToolSpec for Snapshot {
         };
         ctx.stage("read");
         // The reminder that the archive holds what this tab showed before (not on a diff,
-        // which is only the change).
+        // which is only the change), when it tells something (`Archive::reminder`).
+        let url_before = tab.state().url;
         let earlier = ctx
             .archive()
-            .map_or(0, |archive| archive.count_of_tab(&tab_id.to_string()));
-        let reminder = if params.mode == Mode::Elements && !params.diff && earlier > 0 {
-            let noun = if earlier == 1 {
-                "observation"
-            } else {
-                "observations"
-            };
-            format!("# earlier: {earlier} {noun} — browser_recall\n")
-        } else {
-            String::new()
+            .filter(|_| params.mode == Mode::Elements && !params.diff)
+            .and_then(|archive| archive.reminder(&tab_id.to_string(), &url_before));
+        let reminder = match earlier {
+            Some(1) => "# earlier: 1 observation — browser_recall\n".to_string(),
+            Some(earlier) => format!("# earlier: {earlier} observations — browser_recall\n"),
+            None => String::new(),
         };
         let result = match params.mode {
             Mode::Text | Mode::Html => {
@@ -481,6 +478,9 @@ impl ToolSpec for Snapshot {
                     output.still_changing = settled.region;
                 }
                 if output.mode == Mode::Elements && !reminder.is_empty() {
+                    if let Some(archive) = ctx.archive() {
+                        archive.reminded(&tab_id.to_string(), &url_before);
+                    }
                     output.text.0.push_str(&reminder);
                     output.tokens = output
                         .tokens

@@ -339,3 +339,34 @@ async fn an_engine_without_an_archive_answers_recall_with_a_code_and_adds_no_rem
     h.fails("recall", json!({}), "OBSERVATION_NOT_FOUND").await;
     h.shutdown().await;
 }
+
+#[tokio::test]
+async fn the_earlier_line_is_said_once_per_url_the_tab_shows() {
+    let h = Harness::new();
+    h.ok("navigate", json!({ "url": h.url("page-a.html") }))
+        .await;
+    let text =
+        |envelope: &serde_json::Value| envelope["data"]["text"].as_str().unwrap().to_string();
+    let first = h.ok("snapshot", json!({})).await;
+    assert!(
+        !text(&first).contains("# earlier:"),
+        "nothing earlier: {first:#}"
+    );
+    let second = h.ok("snapshot", json!({})).await;
+    assert!(
+        text(&second).ends_with("# earlier: 1 observation — browser_recall\n"),
+        "{second:#}"
+    );
+    // Told already, the page the same: not again.
+    let third = h.ok("snapshot", json!({})).await;
+    assert!(!text(&third).contains("# earlier:"), "{third:#}");
+    // Another page: what the tab showed before is out of sight, so it is said again.
+    h.ok("navigate", json!({ "url": h.url("page-b.html") }))
+        .await;
+    let other = h.ok("snapshot", json!({})).await;
+    assert!(
+        text(&other).ends_with("# earlier: 3 observations — browser_recall\n"),
+        "{other:#}"
+    );
+    h.shutdown().await;
+}

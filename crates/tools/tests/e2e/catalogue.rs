@@ -81,7 +81,7 @@ async fn every_tool_that_reads_the_page_refuses_an_error_page_before_it_runs() {
 
 /// The text form split at its fence: (outside, inside).
 fn fenced(text: &str) -> (String, String) {
-    match text.split_once("<untrusted>\n") {
+    match text.split_once(tools::FENCE_OPEN) {
         Some((outside, inside)) => (outside.to_string(), inside.to_string()),
         None => (text.to_string(), String::new()),
     }

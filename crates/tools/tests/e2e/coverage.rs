@@ -582,3 +582,30 @@ async fn an_infinite_feed_is_read_to_its_end_and_every_post_is_reported() {
     assert!(at_end(&again), "{again:#}");
     h.shutdown().await;
 }
+
+#[tokio::test]
+async fn a_snapshot_of_the_whole_page_has_no_coverage_line_and_one_that_leaves_something_out_has() {
+    let h = harness();
+    h.ok("navigate", json!({ "url": h.url("page-a.html") }))
+        .await;
+    let whole = h.ok("snapshot", json!({})).await;
+    // All of it seen, nothing cut, no scroll container: the line would say nothing.
+    let cov = page_cov(&whole);
+    assert!(cov.unseen.is_empty(), "{whole:#}");
+    assert!(
+        whole["data"]["coverage"]["containers"]
+            .as_array()
+            .is_none_or(Vec::is_empty),
+        "{whole:#}"
+    );
+    assert!(
+        whole["data"].get("truncated").is_none_or(|t| t == false),
+        "{whole:#}"
+    );
+    let text = tools::render_json("snapshot", &whole);
+    assert!(!text.contains("# coverage"), "{text}");
+    // A page read in part keeps it.
+    let article = open(&h, "article").await;
+    assert!(coverage_line(&article).starts_with("# coverage: seen 0–"));
+    h.shutdown().await;
+}
