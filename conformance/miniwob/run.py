@@ -222,7 +222,7 @@ def table(results: dict[str, list[Episode]]) -> str:
 
 def fenced_chars(text: str) -> int:
     """Characters of page content: inside the text form's fence, the fence itself not counted."""
-    inside = re.findall(r"^<page>\n(.*?)^</page>\n", text, flags=re.M | re.S)
+    inside = re.findall(r"^<untrusted>\n(.*?)^</untrusted>\n", text, flags=re.M | re.S)
     return sum(len(part) for part in inside)
 
 
