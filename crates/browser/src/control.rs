@@ -8,9 +8,9 @@
 //! goes (CDP to the browser process, on to a renderer, into V8), so it works wherever the
 //! browser does — launched, attached or on a grid — without reading its process table.
 //!
-//! The control is made at the first probe that goes unanswered (a probe that is
-//! answered costs nothing more) and kept while the browser lives: its own browser
-//! context, so no task sees it among its tabs and no page shares its renderer.
+//! The control is made when a probe first goes half its budget unanswered (a probe that
+//! is answered sooner costs nothing more) and kept while the browser lives, in a browser
+//! context of its own: no task sees it among its tabs, and no page shares its renderer.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -11,11 +11,13 @@
 //! Nor is silence a verdict when the machine, not the page, is at fault: a renderer
 //! starved of CPU (many tasks on a small machine) misses the budget as a hung one does.
 //! So an unanswered probe is judged against the browser's control renderer (`control.rs`,
-//! a blank page made at the first miss): when it answers within a quarter of the budget
-//! the machine is fine and the page is hung — `PageUnresponsive`, and the tab is marked
-//! so until the next answer, a new document or a crash. When it is slow too the machine
-//! is starved: the page is given another budget, and again, until it answers or the
-//! command's deadline comes, and is never marked. An answered probe costs nothing more.
+//! a blank page made when a probe first goes half its budget unanswered): when it answers
+//! within a quarter of the budget the machine is fine and the page is hung —
+//! `PageUnresponsive`, and the tab is marked so until the next answer, a new document or a
+//! crash. When it is slow too the machine is starved: the same probe is waited on, a
+//! budget at a time, until the page answers, or stays silent a whole budget while the
+//! control is quick (hung after all), or the command's deadline comes; a starved page is
+//! never marked. A probe answered within half its budget costs nothing more.
 //!
 //! Recovery crashes the hung renderer (`Page.crash`, handled without the page's help), so
 //! the navigation or reload that follows starts in a fresh one; it follows only the
