@@ -8,9 +8,11 @@
 //! goes (CDP to the browser process, on to a renderer, into V8), so it works wherever the
 //! browser does — launched, attached or on a grid — without reading its process table.
 //!
-//! The control is made when a probe first goes half its budget unanswered (a probe that
-//! is answered sooner costs nothing more) and kept while the browser lives, in a browser
-//! context of its own: no task sees it among its tabs, and no page shares its renderer.
+//! The control is made at the first probe that goes unanswered, not sooner (a probe
+//! that is answered costs nothing more, and a new renderer started beside a page that is
+//! merely slow, such as one in a storm of dialogs, would slow it further), and kept while
+//! the browser lives, in a browser context of its own: no task sees it among its tabs,
+//! and no page shares its renderer.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -97,7 +99,7 @@ impl Control {
 
     /// Starts making the control unless it is made or being made: in its own task, so
     /// a probe that stops waiting does not leave it half made.
-    pub(crate) fn prepare(self: &Arc<Control>) {
+    fn prepare(self: &Arc<Control>) {
         if !self.making.swap(true, Ordering::AcqRel) {
             let control = Arc::clone(self);
             tokio::spawn(async move {

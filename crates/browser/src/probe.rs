@@ -11,13 +11,13 @@
 //! Nor is silence a verdict when the machine, not the page, is at fault: a renderer
 //! starved of CPU (many tasks on a small machine) misses the budget as a hung one does.
 //! So an unanswered probe is judged against the browser's control renderer (`control.rs`,
-//! a blank page made when a probe first goes half its budget unanswered): when it answers
+//! a blank page made at the first unanswered probe and kept): when it answers
 //! within a quarter of the budget the machine is fine and the page is hung —
 //! `PageUnresponsive`, and the tab is marked so until the next answer, a new document or a
 //! crash. When it is slow too the machine is starved: the same probe is waited on, a
 //! budget at a time, until the page answers, or stays silent a whole budget while the
 //! control is quick (hung after all), or the command's deadline comes; a starved page is
-//! never marked. A probe answered within half its budget costs nothing more.
+//! never marked. A probe answered within its budget costs nothing more.
 //!
 //! Recovery crashes the hung renderer (`Page.crash`, handled without the page's help), so
 //! the navigation or reload that follows starts in a fresh one; it follows only the
@@ -98,14 +98,6 @@ impl Tab {
         // Since when the machine is known to be fine: from the start, until the control
         // says otherwise.
         let mut fine_since = Some(started);
-        // Half a budget without an answer: the control is got ready (made, the first
-        // time), so that judging the silence does not wait for it.
-        if let Ok(answered) =
-            tokio::time::timeout_at((started + budget / 2).into(), &mut answer).await
-        {
-            return self.answered(answered, started);
-        }
-        self.shared.control.prepare();
         let mut step_ends = started + budget;
         loop {
             let answered = tokio::time::timeout_at(step_ends.into(), &mut answer).await;
