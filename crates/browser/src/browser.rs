@@ -13,6 +13,7 @@ use cdp::{
 };
 
 use crate::Error;
+use crate::control::Control;
 use crate::grid::{GridOptions, GridSession};
 use crate::launch::{ChromiumProcess, LaunchOptions};
 use crate::tab::Tab;
@@ -59,6 +60,8 @@ struct Inner {
     /// context, waiting for their task to adopt them as tabs.
     opened: Mutex<HashMap<String, Vec<String>>>,
     opened_signal: tokio::sync::Notify,
+    /// The control renderer its tabs' probes are judged against (`control.rs`).
+    control: Arc<Control>,
     /// Where the browser was placed, held while it lives: a grid session (deleted when
     /// the browser is closed or dropped) or a pool endpoint's lease (its load).
     lease: Mutex<Option<Lease>>,
@@ -167,12 +170,14 @@ impl Browser {
             }
         };
         tracing::debug!(product = %version.product, pid = ?process.as_ref().map(ChromiumProcess::pid), "browser ready");
+        let control = Control::new(connection.clone());
         let inner = Arc::new(Inner {
             connection,
             product: version.product,
             tabs: Mutex::new(HashMap::new()),
             opened: Mutex::new(HashMap::new()),
             opened_signal: tokio::sync::Notify::new(),
+            control,
             lease: Mutex::new(lease),
             process: Mutex::new(process),
         });
@@ -249,6 +254,10 @@ impl Browser {
                 tokio::time::timeout_at(deadline.at().into(), self.inner.connection.closed()).await;
             drop(process);
         }
+    }
+
+    pub(crate) fn control(&self) -> Arc<Control> {
+        Arc::clone(&self.inner.control)
     }
 
     pub(crate) fn register(&self, tab: &Tab, shared: Weak<crate::tab::TabShared>) {
@@ -363,6 +372,7 @@ fn follow_target(browser: &Weak<Inner>, event: &RawEvent) -> bool {
         let info = created.target_info;
         if info.r#type == target::TargetType::Page
             && let Some(context) = info.browser_context_id
+            && !browser.control.owns_context(&context)
             && let Ok(mut opened) = browser.opened.lock()
         {
             opened.entry(context).or_default().push(info.target_id);

@@ -7,6 +7,7 @@
 mod actions;
 mod browser;
 mod checkpoint;
+mod control;
 mod dialogs;
 mod download;
 mod error;

@@ -111,6 +111,8 @@ pub(crate) struct TabShared {
     pub(crate) dialog_log: std::sync::Mutex<crate::dialogs::DialogLog>,
     /// The probe budget in milliseconds (`probe.rs`).
     unresponsive_ms: AtomicU64,
+    /// The browser's control renderer, against which an unanswered probe is judged.
+    pub(crate) control: Arc<crate::control::Control>,
 }
 
 /// A tab of a task. Cheap to clone.
@@ -163,6 +165,7 @@ impl Tab {
             dialog_log: std::sync::Mutex::default(),
             unresponsive_ms: AtomicU64::new(crate::probe::DEFAULT_UNRESPONSIVE.as_millis() as u64),
             viewport: std::sync::Mutex::default(),
+            control: browser.control(),
         });
         let followed = Arc::downgrade(&shared);
         session.connection().on_events(

@@ -213,6 +213,102 @@ async fn reload_and_tabs_close_recover_an_unresponsive_tab_and_other_tabs_are_un
     finish(h).await;
 }
 
+/// Every process of a browser held stopped (`SIGSTOP`): a machine that gives it no CPU
+/// at all. Dropping it (also on a panic) lets them go on (`SIGCONT`).
+struct Starved(Vec<u32>);
+
+impl Starved {
+    fn browser_of(profile: &std::path::Path) -> Starved {
+        let pids = processes_of(profile);
+        assert!(!pids.is_empty(), "no process of {}", profile.display());
+        let starved = Starved(pids);
+        assert!(signal("-STOP", &starved.0), "kill -STOP {:?}", starved.0);
+        starved
+    }
+}
+
+impl Drop for Starved {
+    fn drop(&mut self) {
+        // No assertion here: a failure is the browser's next answer's to report.
+        signal("-CONT", &self.0);
+    }
+}
+
+/// Sends `signal` to the processes `pids` (each started by this test's harness); whether
+/// it reached them all.
+fn signal(signal: &str, pids: &[u32]) -> bool {
+    std::process::Command::new("kill")
+        .arg(signal)
+        .args(pids.iter().map(u32::to_string))
+        .status()
+        .is_ok_and(|status| status.success())
+}
+
+/// How long the browser is starved in each step: several probe budgets, so a probe that
+/// took silence for a hang would have answered long before it ends.
+const STARVED_FOR: Duration = Duration::from_millis(1500);
+
+/// Runs `method` while every process of the browser is stopped for [`STARVED_FOR`].
+async fn starved_call(h: &Harness, method: &str, params: Value) -> Value {
+    let profile = profile_of(h).await;
+    let starved = Starved::browser_of(&profile);
+    let ends = async {
+        tokio::time::sleep(STARVED_FOR).await;
+        drop(starved);
+    };
+    let (envelope, ()) = tokio::join!(h.call(method, params), ends);
+    envelope
+}
+
+#[tokio::test]
+async fn a_starved_page_is_waited_for_never_unresponsive_and_never_crashed() {
+    let budget = Duration::from_millis(300);
+    assert!(budget * 4 < STARVED_FOR);
+    let h = Harness::with(|options| options.unresponsive = budget);
+    h.ok("navigate", json!({ "url": h.url("page-a.html") }))
+        .await;
+
+    // The probe before a read goes unanswered for several budgets; so does the control.
+    let read = starved_call(&h, "snapshot", json!({ "mode": "text" })).await;
+    assert_eq!(read["ok"], true, "{read:#}");
+    assert!(text_of(&read).contains("Not submitted"), "{read:#}");
+
+    // An action, watched while it runs, and its verified outcome.
+    let clicked = starved_call(
+        &h,
+        "act",
+        json!({
+            "action": "click",
+            "selector": "button",
+            "expect": { "text": "Submitted on A" },
+        }),
+    )
+    .await;
+    assert_eq!(clicked["ok"], true, "{clicked:#}");
+
+    // navigate probes before it moves: a starved renderer is not crashed to recover it.
+    let moved = starved_call(&h, "navigate", json!({ "url": h.url("second.html") })).await;
+    assert_eq!(moved["ok"], true, "{moved:#}");
+    assert!(moved["data"]["recovered"].is_null(), "{moved:#}");
+    assert!(moved["events"]["recovered"].is_null(), "{moved:#}");
+    let listed = h.ok("tabs", json!({})).await;
+    assert_eq!(
+        listed["data"]["tabs"][0]["unresponsive"], false,
+        "{listed:#}"
+    );
+    assert_eq!(
+        listed["data"]["tabs"].as_array().map(Vec::len),
+        Some(1),
+        "{listed:#}"
+    );
+    let read = h.ok("snapshot", json!({ "mode": "text" })).await;
+    assert!(
+        text_of(&read).contains("This is the second page."),
+        "{read:#}"
+    );
+    finish(h).await;
+}
+
 #[tokio::test]
 async fn a_page_that_hangs_while_loading_is_partial_and_never_ok() {
     let h = Harness::new();
