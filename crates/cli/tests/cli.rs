@@ -187,7 +187,8 @@ fn the_first_call_starts_the_daemon_and_says_so_and_state_lives_between_calls() 
     // The same page as the last answer's: not named again.
     assert!(!read.stdout.contains("page.title"), "{read:?}");
     assert!(
-        read.stdout.contains("<untrusted>\nThis is the second page."),
+        read.stdout
+            .contains("<untrusted>\nThis is the second page."),
         "{read:?}"
     );
 

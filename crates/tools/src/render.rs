@@ -283,7 +283,10 @@ mod tests {
             "{text}"
         );
         // The id on the first line, not again as data; a quick call's time unsaid.
-        assert!(text.starts_with("ok snapshot tab0-s1\n<untrusted>"), "{text}");
+        assert!(
+            text.starts_with("ok snapshot tab0-s1\n<untrusted>"),
+            "{text}"
+        );
     }
 
     #[test]
