@@ -2,7 +2,8 @@
 // shadow roots included, iframes as leaves): the part a budgeted snapshot shows, from
 // `above` screens above the viewport to `below` screens below it. Returned by reference
 // as an array whose indexed entries are only the elements whose role and name must come
-// from Chromium (the rest are plain wrappers, below), so each of those can then be asked
+// from Chromium (the rest are plain wrappers, lists, list items and elements hidden with
+// `aria-hidden`, below, whose role `known` holds), so each of those can then be asked
 // for its accessibility node; `all` holds every element (`regionFacts` describes them),
 // `above` and `below` the links, buttons and fields left out on each side. Null (read the
 // page whole, which then costs less) for a page with fewer than `least` elements, or one
@@ -40,6 +41,9 @@ function regionElements(least, above, below, askAll) {
   for (const element of order) {
     const box = element.getBoundingClientRect();
     if (box.width <= 0 || box.height <= 0) continue;
+    // Inside a closed `details` (or another skipped subtree) an element still has a box,
+    // but it is not drawn, and Chromium leaves it out.
+    if (element.checkVisibility && !element.checkVisibility()) continue;
     const y = box.top + scrollY;
     if (y + box.height < top || y > bottom) {
       if (actionable(element)) left[y > bottom ? 1 : 0] += 1;
@@ -116,6 +120,16 @@ function regionElements(least, above, below, askAll) {
     if (element.getRootNode() !== document) return null;
     return tag === "li" ? ["listitem", lists] : ["list", 0];
   };
+  // An element hidden with `aria-hidden="true"`, plain otherwise, is ignored by Chromium
+  // (what it holds is described as it is).
+  const ariaHidden = (element) => {
+    if (!plainTags.has(element.localName) || element.namespaceURI !== html) return false;
+    if ((element.getAttribute("aria-hidden") || "").toLowerCase() !== "true") return false;
+    for (const attribute of element.attributes) {
+      if (attribute.name !== "aria-hidden" && !plainAttribute(attribute.name)) return false;
+    }
+    return !element.shadowRoot && !scrolls(element, getComputedStyle(element));
+  };
   const result = [];
   result.length = all.length;
   const known = [];
@@ -127,6 +141,7 @@ function regionElements(least, above, below, askAll) {
     }
     const list = listRole(element);
     if (list) known[i] = list;
+    else if (ariaHidden(element)) known[i] = ["ignored", 0];
     else if (!plain(element)) result[i] = element;
   });
   result.all = all;

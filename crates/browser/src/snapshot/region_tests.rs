@@ -101,6 +101,13 @@ async fn a_region_read_asking_only_where_needed_outlines_as_one_asking_about_eve
             asked_needed * 2 < asked_every,
             "at {scroll}px the page told most elements itself: asked {asked_needed} of {asked_every}"
         );
+        assert!(
+            every.iter().any(|l| l.contains("Show 3 methods"))
+                && !every
+                    .iter()
+                    .any(|l| l.contains("folded_away") || l.contains("collapsed text")),
+            "at {scroll}px a closed details shows its summary only: {every:#?}"
+        );
         let differences = compare_nodes(&chromium, &page);
         assert!(
             differences.is_empty(),
