@@ -2,8 +2,8 @@
 // shadow roots included, iframes as leaves): the part a budgeted snapshot shows, from
 // `above` screens above the viewport to `below` screens below it. Returned by reference
 // as an array whose indexed entries are only the elements whose role and name must come
-// from Chromium (the rest are plain wrappers, lists, list items and elements hidden with
-// `aria-hidden`, below, whose role `known` holds), so each of those can then be asked
+// from Chromium (the rest are plain wrappers, and lists, list items and links, below,
+// whose role and name `known` holds), so each of those can then be asked
 // for its accessibility node; `all` holds every element (`regionFacts` describes them),
 // `above` and `below` the links, buttons and fields left out on each side. Null (read the
 // page whole, which then costs less) for a page with fewer than `least` elements, or one
@@ -44,6 +44,8 @@ function regionElements(least, above, below, askAll) {
     // Inside a closed `details` (or another skipped subtree) an element still has a box,
     // but it is not drawn, and Chromium leaves it out.
     if (element.checkVisibility && !element.checkVisibility()) continue;
+    // Hidden from assistive technology with all it holds: Chromium ignores its text too.
+    if (element.closest('[aria-hidden="true" i]')) continue;
     const y = box.top + scrollY;
     if (y + box.height < top || y > bottom) {
       if (actionable(element)) left[y > bottom ? 1 : 0] += 1;
@@ -118,22 +120,99 @@ function regionElements(least, above, below, askAll) {
       if (listTags.has(at.localName)) lists += 1;
     }
     if (element.getRootNode() !== document) return null;
-    return tag === "li" ? ["listitem", lists] : ["list", 0];
+    return tag === "li" ? ["listitem", lists, ""] : ["list", 0, ""];
   };
-  // An element hidden with `aria-hidden="true"`, plain otherwise, is ignored by Chromium
-  // (what it holds is described as it is).
+  // An element hidden with `aria-hidden="true"`, plain otherwise: no part of a name.
   const ariaHidden = (element) => {
     if (!plainTags.has(element.localName) || element.namespaceURI !== html) return false;
     if ((element.getAttribute("aria-hidden") || "").toLowerCase() !== "true") return false;
     for (const attribute of element.attributes) {
       if (attribute.name !== "aria-hidden" && !plainAttribute(attribute.name)) return false;
     }
-    return !element.shadowRoot && !scrolls(element, getComputedStyle(element));
+    return true;
+  };
+  // Links: an `a` with an `href`, plain or link attributes only, not focused, in the
+  // document (no shadow root) and under no ancestor that could change what it is (a role,
+  // `aria-hidden`, `inert`, a control or another link), is a focusable link to Chromium,
+  // named by its contents when they are only text and plain inline wrappers, drawn, with
+  // no generated content and no case transform: that text, its white space collapsed as
+  // HTML does. Anything else (an image, a block, a label attribute, a character whose
+  // handling could differ) and the link is asked about.
+  const linkAttribute = (name) =>
+    plainAttribute(name) || name === "href" || name === "target" || name === "rel" ||
+    name === "title" || name === "hreflang" || name === "referrerpolicy" || name === "type";
+  const inlineTags = new Set([
+    "span", "code", "strong", "b", "em", "i", "small", "mark", "u", "kbd", "var", "samp", "tt",
+    "big", "font", "s",
+  ]);
+  const barriers = new Set([
+    "a", "button", "summary", "label", "select", "option", "datalist", "svg", "math", "canvas",
+    "object", "map", "template",
+  ]);
+  const generated = (element, pseudo) => {
+    const content = getComputedStyle(element, pseudo).content;
+    return content !== "none" && content !== "normal";
+  };
+  const plainText = /^[^\u00a0\u00ad\u200b-\u200f\u2028-\u202e\u2060-\u2064\ufeff]*$/;
+  const linkName = (link) => {
+    if (link.localName !== "a" || link.namespaceURI !== html || link.shadowRoot) return null;
+    if (!link.hasAttribute("href") || link.getRootNode() !== document) return null;
+    for (const attribute of link.attributes) {
+      if (!linkAttribute(attribute.name)) return null;
+    }
+    if (link.isContentEditable || link.matches(":focus")) return null;
+    for (let at = link.parentElement; at; at = at.parentElement) {
+      if (at.hasAttribute("role") || at.hasAttribute("aria-hidden") || at.hasAttribute("inert")) {
+        return null;
+      }
+      if (barriers.has(at.localName) || at.namespaceURI !== html) return null;
+    }
+    // The link's text as drawn, each piece marked when `aria-hidden` keeps it out of the
+    // name: white space collapses across the pieces as layout collapses it, and the name
+    // is what remains of the pieces not hidden.
+    const pieces = [];
+    const walk = (element, hidden) => {
+      const style = getComputedStyle(element);
+      if (style.visibility !== "visible" || style.textTransform !== "none") return false;
+      if (element === link ? style.display === "list-item" : style.display !== "inline") return false;
+      if (style.whiteSpace !== "normal" && style.whiteSpace !== "nowrap") return false;
+      if (generated(element, "::before") || generated(element, "::after")) return false;
+      for (let child = element.firstChild; child; child = child.nextSibling) {
+        if (child.nodeType === 3) {
+          pieces.push([child.data, hidden]);
+        } else if (child.nodeType === 1) {
+          const quiet = ariaHidden(child);
+          if (!quiet && !plainAttributes(child)) return false;
+          // Not rendered: no part of the text.
+          if (getComputedStyle(child).display === "none") continue;
+          if (!inlineTags.has(child.localName) || !walk(child, hidden || quiet)) return false;
+        } else if (child.nodeType !== 8) {
+          return false;
+        }
+      }
+      return true;
+    };
+    if (!walk(link, false)) return null;
+    const drawn = pieces.map(([text]) => text).join("");
+    // White space at either end stays or goes with what is around the link: asked.
+    if (!plainText.test(drawn) || /^[ \t\n\r\f]|[ \t\n\r\f]$/.test(drawn)) return null;
+    let name = "";
+    let space = false;
+    for (const [text, hidden] of pieces) {
+      for (const c of text) {
+        const blank = c === " " || c === "\t" || c === "\n" || c === "\r" || c === "\f";
+        if (blank && space) continue;
+        space = blank;
+        if (!hidden) name += blank ? " " : c;
+      }
+    }
+    return name || null;
   };
   const result = [];
   result.length = all.length;
   const known = [];
   known.length = all.length;
+  const links = [];
   all.forEach((element, i) => {
     if (askAll) {
       result[i] = element;
@@ -141,9 +220,64 @@ function regionElements(least, above, below, askAll) {
     }
     const list = listRole(element);
     if (list) known[i] = list;
-    else if (ariaHidden(element)) known[i] = ["ignored", 0];
-    else if (!plain(element)) result[i] = element;
+    else if (element.localName === "a") {
+      const name = linkName(element);
+      if (name === null) result[i] = element;
+      else {
+        known[i] = ["link", 0, name];
+        links.push(i);
+      }
+    } else if (!plain(element)) result[i] = element;
   });
+  // A link the page named has no DOM node id to follow it by, only its identity, whose
+  // place among equals counts the links before it, in or out of the region: a named link
+  // that one drawn outside the region before its last element is or could be named as
+  // is asked about after all. A link outside that the page cannot name could be named
+  // as any part of its text or label attributes, in any case; one with generated
+  // content or named by other elements, anything.
+  if (links.length > 0) {
+    const last = all[all.length - 1];
+    const exact = new Set();
+    const loose = [];
+    let anything = false;
+    const squeeze = (text) => text.toLowerCase().replace(/\s+/g, "");
+    for (const element of order) {
+      if (element === last || anything) break;
+      if (chosen.has(element)) continue;
+      const tag = element.localName;
+      const link = tag === "a" && element.hasAttribute("href") || tag === "area" ||
+        (element.getAttribute("role") || "").includes("link");
+      if (!link || !element.checkVisibility || !element.checkVisibility({ visibilityProperty: true })) {
+        continue;
+      }
+      const name = linkName(element);
+      if (name !== null) {
+        exact.add(name);
+        continue;
+      }
+      if (element.hasAttribute("aria-labelledby")) anything = true;
+      let text = element.textContent + (element.getAttribute("aria-label") || "") +
+        (element.getAttribute("title") || "") + (element.getAttribute("alt") || "");
+      for (const inner of [element, ...element.querySelectorAll("*")]) {
+        if (generated(inner, "::before") || generated(inner, "::after")) anything = true;
+        if (inner !== element) text += inner.getAttribute("alt") || "";
+      }
+      loose.push(squeeze(text));
+    }
+    const within = (needle, text) => {
+      let at = 0;
+      for (const c of text) if (at < needle.length && needle[at] === c) at += 1;
+      return at === needle.length;
+    };
+    for (const i of links) {
+      const name = known[i][2];
+      const needle = squeeze(name);
+      if (anything || exact.has(name) || loose.some((text) => within(needle, text))) {
+        known[i] = undefined;
+        result[i] = all[i];
+      }
+    }
+  }
   result.all = all;
   result.known = known;
   result.above = left[0];

@@ -1,9 +1,9 @@
 // Called on the array `regionElements` returned: what a snapshot needs of each of its
 // elements (`all`), in the same order — its nearest listed ancestor, its box in document
-// coordinates, its content in order (["t", text, x, y, width, height] for text, ["e", i]
-// for listed elements; a shadow root's content first; no text of an element drawn
-// invisible), what tells a click target, a clipper or an invisible element, and the role
-// (`[role, level]`) `regionElements` knew without asking Chromium, if it did.
+// coordinates, its content in order (["t", text, x, y, width, height, separator] for
+// text, ["e", i] for listed elements; a shadow root's content first; no text of an
+// element drawn invisible), what tells a click target, a clipper or an invisible element, and the role
+// (`[role, level, name]`) `regionElements` knew without asking Chromium, if it did.
 function regionFacts() {
   const elements = this.all;
   const known = this.known;
@@ -11,6 +11,48 @@ function regionFacts() {
   const sx = window.scrollX;
   const sy = window.scrollY;
   const range = document.createRange();
+  // What separates a text node from the rendered text before it, as a whole read tells
+  // it (`text_breaks.rs`): 0 nothing, 1 a space, 2 a line (a block boundary, a `<br>`,
+  // the start of the document). Found by walking back through the document.
+  const displays = new Map();
+  const display = (element) => {
+    let value = displays.get(element);
+    if (value === undefined) {
+      value = getComputedStyle(element).display;
+      displays.set(element, value);
+    }
+    return value;
+  };
+  const inline = (element) => {
+    const value = display(element);
+    return value.startsWith("inline") || value === "contents";
+  };
+  const separator = (text) => {
+    let sep = /^\s/.test(text.data) ? 1 : 0;
+    let at = text;
+    for (;;) {
+      if (!at.previousSibling) {
+        at = at.parentNode;
+        if (!at || at.nodeType !== 1) return 2;
+        if (display(at) !== "none" && !inline(at)) return 2;
+        continue;
+      }
+      at = at.previousSibling;
+      while (at.nodeType === 1) {
+        if (at.localName === "br") return 2;
+        if (display(at) === "none") break;
+        if (!inline(at)) return 2;
+        if (!at.lastChild) break;
+        at = at.lastChild;
+      }
+      if (at.nodeType !== 3) continue;
+      if (!at.data.trim()) {
+        if (at.data) sep = Math.max(sep, 1);
+        continue;
+      }
+      return /\s$/.test(at.data) ? Math.max(sep, 1) : sep;
+    }
+  };
   return elements.map((element, i) => {
     let parent = element.parentElement || (element.parentNode && element.parentNode.host) || null;
     while (parent && !index.has(parent)) {
@@ -27,7 +69,7 @@ function regionFacts() {
         } else if (child.nodeType === 3 && !hidden && child.data.trim()) {
           range.selectNodeContents(child);
           const r = range.getBoundingClientRect();
-          content.push(["t", child.data, r.left + sx, r.top + sy, r.width, r.height]);
+          content.push(["t", child.data, r.left + sx, r.top + sy, r.width, r.height, separator(child)]);
         }
       }
     };

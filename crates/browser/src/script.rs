@@ -346,7 +346,7 @@ mod tests {
         ));
         let facts = json!([{"parent": -1, "box": [0, 0, 10, 10], "tag": "a", "href": "/x",
             "type": null, "onclick": false, "pointer": true, "clips": false, "hidden": false,
-            "content": [["t", "Go", 0, 0, 10, 10], ["e", 1]]}]);
+            "content": [["t", "Go", 0, 0, 10, 10, 2], ["e", 1]]}]);
         assert!(decode(&REGION_FACTS, facts).is_ok());
         let bad_tag = json!([{"parent": -1, "box": [0, 0, 10, 10], "tag": "a", "href": null,
             "type": null, "onclick": false, "pointer": false, "clips": false, "hidden": false,

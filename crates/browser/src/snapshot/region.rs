@@ -15,6 +15,7 @@ use cdp::{Deadline, Session};
 
 use super::PROFILE;
 use super::capture::{self, Node, Observation, Rect, Viewport};
+use super::text_breaks::Sep;
 use crate::Error;
 
 /// The region observed, in screens above and below the viewport: about what a budget of
@@ -181,37 +182,54 @@ impl crate::Tab {
                 }
             }
         }
-        let requests: Vec<(usize, accessibility::GetPartialAxTree)> = objects
-            .into_iter()
-            .map(|(index, object)| {
-                (
-                    index,
-                    accessibility::GetPartialAxTree {
-                        backend_node_id: None,
-                        object_id: Some(object),
-                        fetch_relatives: Some(false),
-                    },
-                )
-            })
-            .collect();
-        let replies =
-            futures::future::join_all(requests.iter().map(|(_, r)| session.call(r, deadline)))
-                .await;
-        let empty = std::collections::HashMap::new();
+        let replies = ask(session, objects, deadline).await;
+        let asked = replies.len();
         let mut ax: Vec<Ax> = (0..facts.len()).map(|_| Ax::Plain).collect();
-        for ((index, _), reply) in requests.iter().zip(replies) {
-            if let Some(slot) = ax.get_mut(*index) {
-                *slot = Ax::Asked(reply.ok().and_then(|reply| {
-                    let node = reply
-                        .nodes
-                        .iter()
-                        .find(|n| n.backend_dom_node_id.is_some())?;
-                    Some(Box::new(capture::node_from_ax(node, &empty, 0)))
-                }));
+        for (index, node) in replies {
+            if let Some(slot) = ax.get_mut(index) {
+                *slot = Ax::Asked(node);
             }
         }
-        Ok((facts, requests.len(), beyond, ax))
+        Ok((facts, asked, beyond, ax))
     }
+}
+
+/// Chromium's node for each `(index, object)`, pipelined: `None` where the call failed.
+async fn ask(
+    session: &Session,
+    objects: Vec<(usize, String)>,
+    deadline: Deadline,
+) -> Vec<(usize, Option<Box<Node>>)> {
+    let requests: Vec<(usize, accessibility::GetPartialAxTree)> = objects
+        .into_iter()
+        .map(|(index, object)| {
+            (
+                index,
+                accessibility::GetPartialAxTree {
+                    backend_node_id: None,
+                    object_id: Some(object),
+                    fetch_relatives: Some(false),
+                },
+            )
+        })
+        .collect();
+    let replies =
+        futures::future::join_all(requests.iter().map(|(_, r)| session.call(r, deadline))).await;
+    let empty = std::collections::HashMap::new();
+    requests
+        .iter()
+        .zip(replies)
+        .map(|((index, _), reply)| {
+            let node = reply.ok().and_then(|reply| {
+                let node = reply
+                    .nodes
+                    .iter()
+                    .find(|n| n.backend_dom_node_id.is_some())?;
+                Some(Box::new(capture::node_from_ax(node, &empty, 0)))
+            });
+            (*index, node)
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -253,9 +271,10 @@ pub(crate) struct RegionFact {
     clips: bool,
     /// Drawn invisible (`visibility: hidden`); its text is left out.
     hidden: bool,
-    /// The role (and level) the page-side pass knew without asking Chromium: a list or a
-    /// list item (`js/region_elements.js` says when).
-    known: Option<(String, u64)>,
+    /// The role, level and name the page-side pass knew without asking Chromium: a list,
+    /// a list item, an element hidden with `aria-hidden`, or a link and its name
+    /// (`js/region_elements.js` says when).
+    known: Option<(String, u64, String)>,
     content: Vec<Content>,
 }
 
@@ -265,8 +284,9 @@ pub(crate) struct RegionFact {
 enum Content {
     /// `["e", index]`: a listed element.
     Element(ElementTag, usize),
-    /// `["t", text, x, y, width, height]`: a text node and its box.
-    Text(TextTag, String, f64, f64, f64, f64),
+    /// `["t", text, x, y, width, height, separator]`: a text node, its box, and what
+    /// separates it from the rendered text before it (0 nothing, 1 a space, 2 a line).
+    Text(TextTag, String, f64, f64, f64, f64, u8),
 }
 
 #[derive(Debug, serde::Deserialize)]
@@ -320,13 +340,15 @@ fn build(
                 ..Node::default()
             },
             Some(Ax::Plain) | None => match &fact.known {
-                Some((role, level)) => Node {
+                Some((role, level, name)) => Node {
                     role: role.clone(),
+                    name: name.clone(),
                     states: if *level > 0 {
                         vec![("level", level.to_string())]
                     } else {
                         Vec::new()
                     },
+                    focusable: role == "link",
                     ..Node::default()
                 },
                 None => Node {
@@ -355,7 +377,7 @@ fn build(
         for item in &fact.content {
             match item {
                 Content::Element(ElementTag::E, child) => nodes[i + 1].children.push(child + 1),
-                Content::Text(TextTag::T, text, x, y, width, height) => {
+                Content::Text(TextTag::T, text, x, y, width, height, sep) => {
                     let bounds = rect([*x, *y, *width, *height]);
                     if bounds.bottom() < top || bounds.y > bottom {
                         continue;
@@ -365,6 +387,11 @@ fn build(
                         role: "StaticText".into(),
                         name: text.clone(),
                         bounds: Some(bounds),
+                        sep_before: Some(match sep {
+                            0 => Sep::None,
+                            1 => Sep::Space,
+                            _ => Sep::Line,
+                        }),
                         parent: Some(i + 1),
                         ..Node::default()
                     });
