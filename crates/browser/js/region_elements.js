@@ -41,17 +41,16 @@ function regionElements(least, above, below, askAll) {
   for (const element of order) {
     const box = element.getBoundingClientRect();
     if (box.width <= 0 || box.height <= 0) continue;
+    const y = box.top + scrollY;
+    const beyond = y + box.height < top || y > bottom;
+    if (beyond && !actionable(element)) continue;
     // Inside a closed `details` (or another skipped subtree) an element still has a box,
     // but it is not drawn, and Chromium leaves it out.
     if (element.checkVisibility && !element.checkVisibility()) continue;
     // Hidden from assistive technology with all it holds: Chromium ignores its text too.
     if (element.closest('[aria-hidden="true" i]')) continue;
-    const y = box.top + scrollY;
-    if (y + box.height < top || y > bottom) {
-      if (actionable(element)) left[y > bottom ? 1 : 0] += 1;
-      continue;
-    }
-    choose(element);
+    if (beyond) left[y > bottom ? 1 : 0] += 1;
+    else choose(element);
   }
   // An element's identity includes the heading it sits under, wherever that heading is:
   // the last heading before each chosen element comes too, so a region read names
@@ -140,7 +139,8 @@ function regionElements(least, above, below, askAll) {
   // handling could differ) and the link is asked about.
   const linkAttribute = (name) =>
     plainAttribute(name) || name === "href" || name === "target" || name === "rel" ||
-    name === "title" || name === "hreflang" || name === "referrerpolicy" || name === "type";
+    name === "title" || name === "hreflang" || name === "referrerpolicy" || name === "type" ||
+    name === "tabindex";
   const inlineTags = new Set([
     "span", "code", "strong", "b", "em", "i", "small", "mark", "u", "kbd", "var", "samp", "tt",
     "big", "font", "s",
@@ -160,11 +160,15 @@ function regionElements(least, above, below, askAll) {
     for (const attribute of link.attributes) {
       if (!linkAttribute(attribute.name)) return null;
     }
+    // Any tab order leaves a link focusable; a value that is no number is asked about.
+    if (link.hasAttribute("tabindex") && !/^\s*[+-]?\d+\s*$/.test(link.getAttribute("tabindex"))) {
+      return null;
+    }
     if (link.isContentEditable || link.matches(":focus")) return null;
     for (let at = link.parentElement; at; at = at.parentElement) {
-      if (at.hasAttribute("role") || at.hasAttribute("aria-hidden") || at.hasAttribute("inert")) {
-        return null;
-      }
+      if (at.hasAttribute("role") || at.hasAttribute("inert")) return null;
+      const hidden = at.getAttribute("aria-hidden");
+      if (hidden !== null && hidden.trim().toLowerCase() !== "false") return null;
       if (barriers.has(at.localName) || at.namespaceURI !== html) return null;
     }
     // The link's text as drawn, each piece marked when `aria-hidden` keeps it out of the
@@ -174,11 +178,15 @@ function regionElements(least, above, below, askAll) {
     const walk = (element, hidden) => {
       const style = getComputedStyle(element);
       if (style.visibility !== "visible" || style.textTransform !== "none") return false;
-      if (element === link ? style.display === "list-item" : style.display !== "inline") return false;
-      if (style.whiteSpace !== "normal" && style.whiteSpace !== "nowrap") return false;
+      if (element === link ? style.display === "list-item" : style.display !== "inline" && style.display !== "inline-block") {
+        return false;
+      }
+      // White space kept as written is the same collapsed only without runs or ends.
+      const kept = style.whiteSpace !== "normal" && style.whiteSpace !== "nowrap";
       if (generated(element, "::before") || generated(element, "::after")) return false;
       for (let child = element.firstChild; child; child = child.nextSibling) {
         if (child.nodeType === 3) {
+          if (kept && !/^(\S+( \S+)*)?$/.test(child.data)) return false;
           pieces.push([child.data, hidden]);
         } else if (child.nodeType === 1) {
           const quiet = ariaHidden(child);
@@ -230,19 +238,28 @@ function regionElements(least, above, below, askAll) {
     } else if (!plain(element)) result[i] = element;
   });
   // A link the page named has no DOM node id to follow it by, only its identity, whose
-  // place among equals counts the links before it, in or out of the region: a named link
-  // that one drawn outside the region before its last element is or could be named as
-  // is asked about after all. A link outside that the page cannot name could be named
-  // as any part of its text or label attributes, in any case; one with generated
-  // content or named by other elements, anything.
+  // place among equals counts the links before it in the same containers, in or out of
+  // the region: a named link that one drawn outside the region before its last element
+  // is or could be named as, in the same `nav` and `main` elements (the only ones that
+  // give a link a navigation or main landmark without a `role`), is asked about after
+  // all. A link outside that the page cannot name could be named as any part of its text
+  // or label attributes, in any case; one with generated content or named by other
+  // elements, anything. Under a `role` or in a shadow root, it could be anywhere.
+  const landmarks = (element) => {
+    if (element.getRootNode() !== document) return "?";
+    let path = "";
+    for (let at = element.parentElement; at; at = at.parentElement) {
+      if (at.hasAttribute("role")) return "?";
+      if (at.localName === "nav" || at.localName === "main") path = at.localName + "/" + path;
+    }
+    return path;
+  };
   if (links.length > 0) {
     const last = all[all.length - 1];
-    const exact = new Set();
-    const loose = [];
-    let anything = false;
+    const outside = [];
     const squeeze = (text) => text.toLowerCase().replace(/\s+/g, "");
     for (const element of order) {
-      if (element === last || anything) break;
+      if (element === last) break;
       if (chosen.has(element)) continue;
       const tag = element.localName;
       const link = tag === "a" && element.hasAttribute("href") || tag === "area" ||
@@ -250,19 +267,20 @@ function regionElements(least, above, below, askAll) {
       if (!link || !element.checkVisibility || !element.checkVisibility({ visibilityProperty: true })) {
         continue;
       }
+      const path = landmarks(element);
       const name = linkName(element);
       if (name !== null) {
-        exact.add(name);
+        outside.push({ path, name });
         continue;
       }
-      if (element.hasAttribute("aria-labelledby")) anything = true;
+      let anything = element.hasAttribute("aria-labelledby");
       let text = element.textContent + (element.getAttribute("aria-label") || "") +
         (element.getAttribute("title") || "") + (element.getAttribute("alt") || "");
       for (const inner of [element, ...element.querySelectorAll("*")]) {
         if (generated(inner, "::before") || generated(inner, "::after")) anything = true;
         if (inner !== element) text += inner.getAttribute("alt") || "";
       }
-      loose.push(squeeze(text));
+      outside.push({ path, text: squeeze(text), anything });
     }
     const within = (needle, text) => {
       let at = 0;
@@ -271,8 +289,12 @@ function regionElements(least, above, below, askAll) {
     };
     for (const i of links) {
       const name = known[i][2];
+      const path = landmarks(all[i]);
       const needle = squeeze(name);
-      if (anything || exact.has(name) || loose.some((text) => within(needle, text))) {
+      const alike = outside.some((other) =>
+        (other.path === "?" || other.path === path) &&
+        (other.name !== undefined ? other.name === name : other.anything || within(needle, other.text)));
+      if (alike) {
         known[i] = undefined;
         result[i] = all[i];
       }
