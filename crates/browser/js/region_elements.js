@@ -22,17 +22,28 @@ function regionElements(least, above, below, askAll) {
       at = at.parentElement || (at.parentNode && at.parentNode.host) || null;
     }
   };
-  const visit = (root) => {
+  // Elements that have a box but are not drawn, or are hidden from assistive technology
+  // with all they hold, which Chromium leaves out with their text: what a closed
+  // `details` holds besides its summary, what `hidden="until-found"` holds, and what
+  // `aria-hidden="true"` holds. (An author's `content-visibility: hidden` is not seen.)
+  const quiet = new Set();
+  const visit = (root, hidden) => {
+    const shut = root.localName === "details" && !root.open;
+    const summary = shut ? root.querySelector(":scope > summary") : null;
     for (let element = root.firstElementChild; element; element = element.nextElementSibling) {
       order.push(element);
+      const inner = hidden || shut && element !== summary ||
+        (element.getAttribute("aria-hidden") || "").toLowerCase() === "true" ||
+        element.getAttribute("hidden") === "until-found";
+      if (inner) quiet.add(element);
       const tag = element.localName;
       if (tag !== "script" && tag !== "style" && tag !== "template" && tag !== "iframe") {
-        if (element.shadowRoot) visit(element.shadowRoot);
-        visit(element);
+        if (element.shadowRoot) visit(element.shadowRoot, inner);
+        visit(element, inner);
       }
     }
   };
-  visit(document);
+  visit(document, false);
   const scrollY = window.scrollY;
   let left = [0, 0];
   const actionable = (element) =>
@@ -43,12 +54,7 @@ function regionElements(least, above, below, askAll) {
     if (box.width <= 0 || box.height <= 0) continue;
     const y = box.top + scrollY;
     const beyond = y + box.height < top || y > bottom;
-    if (beyond && !actionable(element)) continue;
-    // Inside a closed `details` (or another skipped subtree) an element still has a box,
-    // but it is not drawn, and Chromium leaves it out.
-    if (element.checkVisibility && !element.checkVisibility()) continue;
-    // Hidden from assistive technology with all it holds: Chromium ignores its text too.
-    if (element.closest('[aria-hidden="true" i]')) continue;
+    if (beyond && !actionable(element) || quiet.has(element)) continue;
     if (beyond) left[y > bottom ? 1 : 0] += 1;
     else choose(element);
   }
@@ -149,7 +155,48 @@ function regionElements(least, above, below, askAll) {
     "a", "button", "summary", "label", "select", "option", "datalist", "svg", "math", "canvas",
     "object", "map", "template",
   ]);
+  // Generated content (`::before`, `::after`) is part of a name. Asking each element for
+  // its pseudo-elements' style is slow, so the page's style sheets are read once for the
+  // rules that could give any: only an element one of their selectors (without the
+  // pseudo-element) matches is asked. A sheet that cannot be read, nested rules, or a
+  // selector that does not parse, and every element is asked.
+  const pseudoRules = (() => {
+    const selectors = [];
+    let unreadable = false;
+    const visit = (rules) => {
+      for (const rule of rules) {
+        if (rule.selectorText !== undefined) {
+          if (rule.cssRules && rule.cssRules.length > 0) unreadable = true;
+          if (/:(before|after)\b/i.test(rule.selectorText)) {
+            selectors.push(rule.selectorText
+              .replace(/(^|[\s>+~,(])::?(before|after)\b/gi, "$1*")
+              .replace(/::?(before|after)\b/gi, ""));
+          }
+        } else if (rule.styleSheet) {
+          visit(rule.styleSheet.cssRules);
+        } else if (rule.cssRules) {
+          visit(rule.cssRules);
+        }
+      }
+    };
+    for (const sheet of [...document.styleSheets, ...(document.adoptedStyleSheets || [])]) {
+      try {
+        visit(sheet.cssRules);
+      } catch {
+        unreadable = true;
+      }
+    }
+    if (unreadable) return null;
+    const joined = selectors.join(", ");
+    try {
+      document.querySelector(joined || "*");
+    } catch {
+      return null;
+    }
+    return joined;
+  })();
   const generated = (element, pseudo) => {
+    if (pseudoRules === "" || pseudoRules !== null && !element.matches(pseudoRules)) return false;
     const content = getComputedStyle(element, pseudo).content;
     return content !== "none" && content !== "normal";
   };
@@ -256,48 +303,67 @@ function regionElements(least, above, below, askAll) {
   };
   if (links.length > 0) {
     const last = all[all.length - 1];
-    const outside = [];
     const squeeze = (text) => text.toLowerCase().replace(/\s+/g, "");
+    // The letters a text has, as bits: a needle with a letter the text lacks is not in it.
+    const letters = (text) => {
+      let bits = 0;
+      for (let i = 0; i < text.length; i++) bits |= 1 << (text.charCodeAt(i) & 31);
+      return bits;
+    };
+    const within = ([needle, bits], text, textBits) => {
+      if (needle.length > text.length || (bits & ~textBits) !== 0) return false;
+      let at = 0;
+      for (let i = 0; i < text.length && at < needle.length; i++) {
+        if (text.charCodeAt(i) === needle.charCodeAt(at)) at += 1;
+      }
+      return at === needle.length;
+    };
+    // The named links by landmarks, with their names squeezed; those found alike.
+    const named = new Map();
+    for (const i of links) {
+      const path = landmarks(all[i]);
+      if (!named.has(path)) named.set(path, []);
+      const needle = squeeze(known[i][2]);
+      named.get(path).push([i, [needle, letters(needle)]]);
+    }
+    const alike = new Set();
     for (const element of order) {
       if (element === last) break;
       if (chosen.has(element)) continue;
       const tag = element.localName;
       const link = tag === "a" && element.hasAttribute("href") || tag === "area" ||
         (element.getAttribute("role") || "").includes("link");
-      if (!link || !element.checkVisibility || !element.checkVisibility({ visibilityProperty: true })) {
-        continue;
-      }
+      if (!link) continue;
       const path = landmarks(element);
-      const name = linkName(element);
-      if (name !== null) {
-        outside.push({ path, name });
-        continue;
-      }
+      const candidates = path === "?" ? [...named.values()].flat() : named.get(path) || [];
+      if (candidates.length === 0) continue;
+      if (quiet.has(element) || !element.checkVisibility({ visibilityProperty: true })) continue;
+      // Its text and label attributes, in order, squeezed: any name it could have from
+      // them is inside, in order. Only a link that could match is named (that costs).
+      let text = (element.getAttribute("aria-label") || "") + (element.getAttribute("title") || "");
       let anything = element.hasAttribute("aria-labelledby");
-      let text = element.textContent + (element.getAttribute("aria-label") || "") +
-        (element.getAttribute("title") || "") + (element.getAttribute("alt") || "");
-      for (const inner of [element, ...element.querySelectorAll("*")]) {
-        if (generated(inner, "::before") || generated(inner, "::after")) anything = true;
-        if (inner !== element) text += inner.getAttribute("alt") || "";
+      const walker = document.createTreeWalker(element, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT);
+      for (let node = element; node; node = walker.nextNode()) {
+        if (node.nodeType === 3) {
+          text += node.data;
+        } else {
+          if (generated(node, "::before") || generated(node, "::after")) anything = true;
+          text += node.getAttribute("alt") || "";
+        }
       }
-      outside.push({ path, text: squeeze(text), anything });
+      text = squeeze(text);
+      const textBits = letters(text);
+      const possible = candidates.filter(([i, needle]) =>
+        !alike.has(i) && (anything || within(needle, text, textBits)));
+      if (possible.length === 0) continue;
+      const name = anything ? null : linkName(element);
+      for (const [i] of possible) {
+        if (name === null || name === known[i][2]) alike.add(i);
+      }
     }
-    const within = (needle, text) => {
-      let at = 0;
-      for (const c of text) if (at < needle.length && needle[at] === c) at += 1;
-      return at === needle.length;
-    };
-    for (const i of links) {
-      const name = known[i][2];
-      const path = landmarks(all[i]);
-      const needle = squeeze(name);
-      const alike = outside.some((other) =>
-        (other.path === "?" || other.path === path) &&
-        (other.name !== undefined ? other.name === name : other.anything || within(needle, other.text)));
-      if (alike) {
-        known[i] = undefined;
-        result[i] = all[i];
-      }
+    for (const i of alike) {
+      known[i] = undefined;
+      result[i] = all[i];
     }
   }
   result.all = all;

@@ -74,7 +74,9 @@ function regionFacts() {
       }
     };
     if (element.shadowRoot) add(element.shadowRoot);
-    add(element);
+    // A closed `details` draws its summary only: its own text is not drawn.
+    if (element.localName !== "details" || element.open) add(element);
+    else for (const child of element.children) if (index.has(child)) content.push(["e", index.get(child)]);
     const tag = element.localName;
     return {
       parent: parent ? index.get(parent) : -1,

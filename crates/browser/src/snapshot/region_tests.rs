@@ -221,7 +221,7 @@ async fn a_region_read_asking_only_where_needed_outlines_as_one_asking_about_eve
                 || every.iter().any(|l| l.contains("Show 3 methods"))
                     && !every
                         .iter()
-                        .any(|l| l.contains("folded_away") || l.contains("collapsed text")),
+                        .any(|l| l.contains("folded") || l.contains("collapsed text")),
             "at {scroll}px a closed details shows its summary only: {every:#?}"
         );
         let differences = compare_nodes(&chromium, &page);
