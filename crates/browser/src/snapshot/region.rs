@@ -6,7 +6,8 @@
 //! budget) holds less than half of it, a page-side pass (`js/region_elements.js`) picks
 //! the elements there and their ancestors, another (`js/region_facts.js`) describes them
 //! (boxes, text, click and clip hints), and Chromium gives each element the page cannot
-//! describe itself (more than a plain wrapper, a list or a list item) its role, name and
+//! describe itself (more than a plain wrapper, a list, a list item, or a link named by
+//! its text alone whose name no link left out before it could share) its role, name and
 //! states (`Accessibility.getPartialAXTree`, pipelined). Small pages, pages mostly in view, pages with out-of-process frames,
 //! `find` and locating read the whole tree.
 

@@ -289,6 +289,37 @@ async fn a_snapshot_id_refuses_an_element_replaced_since() {
     h.shutdown().await;
 }
 
+/// On a page large enough to be read around the viewport, a link named page-side (no DOM
+/// node id in the snapshot) is acted on by its ref with the snapshot's id: the same link,
+/// not refused as replaced.
+#[tokio::test]
+async fn a_link_a_region_read_named_is_clicked_by_ref_and_snapshot_id() {
+    let h = Harness::new();
+    h.ok("navigate", json!({ "url": h.url("docs-like.html") }))
+        .await;
+    let before = h.ok("snapshot", json!({})).await;
+    let id = before["data"]["snapshotId"].as_str().unwrap().to_string();
+    assert!(
+        before["data"]["text"]
+            .as_str()
+            .unwrap()
+            .contains("# below the viewport"),
+        "a region read: {before:#}"
+    );
+    let titled = ref_on(&before, "link \"titled\"");
+    let clicked = h
+        .ok(
+            "act",
+            json!({ "action": "click", "ref": titled, "snapshotId": id }),
+        )
+        .await;
+    assert!(
+        clicked["page"]["url"].as_str().unwrap().ends_with("#l3"),
+        "{clicked:#}"
+    );
+    h.shutdown().await;
+}
+
 #[tokio::test]
 async fn diff_returns_only_what_changed() {
     let h = Harness::new();
