@@ -337,7 +337,8 @@ function regionElements(least, above, below, askAll) {
       const path = landmarks(element);
       const candidates = path === "?" ? [...named.values()].flat() : named.get(path) || [];
       if (candidates.length === 0) continue;
-      if (quiet.has(element) || !element.checkVisibility({ visibilityProperty: true })) continue;
+      if (quiet.has(element)) continue;
+      if (element.checkVisibility && !element.checkVisibility({ visibilityProperty: true })) continue;
       // Its text and label attributes, in order, squeezed: any name it could have from
       // them is inside, in order. Only a link that could match is named (that costs).
       let text = (element.getAttribute("aria-label") || "") + (element.getAttribute("title") || "");
