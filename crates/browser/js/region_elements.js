@@ -224,8 +224,12 @@ function regionElements(least, above, below, askAll) {
     const pieces = [];
     const walk = (element, hidden) => {
       const style = getComputedStyle(element);
+      const inner = element !== link;
+      // Not rendered: no part of the text.
+      if (inner && style.display === "none") return true;
+      if (inner && !inlineTags.has(element.localName)) return false;
       if (style.visibility !== "visible" || style.textTransform !== "none") return false;
-      if (element === link ? style.display === "list-item" : style.display !== "inline" && style.display !== "inline-block") {
+      if (inner ? style.display !== "inline" && style.display !== "inline-block" : style.display === "list-item") {
         return false;
       }
       // White space kept as written is the same collapsed only without runs or ends.
@@ -237,10 +241,7 @@ function regionElements(least, above, below, askAll) {
           pieces.push([child.data, hidden]);
         } else if (child.nodeType === 1) {
           const quiet = ariaHidden(child);
-          if (!quiet && !plainAttributes(child)) return false;
-          // Not rendered: no part of the text.
-          if (getComputedStyle(child).display === "none") continue;
-          if (!inlineTags.has(child.localName) || !walk(child, hidden || quiet)) return false;
+          if (!quiet && !plainAttributes(child) || !walk(child, hidden || quiet)) return false;
         } else if (child.nodeType !== 8) {
           return false;
         }

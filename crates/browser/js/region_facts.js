@@ -60,6 +60,7 @@ function regionFacts() {
     }
     const box = element.getBoundingClientRect();
     const style = getComputedStyle(element);
+    displays.set(element, style.display);
     const hidden = style.visibility !== "visible";
     const content = [];
     const add = (container) => {
