@@ -107,13 +107,9 @@ impl Tab {
             if let Some(held) = self.held() {
                 return held;
             }
-            // The control is read by the command's deadline, not within a budget: making
-            // it (the first time) takes a new renderer's start, which is no reading of the
-            // machine, and under load can outlast a budget. Meanwhile the page's answer
-            // still ends the wait.
             let reading = tokio::select! {
                 answered = &mut answer => return self.answered(answered, started),
-                reading = self.shared.control.read(deadline) => reading,
+                reading = self.shared.control.read(deadline.within(budget)) => reading,
             };
             let now = Instant::now();
             if machine_starved(reading, budget) {
