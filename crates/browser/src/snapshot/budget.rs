@@ -1,6 +1,12 @@
-//! Fitting an outline into a token budget, viewport first (SPEC §5.1): lines inside the
-//! viewport are taken first, then outward by distance; a line brings its ancestors so the
-//! tree stays readable; what did not fit is summarised. Pure: no browser here.
+//! Fitting an outline into a token budget (SPEC §5.1): lines inside the viewport are
+//! taken first, then outward by distance — below the fold of the page and inside every
+//! scroll container alike (a line scrolled out of its container is as far as it is from
+//! the container's box, plus the container's own distance) — until the budget is spent. A
+//! line brings its ancestors so the tree stays readable. What did not fit is counted
+//! where it was cut, under the line that holds it, with how many of that line's items
+//! are listed; the count's room is kept from the moment its container is listed, so a
+//! count is never what gives way. A run of lines not on screen is marked once. Pure: no
+//! browser here.
 
 use super::capture::Viewport;
 use super::outline::{Line, intersects};
@@ -23,6 +29,11 @@ pub fn estimate_tokens(text: &str) -> usize {
 pub(crate) struct Packed {
     /// Indexes into the outline, in document order.
     pub chosen: Vec<usize>,
+    /// Per line of the outline: on screen (in the viewport, not scrolled out of its
+    /// container).
+    pub in_view: Vec<bool>,
+    /// Where listed content was cut, in document order: one count line each.
+    pub cuts: Vec<Cut>,
     pub tokens: usize,
     /// Something inside the viewport did not fit.
     pub truncated: bool,
@@ -32,6 +43,35 @@ pub(crate) struct Packed {
     /// Screens of content below the last chosen line's bottom.
     pub screens_below: f64,
     pub screens_above: f64,
+}
+
+/// A run of items of a listed line that the budget left out: said on one line, where the
+/// run begins.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Cut {
+    /// The listed line whose items these are.
+    pub parent: usize,
+    /// The run's first item (the count line takes its place).
+    pub first: usize,
+    /// Items in the run, and the elements they hold.
+    pub items: usize,
+    pub elements: usize,
+    /// Where the run is: not on screen below (or right of) the view, above it, or on
+    /// screen (cut only because the budget was spent).
+    pub place: Place,
+    /// The run is scrolled out of view inside its parent, a scroll container.
+    pub scrolled: bool,
+    /// The parent's items listed, of all it holds.
+    pub listed: usize,
+    pub total: usize,
+}
+
+/// Where a run of lines lies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Place {
+    Above,
+    Below,
+    OnScreen,
 }
 
 /// Tokens kept for the "above/below the viewport" summary lines.
@@ -47,32 +87,97 @@ pub(crate) fn render_line(line: &Line) -> String {
     }
 }
 
+/// The count line of `cut`; `container_ref` is the ref of its parent when that is the
+/// scroll container the run is scrolled out of.
+pub(crate) fn render_cut(cut: &Cut, depth: usize, container_ref: Option<&str>) -> String {
+    let indent = "  ".repeat(depth);
+    let items = cut.items;
+    let plural = if items == 1 { "" } else { "s" };
+    let listed = format!("{} of {} listed", cut.listed, cut.total);
+    match (cut.place, container_ref.filter(|_| cut.scrolled)) {
+        (Place::OnScreen, _) => format!(
+            "{indent}- … {items} more item{plural} not listed ({listed}: the budget was spent) — a larger maxTokens or browser_find\n"
+        ),
+        (place, Some(r#ref)) => format!(
+            "{indent}- … {items} more item{plural} {} (scrolled out of view; {listed}) — scroll [{ref}] or browser_find\n",
+            place.word()
+        ),
+        (place, None) => format!(
+            "{indent}- … {items} more item{plural} {} ({listed}) — browser_find searches them\n",
+            place.word()
+        ),
+    }
+}
+
+impl Place {
+    fn word(self) -> &'static str {
+        match self {
+            Place::Above => "above",
+            Place::Below => "below",
+            Place::OnScreen => "on screen",
+        }
+    }
+}
+
+/// The mark before a run of listed lines not on screen, and before lines on screen again.
+pub(crate) fn render_mark(depth: usize, in_view: bool) -> String {
+    let indent = "  ".repeat(depth);
+    if in_view {
+        format!("{indent}# on screen from here\n")
+    } else {
+        format!("{indent}# out of view from here\n")
+    }
+}
+
+/// The budget kept for a count line while its container is listed and not whole: the
+/// longest a count line gets (three-digit counts, a long ref).
+const COUNT_RESERVE: usize = 30;
+
+/// The budget kept for the marks of lines not on screen: one where they start, one
+/// where the screen resumes.
+const MARKS_RESERVE: usize = 16;
+
 /// Chooses lines for a budget of `max_tokens`.
 pub(crate) fn pack(lines: &[Line], viewport: &Viewport, max_tokens: usize) -> Packed {
+    let n = lines.len();
     let costs: Vec<usize> = lines
         .iter()
         .map(|l| estimate_tokens(&render_line(l)))
         .collect();
-    let distance: Vec<f64> = lines.iter().map(|l| distance_to(l, viewport)).collect();
-    let mut order: Vec<usize> = (0..lines.len()).collect();
+    let distance = distances(lines, viewport);
+    let mut order: Vec<usize> = (0..n).collect();
     order.sort_by(|a, b| distance[*a].total_cmp(&distance[*b]).then(a.cmp(b)));
 
-    // The summary lines about what was left out come out of the same budget.
-    let budget = max_tokens.saturating_sub(SUMMARY_RESERVE);
-    let mut taken = vec![false; lines.len()];
-    let mut has_children = vec![false; lines.len()];
-    for line in lines {
+    let mut children: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for (index, line) in lines.iter().enumerate() {
         if let Some(parent) = line.parent {
-            has_children[parent] = true;
+            children[parent].push(index);
         }
     }
-    let mut packed = Packed::default();
+    // The summary lines about what was left out come out of the same budget, and so do
+    // the marks of what is not on screen (two, most often; more give way at the end).
+    let budget = max_tokens.saturating_sub(SUMMARY_RESERVE);
+    let packing = budget.saturating_sub(MARKS_RESERVE);
+    let mut taken = vec![false; n];
+    let mut untaken: Vec<usize> = children.iter().map(Vec::len).collect();
+    let reserve_of = |taken: bool, untaken: usize| {
+        if taken && untaken > 0 {
+            COUNT_RESERVE
+        } else {
+            0
+        }
+    };
+    let mut tokens = 0;
+    let mut reserved = 0;
+    let mut truncated = false;
+    // In the order taken, for giving way at the end.
+    let mut taken_order: Vec<usize> = Vec::new();
     for index in order {
-        // A container line comes in with the first of its content, never alone.
-        if taken[index] || has_children[index] {
+        // A container line comes in with the first of its content, never alone — but a
+        // scroll container may: its count says what it holds.
+        if taken[index] || (!children[index].is_empty() && !lines[index].scroller) {
             continue;
         }
-
         // The line and the ancestors it needs.
         let mut needed = vec![index];
         let mut parent = lines[index].parent;
@@ -84,19 +189,75 @@ pub(crate) fn pack(lines: &[Line], viewport: &Viewport, max_tokens: usize) -> Pa
             parent = lines[p].parent;
         }
         let cost: usize = needed.iter().map(|i| costs[*i]).sum();
-        if packed.tokens + cost > budget {
+        // How the count lines' reserve changes: each new line's parent has one item
+        // fewer left out, and each new line with items of its own may need a count.
+        let mut affected: Vec<usize> = needed.clone();
+        affected.extend(needed.iter().filter_map(|i| lines[*i].parent));
+        affected.sort_unstable();
+        affected.dedup();
+        let delta: isize = affected
+            .iter()
+            .map(|&p| {
+                let now = reserve_of(taken[p], untaken[p]) as isize;
+                let joins = needed
+                    .iter()
+                    .filter(|i| lines[**i].parent == Some(p))
+                    .count();
+                let then = reserve_of(taken[p] || needed.contains(&p), untaken[p] - joins);
+                then as isize - now
+            })
+            .sum();
+        let reserve_then = (reserved as isize + delta).max(0) as usize;
+        if tokens + cost + reserve_then > packing {
             // Inside the viewport every line that fits is worth having; beyond it, the
             // picture must stay contiguous, so the first line that does not fit ends it.
             if distance[index] == 0.0 {
-                packed.truncated = true;
+                truncated = true;
                 continue;
             }
             break;
         }
-        packed.tokens += cost;
-        for i in needed {
+        tokens += cost;
+        reserved = reserve_then;
+        for &i in &needed {
             taken[i] = true;
+            if let Some(p) = lines[i].parent {
+                untaken[p] -= 1;
+            }
         }
+        taken_order.extend(needed.iter().rev());
+    }
+
+    let in_view: Vec<bool> = distance.iter().map(|d| *d == 0.0).collect();
+    // The reserve is an estimate (a container cut on both sides has two count lines):
+    // the last lines taken give way until the counts fit.
+    let mut cuts = cuts_of(lines, &taken, &children, &in_view, viewport);
+    while tokens + cuts_cost(lines, &cuts) + marks_cost(lines, &taken, &in_view) > budget {
+        let Some(pos) = taken_order
+            .iter()
+            .rposition(|&i| children[i].iter().all(|c| !taken[*c]))
+        else {
+            break;
+        };
+        let gone = taken_order.remove(pos);
+        taken[gone] = false;
+        tokens -= costs[gone];
+        if in_view[gone] {
+            truncated = true;
+        }
+        cuts = cuts_of(lines, &taken, &children, &in_view, viewport);
+    }
+
+    let mut packed = Packed {
+        tokens: tokens + cuts_cost(lines, &cuts) + marks_cost(lines, &taken, &in_view),
+        truncated,
+        ..Packed::default()
+    };
+    // Each line left out is counted once: on the count line of the run it belongs to,
+    // or (nothing of it listed) on the page's above/below lines.
+    let mut place: Vec<Option<Place>> = vec![None; n];
+    for cut in &cuts {
+        place[cut.first] = Some(cut.place);
     }
     let mut lowest_shown = f64::MIN;
     let mut highest_shown = f64::MAX;
@@ -109,9 +270,17 @@ pub(crate) fn pack(lines: &[Line], viewport: &Viewport, max_tokens: usize) -> Pa
                 lowest_shown = lowest_shown.max(rect.bottom());
                 highest_shown = highest_shown.min(rect.y);
             }
-            // A collapse line stands for elements not shown.
-            packed.elements_below += line.hidden_elements;
-        } else if line.rect.is_some_and(|r| r.bottom() <= viewport.scroll_y) {
+            continue;
+        }
+        // Inside a run: the run's place, passed down from its first item.
+        let inherited = line.parent.filter(|p| !taken[*p]).and_then(|p| place[p]);
+        let here = place[index].or(inherited);
+        place[index] = here;
+        let above = match here {
+            Some(p) => p == Place::Above,
+            None => line.rect.is_some_and(|r| r.bottom() <= viewport.scroll_y),
+        };
+        if above {
             packed.elements_above += elements;
         } else {
             packed.elements_below += elements;
@@ -125,7 +294,204 @@ pub(crate) fn pack(lines: &[Line], viewport: &Viewport, max_tokens: usize) -> Pa
         packed.screens_below = ((bottom - shown_to) / viewport.height).max(0.0);
         packed.screens_above = ((highest_shown.min(viewport.scroll_y)) / viewport.height).max(0.0);
     }
+    packed.in_view = in_view;
+    packed.cuts = cuts;
     packed
+}
+
+/// The snapshot's lines: the chosen ones in document order, each cut's count line where
+/// its run begins, and a mark where lines stop or start being on screen. `ref_of` gives
+/// a node's ref (for the count line of a scroll container).
+pub(crate) fn render(
+    lines: &[Line],
+    packed: &Packed,
+    ref_of: impl Fn(usize) -> Option<String>,
+) -> Vec<String> {
+    let mut chosen = vec![false; lines.len()];
+    for &index in &packed.chosen {
+        chosen[index] = true;
+    }
+    let mut cuts = packed.cuts.iter().peekable();
+    let mut out = Vec::with_capacity(packed.chosen.len() + packed.cuts.len());
+    let mut on_screen: Option<bool> = None;
+    for (index, line) in lines.iter().enumerate() {
+        while let Some(cut) = cuts.next_if(|c| c.first == index) {
+            let parent = &lines[cut.parent];
+            let container = parent.node.and_then(&ref_of);
+            out.push(render_cut(cut, parent.depth + 1, container.as_deref()));
+        }
+        if !chosen[index] {
+            continue;
+        }
+        // A line with no box of its own says nothing of where it is.
+        if line.rect.is_some() {
+            let view = packed.in_view.get(index).copied().unwrap_or(true);
+            if on_screen != Some(view) {
+                if on_screen.is_some() || !view {
+                    out.push(render_mark(line.depth, view));
+                }
+                on_screen = Some(view);
+            }
+        }
+        out.push(render_line(line));
+    }
+    out
+}
+
+/// The runs of items of listed lines that are not listed, in document order.
+fn cuts_of(
+    lines: &[Line],
+    taken: &[bool],
+    children: &[Vec<usize>],
+    in_view: &[bool],
+    viewport: &Viewport,
+) -> Vec<Cut> {
+    let mut cuts = Vec::new();
+    for (parent, items) in children.iter().enumerate() {
+        if !taken[parent] || items.iter().all(|i| taken[*i]) {
+            continue;
+        }
+        let listed = items.iter().filter(|i| taken[**i]).count();
+        let mut run: Option<Cut> = None;
+        for &item in items {
+            if taken[item] {
+                cuts.extend(run.take());
+                continue;
+            }
+            let cut = run.get_or_insert_with(|| {
+                let scrolled = lines[parent].scroller && lines[item].scrolled == lines[parent].node;
+                Cut {
+                    parent,
+                    first: item,
+                    items: 0,
+                    elements: 0,
+                    place: place_of(lines, item, parent, scrolled, in_view, viewport),
+                    scrolled,
+                    listed,
+                    total: items.len(),
+                }
+            });
+            cut.items += 1;
+            cut.elements += elements_under(lines, children, item);
+        }
+        cuts.extend(run);
+    }
+    cuts.sort_by_key(|c| c.first);
+    cuts
+}
+
+/// Where the run starting at `item` lies: against its scroll container's box when it
+/// is scrolled out of `parent`, else against the viewport.
+fn place_of(
+    lines: &[Line],
+    item: usize,
+    parent: usize,
+    scrolled: bool,
+    in_view: &[bool],
+    viewport: &Viewport,
+) -> Place {
+    if in_view[item] {
+        return Place::OnScreen;
+    }
+    let Some(rect) = lines[item].rect else {
+        return Place::Below;
+    };
+    let top = match lines[parent].rect.filter(|_| scrolled) {
+        Some(container) => container.y,
+        None => viewport.scroll_y,
+    };
+    if rect.bottom() <= top {
+        Place::Above
+    } else {
+        Place::Below
+    }
+}
+
+/// The elements line `index` and everything under it stand for.
+fn elements_under(lines: &[Line], children: &[Vec<usize>], index: usize) -> usize {
+    let mut count = 0;
+    let mut stack = vec![index];
+    while let Some(i) = stack.pop() {
+        count += usize::from(lines[i].element) + lines[i].hidden_elements;
+        stack.extend(&children[i]);
+    }
+    count
+}
+
+/// Tokens of the count lines of `cuts` (with a ref of the longest kind).
+fn cuts_cost(lines: &[Line], cuts: &[Cut]) -> usize {
+    cuts.iter()
+        .map(|cut| {
+            estimate_tokens(&render_cut(
+                cut,
+                lines[cut.parent].depth + 1,
+                Some("e0000000"),
+            ))
+        })
+        .sum()
+}
+
+/// Tokens of the marks `render` puts where taken lines stop or start being on screen.
+fn marks_cost(lines: &[Line], taken: &[bool], in_view: &[bool]) -> usize {
+    let mut cost = 0;
+    let mut on_screen: Option<bool> = None;
+    for (index, line) in lines.iter().enumerate() {
+        if !taken[index] || line.rect.is_none() {
+            continue;
+        }
+        let view = in_view[index];
+        if on_screen != Some(view) {
+            if on_screen.is_some() || !view {
+                cost += estimate_tokens(&render_mark(line.depth, view));
+            }
+            on_screen = Some(view);
+        }
+    }
+    cost
+}
+
+/// Per line: 0 on screen; otherwise how far from it, in pixels. A line scrolled out of
+/// its container is as far as it is from the container's box, plus the container's own
+/// distance from the screen.
+fn distances(lines: &[Line], viewport: &Viewport) -> Vec<f64> {
+    let mut line_of_node = std::collections::HashMap::new();
+    let mut out = Vec::with_capacity(lines.len());
+    for (index, line) in lines.iter().enumerate() {
+        if line.scroller
+            && let Some(node) = line.node
+        {
+            line_of_node.insert(node, index);
+        }
+        let container = line
+            .scrolled
+            .and_then(|node| line_of_node.get(&node).copied())
+            .filter(|c| *c < index);
+        let distance = match (container, line.rect) {
+            (Some(c), Some(rect)) => {
+                let container_box = lines[c].rect.unwrap_or(rect);
+                out[c] + gap(&rect, &container_box).max(1.0)
+            }
+            (Some(c), None) => out[c] + 1.0,
+            (None, _) => distance_to(line, viewport),
+        };
+        out.push(distance);
+    }
+    out
+}
+
+/// How far `rect` lies outside `container` (0 when they overlap).
+fn gap(rect: &super::capture::Rect, container: &super::capture::Rect) -> f64 {
+    if rect.y >= container.bottom() {
+        rect.y - container.bottom()
+    } else if rect.bottom() <= container.y {
+        container.y - rect.bottom()
+    } else if rect.x >= container.right() {
+        rect.x - container.right()
+    } else if rect.right() <= container.x {
+        container.x - rect.right()
+    } else {
+        0.0
+    }
 }
 
 /// 0 inside the viewport; otherwise how far away, in pixels.
@@ -170,6 +536,9 @@ mod tests {
                 parent: None,
                 element: true,
                 hidden_elements: 0,
+                ref_at: None,
+                scrolled: None,
+                scroller: false,
             })
             .collect();
         let viewport = Viewport {
@@ -219,14 +588,152 @@ mod tests {
         for line in lines.iter_mut().skip(1) {
             line.parent = Some(0);
             line.depth = 1;
+            line.text.push_str(&" long".repeat(30));
         }
         let packed = pack(&lines, &viewport, 10_000);
         assert_eq!(packed.chosen, vec![0, 1, 2]);
-        // The budget for one line takes the child with its container, never the
-        // container alone.
+        assert!(packed.cuts.is_empty());
+        // The budget for one line and the count of the rest takes the child with its
+        // container, never the container alone, and keeps room for the count.
         let cost = |i: usize| estimate_tokens(&render_line(&lines[i]));
-        let packed = pack(&lines, &viewport, SUMMARY_RESERVE + cost(0) + cost(1));
+        let packed = pack(
+            &lines,
+            &viewport,
+            SUMMARY_RESERVE + MARKS_RESERVE + cost(0) + cost(1) + COUNT_RESERVE,
+        );
         assert_eq!(packed.chosen, vec![0, 1]);
+        assert_eq!(
+            packed.cuts,
+            vec![Cut {
+                parent: 0,
+                first: 2,
+                items: 1,
+                elements: 1,
+                place: Place::OnScreen,
+                scrolled: false,
+                listed: 1,
+                total: 2,
+            }]
+        );
+        let text = render(&lines, &packed, |_| None).concat();
+        assert!(
+            text.ends_with("  - … 1 more item not listed (1 of 2 listed: the budget was spent) — a larger maxTokens or browser_find\n"),
+            "{text}"
+        );
+    }
+
+    /// A scroll container of `n` items 40 px apart, its 100-px box in view at the top of
+    /// the page, the rest of the page (one button) below it.
+    fn pane(n: usize) -> (Vec<Line>, Viewport) {
+        let (mut lines, viewport) = page(n + 2);
+        lines[0].scroller = true;
+        lines[0].text = "list \"Results\" [epane]".into();
+        lines[0].rect = Some(Rect {
+            x: 0.0,
+            y: 0.0,
+            width: 100.0,
+            height: 100.0,
+        });
+        for (i, line) in lines.iter_mut().enumerate().skip(1).take(n) {
+            line.parent = Some(0);
+            line.depth = 1;
+            let y = (i - 1) as f64 * 40.0;
+            line.rect = Some(Rect {
+                x: 0.0,
+                y,
+                width: 100.0,
+                height: 30.0,
+            });
+            // Out of the pane's box: scrolled out of view.
+            if y >= 100.0 {
+                line.scrolled = Some(0);
+            }
+        }
+        let last = n + 1;
+        lines[last].text = "button \"Next page\" [enext]".into();
+        lines[last].rect = Some(Rect {
+            x: 0.0,
+            y: 120.0,
+            width: 100.0,
+            height: 30.0,
+        });
+        (lines, viewport)
+    }
+
+    #[test]
+    fn a_scroll_pane_that_fits_is_listed_whole_and_its_hidden_part_marked_once() {
+        let (lines, viewport) = pane(12);
+        let packed = pack(&lines, &viewport, 4096);
+        assert_eq!(packed.chosen.len(), 14, "{:?}", packed.chosen);
+        assert!(packed.cuts.is_empty());
+        let text = render(&lines, &packed, |_| Some("epane".into())).concat();
+        // Items 0–2 are in the pane's box; 3–11 are scrolled out: one mark before them,
+        // one where the page is on screen again.
+        assert_eq!(text.matches("# out of view from here").count(), 1, "{text}");
+        assert_eq!(text.matches("# on screen from here").count(), 1, "{text}");
+        let out = text.find("# out of view").unwrap_or_default();
+        assert!(
+            text[..out].contains("Item 3\"") && text[out..].contains("Item 4\""),
+            "{text}"
+        );
+        assert!(
+            text.ends_with("# on screen from here\n- button \"Next page\" [enext]\n"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_pane_cut_by_a_small_budget_keeps_its_line_and_its_count() {
+        let (lines, viewport) = pane(50);
+        let packed = pack(&lines, &viewport, 150);
+        assert!(packed.chosen.contains(&0), "{:?}", packed.chosen);
+        let text = render(&lines, &packed, |_| Some("epane".into())).concat();
+        let count = text
+            .lines()
+            .find(|l| l.contains("more items below (scrolled out of view;"))
+            .unwrap_or_else(|| panic!("no count in\n{text}"));
+        let listed = packed
+            .chosen
+            .iter()
+            .filter(|i| lines[**i].parent == Some(0))
+            .count();
+        assert!(
+            count.contains(&format!(
+                "; {listed} of 50 listed) — scroll [epane] or browser_find"
+            )),
+            "{count}"
+        );
+        assert!(estimate_tokens(&text) <= 150 - SUMMARY_RESERVE, "{text}");
+        assert!(packed.tokens <= 150 - SUMMARY_RESERVE, "{text}");
+        // The items nearest the pane's box come first: the ones in it, in order.
+        assert!(listed >= 1, "{text}");
+        // Even a budget with no room for an item keeps the pane and its count.
+        let packed = pack(&lines, &viewport, SUMMARY_RESERVE + MARKS_RESERVE + 40);
+        let text = render(&lines, &packed, |_| Some("epane".into())).concat();
+        assert!(text.starts_with("- list \"Results\" [epane]\n"), "{text}");
+        assert!(
+            text.contains("(0 of 50 listed: the budget was spent)")
+                || text.contains("0 of 50 listed)"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn content_scrolled_out_of_a_pane_comes_nearest_first_before_farther_page_content() {
+        let (mut lines, viewport) = pane(30);
+        // The button sits 600 px below the fold: farther than the pane's first hidden
+        // items, nearer than its last.
+        lines[31].rect = Some(Rect {
+            x: 0.0,
+            y: 1000.0,
+            width: 100.0,
+            height: 30.0,
+        });
+        let distance = distances(&lines, &viewport);
+        assert_eq!(distance[1], 0.0, "in the pane's box and in view");
+        assert_eq!(distance[4], 20.0, "item 3 starts 20 px below the box");
+        assert!(distance[5] > distance[4]);
+        assert!(distance[31] > distance[10] && distance[31] < distance[30]);
     }
 
     #[test]
@@ -270,35 +777,32 @@ mod tests {
 
     #[test]
     fn a_scrolled_page_counts_what_is_above_and_below_in_elements_and_screens() {
-        let (mut lines, mut viewport) = page(100);
+        let (lines, mut viewport) = page(100);
         viewport.scroll_y = 2000.0;
-        // Line 60 stands for a collapsed run of seven elements.
-        lines[60].element = false;
-        lines[60].hidden_elements = 7;
         let packed = pack(&lines, &viewport, 10_000);
         assert_eq!(packed.chosen.len(), 100);
-        assert_eq!(packed.elements_shown, 99);
-        assert_eq!((packed.elements_above, packed.elements_below), (0, 7));
+        assert_eq!(packed.elements_shown, 100);
+        assert_eq!((packed.elements_above, packed.elements_below), (0, 0));
         // The last line ends 10 px above the page's bottom.
         assert_eq!(
             (packed.screens_above, packed.screens_below),
             (0.0, 10.0 / 400.0)
         );
         // A budget for about twenty lines: those in view, then outward both ways.
-        let packed = pack(&lines, &viewport, 215);
+        let packed = pack(&lines, &viewport, 215 + MARKS_RESERVE);
         let first = packed.chosen[0];
         let last = *packed.chosen.last().expect("lines chosen");
         assert_eq!((first, last), (45, 64), "{:?}", packed.chosen);
         assert_eq!(packed.chosen, (first..=last).collect::<Vec<_>>());
-        assert_eq!(packed.elements_shown, 19);
+        assert_eq!(packed.elements_shown, 20);
         assert_eq!(packed.elements_above, 45);
-        assert_eq!(packed.elements_below, 7 + 35);
+        assert_eq!(packed.elements_below, 35);
         // Line 45 starts at 1800 px, line 64 ends at 2590 px, the page at 4000 px.
         assert_eq!(packed.screens_above, 1800.0 / 400.0);
         assert_eq!(packed.screens_below, (4000.0 - 2590.0) / 400.0);
         // Scrolled past the first line's end: it is above, and further than the second.
         viewport.scroll_y = 35.0;
-        let packed = pack(&lines[..2], &viewport, SUMMARY_RESERVE + 10);
+        let packed = pack(&lines[..2], &viewport, SUMMARY_RESERVE + MARKS_RESERVE + 10);
         assert_eq!(packed.chosen, vec![1]);
         assert_eq!((packed.elements_above, packed.elements_below), (1, 0));
     }

@@ -74,6 +74,10 @@ pub struct ElementSnapshot {
     /// The snapshot this one is a diff against, when `text` holds only the changes.
     pub diff_against: Option<String>,
     pub coverage: Coverage,
+    /// Each listed line whose items were not all listed (a list, a table, a scroll
+    /// container…), in document order: so "the cheapest of what I see" never passes for
+    /// "the cheapest".
+    pub lists: Vec<ListCount>,
     /// The page's restorable state, under the snapshot's id, when asked for: or why it
     /// could not be read.
     pub checkpoint: Option<Result<crate::Checkpoint, Error>>,
@@ -86,6 +90,18 @@ pub struct Coverage {
     pub page: Cover,
     /// Each scroll container's ref and coverage, in document order.
     pub containers: Vec<(String, Cover)>,
+}
+
+/// A listed line whose items the budget did not all list.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ListCount {
+    /// Its ref, when it has one (a scroll container always does).
+    pub r#ref: Option<String>,
+    /// Its role as the snapshot shows it.
+    pub role: String,
+    /// Its items listed, of all it holds.
+    pub listed: usize,
+    pub total: usize,
 }
 
 /// Said with every coverage: the viewport is all coverage knows about.
@@ -193,11 +209,9 @@ impl Tab {
         );
         packed.elements_above += observation.elements_beyond.0;
         packed.elements_below += observation.elements_beyond.1;
-        let mut lines: Vec<String> = packed
-            .chosen
-            .iter()
-            .map(|i| budget::render_line(&outlined.lines[*i]))
-            .collect();
+        let mut lines = budget::render(&outlined.lines, &packed, |node| {
+            outlined.refs.get(&node).cloned()
+        });
         let refs_shown = packed
             .chosen
             .iter()
@@ -235,6 +249,21 @@ impl Tab {
                 packed.screens_below, packed.elements_below
             ));
         }
+        let mut seen = std::collections::HashSet::new();
+        let lists: Vec<ListCount> = packed
+            .cuts
+            .iter()
+            .filter(|cut| seen.insert(cut.parent))
+            .map(|cut| {
+                let line = &outlined.lines[cut.parent];
+                ListCount {
+                    r#ref: line.node.and_then(|n| outlined.refs.get(&n).cloned()),
+                    role: line.text.split(' ').next().unwrap_or_default().to_string(),
+                    listed: cut.listed,
+                    total: cut.total,
+                }
+            })
+            .collect();
         let id = self.next_id(&mut memory, revision);
         let record: RefPositions = outlined
             .refs
@@ -260,9 +289,10 @@ impl Tab {
             .chosen
             .iter()
             .filter(|i| {
-                outlined.lines[**i].rect.is_some_and(|r| {
-                    r.bottom() > viewport.scroll_y && r.y < viewport.scroll_y + viewport.height
-                })
+                packed.in_view[**i]
+                    && outlined.lines[**i].rect.is_some_and(|r| {
+                        r.bottom() > viewport.scroll_y && r.y < viewport.scroll_y + viewport.height
+                    })
             })
             .map(|i| next_screen::line_key(&outlined.lines, *i))
             .collect();
@@ -275,6 +305,7 @@ impl Tab {
             pack_ms = (started.elapsed() - outlined_at).as_secs_f64() * 1000.0,
             nodes = observation.nodes.len(),
             lines = outlined.lines.len(),
+            tokens = packed.tokens,
             "element snapshot"
         );
         // Coverage comes last, outside what later diffs compare; a snapshot that shows
@@ -310,6 +341,7 @@ impl Tab {
                 .unwrap_or_default(),
             diff_against,
             coverage,
+            lists,
             checkpoint,
         })
     }

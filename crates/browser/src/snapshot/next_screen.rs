@@ -177,7 +177,8 @@ impl Tab {
                 line.node
                     .is_some_and(|n| n != c && descends(&observation, n, c))
             });
-            in_window && in_container
+            // A line scrolled out of a container inside the window is not on screen.
+            in_window && in_container && line.scrolled.is_none()
         };
         let in_view: Vec<usize> = (0..outlined.lines.len())
             .filter(|i| inside(&outlined.lines[*i]))

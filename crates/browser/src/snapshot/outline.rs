@@ -1,6 +1,8 @@
 //! From an observation to the outline an agent reads: hidden nodes pruned, wrappers
-//! folded, text merged, runs of same-shape siblings collapsed, and refs assigned to
-//! every element an agent may act on (SPEC §5.1, §5.2). Pure: no browser here.
+//! folded, text merged, and refs assigned to every element an agent may act on (SPEC
+//! §5.1, §5.2). Everything shown on the page or reachable by scrolling is a line here:
+//! what a budget leaves out is decided, and counted, by `budget.rs`. Pure: no browser
+//! here.
 
 use std::collections::HashMap;
 
@@ -13,22 +15,32 @@ pub(crate) struct Line {
     pub depth: usize,
     /// The line without indentation or bullet, e.g. `button "Save" [e4k2] disabled`.
     pub text: String,
-    /// The observation node shown, if any (a collapse line shows none).
+    /// The observation node shown, if any (a count line shows none).
     pub node: Option<usize>,
     pub rect: Option<Rect>,
     /// The line this one is nested under.
     pub parent: Option<usize>,
     /// An element (counted as shown or omitted), not text.
     pub element: bool,
-    /// Elements this line stands for beyond itself (a collapse line).
+    /// Elements this line stands for beyond itself (a count line of `budget.rs`).
     pub hidden_elements: usize,
+    /// Where the node's ref goes in `text` (a byte offset): refs are given once the whole
+    /// page is known and put in by position, never by looking for a marker in text the
+    /// page could have written.
+    pub ref_at: Option<usize>,
+    /// The scroll container (a node index) this line lies outside of: on the page, but
+    /// scrolled out of view.
+    pub scrolled: Option<usize>,
+    /// A scroll container with content out of its box: it has a ref, and may be listed
+    /// with only the count of what it holds.
+    pub scroller: bool,
 }
 
 /// The outline of one observation, and the ref of every node that has one.
 #[derive(Debug, Default)]
 pub(crate) struct Outline {
     pub lines: Vec<Line>,
-    /// Node index → ref, for every node given a ref (shown or collapsed).
+    /// Node index → ref, for every node given a ref (listed or not).
     pub refs: HashMap<usize, String>,
     /// Node index → identity, for every node with a ref.
     pub identities: HashMap<usize, Identity>,
@@ -163,8 +175,8 @@ const CONTAINERS: &[&str] = &[
 /// Containers whose unnamed instances are told apart by their text.
 const TEXT_IDENTIFIED: &[&str] = &["listitem", "row", "article", "treeitem"];
 
-/// Options of a listbox or select: always listed (they can be chosen without scrolling),
-/// never collapsed.
+/// Options of a listbox or select: never taken as scrolled out of view (they can be
+/// chosen without scrolling).
 const OPTIONS: &[&str] = &["option", "ListBoxOption", "MenuListOption"];
 
 /// Inputs shown as one element with their DOM value, never as the user agent's parts
@@ -180,12 +192,10 @@ const TYPED_INPUTS: &[&str] = &[
     "number",
 ];
 
-/// A run of at least this many same-shape siblings is collapsed.
-const COLLAPSE_RUN: usize = 12;
-/// Of a collapsed run, this many leading siblings stay.
-const COLLAPSE_KEEP: usize = 3;
-
 const MAX_NAME: usize = 100;
+/// A field's value is given whole up to this many characters (a long one is clipped and
+/// its length said).
+const MAX_VALUE: usize = 2_000;
 const MAX_TEXT: usize = 200;
 
 /// Builds the outline. `epoch` is the tab's URL epoch; refs are assigned in `registry`.
@@ -200,7 +210,6 @@ pub(crate) fn outline(
     let containers = super::coverage::scroll_containers(&observation.nodes, &visible);
     let mut builder = Builder {
         nodes: &observation.nodes,
-        viewport: observation.viewport,
         scrollers: scrolled
             .iter()
             .flatten()
@@ -208,8 +217,6 @@ pub(crate) fn outline(
             .chain(containers.iter().map(|c| c.node))
             .collect(),
         scrolled,
-        discarding: 0,
-        beyond: HashMap::new(),
         visible,
         epoch,
         registry,
@@ -228,19 +235,14 @@ pub(crate) fn outline(
         },
     };
     if !observation.nodes.is_empty() {
-        let blocks = builder.visit(0, 0, None, Fnv::new().finish());
+        let blocks = builder.visit(0, 0, None, Fnv::new().finish(), None);
         builder.emit(blocks);
     }
     builder.assign_refs();
     builder.out
 }
 
-/// Stands in a line for node `index`'s ref until refs are given.
-fn placeholder(index: usize) -> String {
-    format!("\u{1}{index}\u{1}")
-}
-
-/// A subtree rendered to lines before it is placed (so runs can be collapsed).
+/// A subtree rendered to lines before it is placed (so text can be merged).
 #[derive(Debug, Clone)]
 struct Block {
     lines: Vec<Line>,
@@ -250,16 +252,11 @@ struct Block {
 
 struct Builder<'a> {
     nodes: &'a [Node],
-    viewport: Viewport,
     visible: Vec<bool>,
     /// Per node: the scroll container it lies outside of, and whether below (or right).
     scrolled: Vec<Option<(usize, bool)>>,
     /// Scroll containers with content scrolled out of view: they get a ref and a count.
     scrollers: std::collections::HashSet<usize>,
-    /// Inside a subtree visited for its refs only (scrolled out of view).
-    discarding: usize,
-    /// Per scroll container: items scrolled out above, below, and the elements in them.
-    beyond: HashMap<usize, (usize, usize, usize)>,
     epoch: u64,
     registry: &'a mut RefRegistry,
     ordinals: HashMap<u64, u32>,
@@ -273,44 +270,27 @@ struct Builder<'a> {
 }
 
 impl Builder<'_> {
-    /// Renders node `index` (at `depth`, inside `container`) to blocks; a folded node
-    /// yields its children's blocks.
+    /// Renders node `index` (at `depth`, inside `container`, scrolled out of the scroll
+    /// container `out_of` if any) to blocks; a folded node yields its children's blocks.
+    /// Content only scrolled out of its container is not hidden: it is rendered like the
+    /// rest and marked, so a budget with room lists it.
     fn visit(
         &mut self,
         index: usize,
         depth: usize,
         parent_rect: Option<Rect>,
         container: u64,
+        out_of: Option<usize>,
     ) -> Vec<Block> {
         let node = &self.nodes[index];
         if !self.visible[index] || DROPPED_ROLES.contains(&node.role.as_str()) {
             return Vec::new();
         }
-        // Content only scrolled out of its container is not hidden: it is visited (its
-        // refs reach find and acting) and counted on the container's line.
-        if self.discarding == 0
-            && let Some((scroller, below)) = self.scrolled[index]
-            && !OPTIONS.contains(&node.role.as_str())
-        {
-            self.discarding += 1;
-            let blocks = self.visit(index, depth, parent_rect, container);
-            self.discarding -= 1;
-            if !blocks.is_empty() {
-                let elements = blocks
-                    .iter()
-                    .flat_map(|b| &b.lines)
-                    .map(|l| usize::from(l.element) + l.hidden_elements)
-                    .sum::<usize>();
-                let count = self.beyond.entry(scroller).or_default();
-                if below {
-                    count.1 += 1;
-                } else {
-                    count.0 += 1;
-                }
-                count.2 += elements;
-            }
-            return Vec::new();
-        }
+        // An option can be chosen without scrolling its list: it counts as shown.
+        let out_of = match self.scrolled[index] {
+            Some((scroller, _)) if !OPTIONS.contains(&node.role.as_str()) => Some(scroller),
+            _ => out_of,
+        };
         if node.role == "StaticText" {
             let text = normalise(&node.name);
             if text.is_empty() {
@@ -327,6 +307,9 @@ impl Builder<'_> {
                     parent: None,
                     element: false,
                     hidden_elements: 0,
+                    ref_at: None,
+                    scrolled: out_of,
+                    scroller: false,
                 }],
                 shape: 0,
             }];
@@ -356,7 +339,7 @@ impl Builder<'_> {
         };
         let mut child_blocks = Vec::new();
         for child in children {
-            child_blocks.extend(self.visit(child, child_depth, rect, inner_container));
+            child_blocks.extend(self.visit(child, child_depth, rect, inner_container, out_of));
         }
         let child_blocks = merge_text(self.nodes, child_blocks);
         if folded {
@@ -401,12 +384,11 @@ impl Builder<'_> {
             child_blocks.clear();
         }
         let identity = self.identify(index, container, &role, &raw_name);
-        // Refs are given once the whole page is known (see `assign_refs`); until then
-        // the line holds a placeholder.
-        let r#ref = actionable.then(|| {
+        // Refs are given once the whole page is known (see `assign_refs`), and put into
+        // the line at the place `describe` leaves for them.
+        if actionable {
             self.pending.push((index, identity.clone()));
-            placeholder(index)
-        });
+        }
         self.out.identities.insert(index, identity);
         let name = clip(&raw_name, MAX_NAME);
         // A named element whose only content is its name shows the name once.
@@ -429,53 +411,29 @@ impl Builder<'_> {
         } else {
             child_blocks
         };
-        let mut line = Line {
-            depth,
-            text: describe(node, &role, &name, r#ref.as_deref()),
-            node: Some(index),
-            rect,
-            parent: None,
-            element: true,
-            hidden_elements: 0,
-        };
-        if line.text.is_empty() {
-            line.text = display_role(&node.role).to_string();
-        }
         let shape = child_blocks
             .iter()
             .take(4)
             .fold(Fnv::new().field(&node.role), |h, b| h.number(b.shape))
             .finish();
-        let mut lines = vec![line];
-        let beyond = self.beyond.remove(&index);
-        let summary = |count: usize, elements: usize, place: &str| Line {
-            depth: depth + 1,
-            text: format!(
-                "… {count} more item{} {place} (scrolled out of view) — scroll [{}] or browser_find",
-                if count == 1 { "" } else { "s" },
-                r#ref.as_deref().unwrap_or("the container"),
-            ),
-            node: None,
+        let (mut text, ref_at) = describe(node, &role, &name, actionable);
+        if text.is_empty() {
+            text = display_role(&node.role).to_string();
+        }
+        let mut lines = vec![Line {
+            depth,
+            text,
+            node: Some(index),
             rect,
             parent: None,
-            element: false,
-            hidden_elements: elements,
-        };
-        if let Some((above, below, elements)) = beyond {
-            let share = |n: usize| elements * n / (above + below).max(1);
-            if above > 0 {
-                lines.push(summary(above, share(above), "above"));
-            }
-            for block in self.collapse(child_blocks, depth + 1) {
-                lines.extend(block.lines);
-            }
-            if below > 0 {
-                lines.push(summary(below, elements - share(above), "below"));
-            }
-        } else {
-            for block in self.collapse(child_blocks, depth + 1) {
-                lines.extend(block.lines);
-            }
+            element: true,
+            hidden_elements: 0,
+            ref_at,
+            scrolled: out_of,
+            scroller,
+        }];
+        for block in child_blocks {
+            lines.extend(block.lines);
         }
         vec![Block { lines, shape }]
     }
@@ -588,52 +546,6 @@ impl Builder<'_> {
         text
     }
 
-    /// Collapses long runs of same-shape sibling blocks, keeping the first few and any
-    /// that show inside the viewport.
-    fn collapse(&mut self, blocks: Vec<Block>, depth: usize) -> Vec<Block> {
-        let mut out = Vec::with_capacity(blocks.len());
-        let mut i = 0;
-        while i < blocks.len() {
-            let mut j = i + 1;
-            while j < blocks.len() && blocks[j].shape == blocks[i].shape && blocks[i].shape != 0 {
-                j += 1;
-            }
-            let options = blocks[i].lines.first().is_some_and(|l| {
-                l.node
-                    .is_some_and(|n| OPTIONS.contains(&self.nodes[n].role.as_str()))
-            });
-            if j - i < COLLAPSE_RUN || options {
-                out.extend(blocks[i..j].iter().cloned());
-                i = j;
-                continue;
-            }
-            let mut pending: Vec<&Block> = Vec::new();
-            for (k, block) in blocks[i..j].iter().enumerate() {
-                if k < COLLAPSE_KEEP || self.in_viewport(block) {
-                    if !pending.is_empty() {
-                        out.push(collapsed(&pending, depth));
-                        pending.clear();
-                    }
-                    out.push(block.clone());
-                } else {
-                    pending.push(block);
-                }
-            }
-            if !pending.is_empty() {
-                out.push(collapsed(&pending, depth));
-            }
-            i = j;
-        }
-        out
-    }
-
-    fn in_viewport(&self, block: &Block) -> bool {
-        block
-            .lines
-            .iter()
-            .any(|l| l.rect.is_some_and(|r| intersects(&r, &self.viewport)))
-    }
-
     /// Gives every pending node its ref, all at once (so which element keeps a ref never
     /// depends on document order), and puts the refs into the lines.
     fn assign_refs(&mut self) {
@@ -651,17 +563,11 @@ impl Builder<'_> {
             self.out.refs.insert(*index, r#ref);
         }
         for line in &mut self.out.lines {
-            while let Some(start) = line.text.find('\u{1}') {
-                let Some(len) = line.text[start + 1..].find('\u{1}') else {
-                    break;
-                };
-                let end = start + 1 + len;
-                let index: Option<usize> = line.text[start + 1..end].parse().ok();
-                let r#ref = index
-                    .and_then(|i| self.out.refs.get(&i))
-                    .cloned()
-                    .unwrap_or_default();
-                line.text.replace_range(start..=end, &r#ref);
+            let (Some(at), Some(node)) = (line.ref_at, line.node) else {
+                continue;
+            };
+            if let Some(r#ref) = self.out.refs.get(&node) {
+                line.text.insert_str(at, &format!(" [{ref}]"));
             }
         }
     }
@@ -680,53 +586,6 @@ impl Builder<'_> {
                 self.out.lines.push(line);
             }
         }
-    }
-}
-
-/// One line standing for a collapsed stretch of siblings.
-fn collapsed(blocks: &[&Block], depth: usize) -> Block {
-    let elements: usize = blocks
-        .iter()
-        .map(|b| b.lines.iter().filter(|l| l.element).count())
-        .sum();
-    let role = blocks
-        .first()
-        .and_then(|b| b.lines.first())
-        .map(|l| {
-            l.text
-                .split([' ', ':'])
-                .next()
-                .unwrap_or("item")
-                .to_string()
-        })
-        .unwrap_or_default();
-    let rect = blocks
-        .iter()
-        .flat_map(|b| b.lines.iter().filter_map(|l| l.rect))
-        .reduce(|a, b| {
-            let x = a.x.min(b.x);
-            let y = a.y.min(b.y);
-            Rect {
-                x,
-                y,
-                width: a.right().max(b.right()) - x,
-                height: a.bottom().max(b.bottom()) - y,
-            }
-        });
-    Block {
-        lines: vec![Line {
-            depth,
-            text: format!(
-                "… {} more {role} like the above (browser_find searches them)",
-                blocks.len()
-            ),
-            node: None,
-            rect,
-            parent: None,
-            element: false,
-            hidden_elements: elements,
-        }],
-        shape: 0,
     }
 }
 
@@ -948,15 +807,15 @@ pub(crate) fn intersects(rect: &Rect, viewport: &Viewport) -> bool {
 }
 
 /// The line for an element: role, name, ref, then value and states.
-fn describe(node: &Node, role: &str, name: &str, r#ref: Option<&str>) -> String {
+/// With `has_ref`, also where its ref goes (see [`Line::ref_at`]).
+fn describe(node: &Node, role: &str, name: &str, has_ref: bool) -> (String, Option<usize>) {
     let mut text = role.to_string();
 
     if !name.is_empty() {
-        text.push_str(&format!(" {name:?}"));
+        text.push(' ');
+        text.push_str(&quote(name));
     }
-    if let Some(r) = r#ref {
-        text.push_str(&format!(" [{r}]"));
-    }
+    let ref_at = has_ref.then_some(text.len());
     let typed = node
         .input_type
         .as_deref()
@@ -970,7 +829,12 @@ fn describe(node: &Node, role: &str, name: &str, r#ref: Option<&str>) -> String 
         if node.input_type.as_deref() == Some("password") {
             text.push_str(" value=\"••••\"");
         } else {
-            text.push_str(&format!(" value={:?}", clip(&value, MAX_NAME)));
+            text.push_str(" value=");
+            text.push_str(&quote(&clip(&value, MAX_VALUE)));
+            let length = value.chars().count();
+            if length > MAX_VALUE {
+                text.push_str(&format!(" length={length}"));
+            }
         }
     }
     for (state, value) in &node.states {
@@ -989,7 +853,27 @@ fn describe(node: &Node, role: &str, name: &str, r#ref: Option<&str>) -> String 
             }
         }
     }
-    text
+    (text, ref_at)
+}
+
+/// `text` in double quotes, in the page's own characters: only what would break the
+/// quoted form (`"` and `\`) is escaped, and control characters of C0 (which no one
+/// can type, and a terminal would act on), as `\u{1b}`. Whitespace was collapsed before.
+pub(crate) fn quote(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if (c as u32) < 0x20 || c == '\u{7f}' => {
+                out.push_str(&format!("\\u{{{:x}}}", c as u32));
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
 }
 
 /// Chromium's internal role names, as an agent knows them.

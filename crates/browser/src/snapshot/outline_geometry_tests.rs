@@ -3,6 +3,32 @@
 //! pieces continue each other on the page.
 
 use super::*;
+use crate::snapshot::budget;
+
+/// The snapshot text of `observation` within `max_tokens`, refs as `[ref]`.
+fn packed(observation: &Observation, max_tokens: usize) -> String {
+    let mut registry = RefRegistry::default();
+    let outlined = outline(observation, 1, &mut registry);
+    let packed = budget::pack(&outlined.lines, &observation.viewport, max_tokens);
+    let text =
+        budget::render(&outlined.lines, &packed, |n| outlined.refs.get(&n).cloned()).concat();
+    without_refs(text.trim_end())
+}
+
+fn without_refs(text: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(start) = rest.find(" [e") {
+        out.push_str(&rest[..start]);
+        let end = rest[start..]
+            .find(']')
+            .map_or(rest.len(), |e| start + e + 1);
+        out.push_str(" [ref]");
+        rest = &rest[end..];
+    }
+    out.push_str(rest);
+    out
+}
 
 /// A list that scrolls in a 100-px box at y 100, holding items at `ys` (each a list item
 /// with one link), and the page around it.
@@ -28,31 +54,45 @@ fn scrolling_list(role: &'static str, item_role: &'static str, ys: &[f64]) -> Ob
 }
 
 #[test]
-fn content_scrolled_out_of_its_container_is_counted_on_the_containers_line() {
+fn content_scrolled_out_of_its_container_is_listed_when_it_fits_and_counted_where_cut() {
     let obs = scrolling_list(
         "list",
         "listitem",
         &[20.0, 50.0, 120.0, 150.0, 220.0, 260.0, 300.0],
     );
+    // The whole list fits: every item is listed, what is not on screen marked once per
+    // run, and nothing is counted.
     assert_eq!(
-        shape(&obs),
-        "list \"Feed\" [ref]\n  \
-         … 2 more items above (scrolled out of view) — scroll [ref] or browser_find\n  \
-         listitem\n    link \"Item 2\" [ref]\n  listitem\n    link \"Item 3\" [ref]\n  \
-         … 3 more items below (scrolled out of view) — scroll [ref] or browser_find"
+        packed(&obs, 4096),
+        "- list \"Feed\" [ref]\n  \
+         # out of view from here\n  \
+         - listitem\n    - link \"Item 0\" [ref]\n  - listitem\n    - link \"Item 1\" [ref]\n  \
+         # on screen from here\n  \
+         - listitem\n    - link \"Item 2\" [ref]\n  - listitem\n    - link \"Item 3\" [ref]\n  \
+         # out of view from here\n  \
+         - listitem\n    - link \"Item 4\" [ref]\n  - listitem\n    - link \"Item 5\" [ref]\n  \
+         - listitem\n    - link \"Item 6\" [ref]"
     );
-    // The summaries stand for the elements they hide: two per item, shared out.
+    // Out of view lines know the container they are scrolled out of.
     let mut registry = RefRegistry::default();
     let outlined = outline(&obs, 1, &mut registry);
-    let hidden: Vec<usize> = outlined
+    let scrolled: Vec<bool> = outlined
         .lines
         .iter()
-        .filter(|l| l.node.is_none())
-        .map(|l| l.hidden_elements)
+        .filter(|l| l.text.starts_with("link"))
+        .map(|l| l.scrolled == Some(1))
         .collect();
-    assert_eq!(hidden, vec![4, 6]);
-    // Every link has a ref, shown or not, so find and act reach them.
+    assert_eq!(scrolled, [true, true, false, false, true, true, true]);
     assert_eq!(outlined.refs.len(), 8, "the list and its seven links");
+    // A budget for the items in view: the rest counted where they were cut, with the
+    // container's ref, how many are listed and of how many.
+    let small = packed(&obs, 50 + 16 + 70);
+    assert!(small.contains("link \"Item 2\""), "{small}");
+    assert!(
+        small.contains("(scrolled out of view; ")
+            && small.contains(" of 7 listed) — scroll [ref] or browser_find"),
+        "{small}"
+    );
 }
 
 #[test]
@@ -90,79 +130,77 @@ fn list_at(role: &'static str, ys: &[f64]) -> Spec {
 
 fn links_shown(text: &str) -> Vec<usize> {
     text.lines()
-        .filter_map(|l| l.trim().strip_prefix("link \"Item "))
+        .filter_map(|l| {
+            let l = l.trim();
+            l.strip_prefix("- ")
+                .unwrap_or(l)
+                .strip_prefix("link \"Item ")
+        })
         .filter_map(|l| l.split('"').next()?.parse().ok())
         .collect()
 }
 
 #[test]
-fn a_run_collapses_from_twelve_same_shape_siblings_out_of_view() {
+fn a_long_list_below_the_fold_is_listed_whole_when_it_fits_and_counted_where_cut() {
     let ys = |n: usize| (0..n).map(|i| 1000.0 + i as f64 * 30.0).collect::<Vec<_>>();
-    let eleven = shape(&observation(el(
-        "RootWebArea",
-        "",
-        vec![list_at("listitem", &ys(11))],
-    )));
-    assert_eq!(
-        links_shown(&eleven),
-        (0..11).collect::<Vec<_>>(),
-        "{eleven}"
-    );
-    let obs = observation(el("RootWebArea", "", vec![list_at("listitem", &ys(12))]));
-    let twelve = shape(&obs);
-    assert_eq!(links_shown(&twelve), vec![0, 1, 2], "{twelve}");
+    let obs = observation(el("RootWebArea", "", vec![list_at("listitem", &ys(40))]));
+    let whole = packed(&obs, 4096);
+    assert_eq!(links_shown(&whole), (0..40).collect::<Vec<_>>(), "{whole}");
     assert!(
-        twelve.ends_with("\n  … 9 more listitem like the above (browser_find searches them)"),
-        "{twelve}"
+        whole.starts_with("- list\n  # out of view from here\n"),
+        "{whole}"
     );
-    // The collapse line stands for the items' elements and covers their boxes.
-    let mut registry = RefRegistry::default();
-    let outlined = outline(&obs, 1, &mut registry);
-    let last = outlined.lines.last().expect("a collapse line");
-    assert_eq!(
-        (last.node, last.element, last.hidden_elements),
-        (None, false, 18)
+    assert_eq!(whole.matches("# ").count(), 1, "{whole}");
+    assert!(!whole.contains("more item"), "{whole}");
+    // A small budget lists the nearest items and counts the rest on the list.
+    let cut = packed(&obs, 300);
+    let shown = links_shown(&cut);
+    assert!(!shown.is_empty() && shown.len() < 40, "{cut}");
+    assert_eq!(shown, (0..shown.len()).collect::<Vec<_>>(), "{cut}");
+    let count = format!(
+        "- … {} more items below ({} of 40 listed) — browser_find searches them",
+        40 - shown.len(),
+        shown.len()
     );
-    let r = last.rect.expect("a box");
-    assert_eq!((r.x, r.y, r.width, r.height), (10.0, 1090.0, 100.0, 260.0));
-    // Options are never collapsed: each can be chosen without scrolling.
-    let options = shape(&observation(el(
-        "RootWebArea",
-        "",
-        vec![list_at("option", &ys(13))],
-    )));
+    assert!(cut.ends_with(&count), "{cut}");
+    // Options are listed like the rest.
+    let options = packed(
+        &observation(el("RootWebArea", "", vec![list_at("option", &ys(13))])),
+        4096,
+    );
     assert_eq!(options.matches("option \"Item").count(), 13, "{options}");
 }
 
 #[test]
-fn a_collapsed_run_keeps_what_shows_in_the_viewport() {
+fn a_list_around_the_viewport_keeps_what_shows_and_counts_both_sides() {
     let ys: Vec<f64> = (0..30).map(|i| 80.0 + i as f64 * 100.0).collect();
     let mut obs = observation(el("RootWebArea", "", vec![list_at("listitem", &ys)]));
     obs.viewport.scroll_y = 1000.0;
-    let text = shape(&obs);
-    // Item 9 ends where the viewport begins; items 10 to 16 show; 17 starts below it.
-    assert_eq!(
-        links_shown(&text),
-        vec![0, 1, 2, 10, 11, 12, 13, 14, 15, 16],
+    obs.viewport.content_height = 4000.0;
+    let text = packed(&obs, 260);
+    let shown = links_shown(&text);
+    // Items 10 to 16 show in the viewport; the budget takes them and their neighbours.
+    for item in 10..=16 {
+        assert!(shown.contains(&item), "{text}");
+    }
+    assert!(shown.len() < 30, "{text}");
+    let first = shown[0];
+    let last = *shown.last().unwrap_or(&0);
+    assert!(
+        text.contains(&format!(
+            "- … {first} more items above ({} of 30 listed)",
+            shown.len()
+        )),
         "{text}"
     );
-    assert!(text.contains("… 7 more listitem like the above"), "{text}");
-    assert!(text.ends_with("… 13 more listitem like the above (browser_find searches them)"));
-    // Runs of siblings of different shapes never collapse, nor does a short run,
-    // wherever it starts (all below the viewport here).
-    let below = rect(0.0, 1000.0, 100.0, 20.0);
-    let mixed: Vec<Spec> = (0..26)
-        .map(|i| {
-            let buttons = if i < 20 { i % 4 } else { 4 };
-            let children = (0..=buttons)
-                .map(|_| at(el("button", "B", vec![]), below))
-                .collect();
-            at(el("group", &format!("G{i}"), children), below)
-        })
-        .collect();
-    let list = at(el("list", "", mixed), below);
-    let text = shape(&observation(el("RootWebArea", "", vec![list])));
-    assert_eq!(text.matches("group \"G").count(), 26, "{text}");
+    assert!(
+        text.contains(&format!(
+            "- … {} more items below ({} of 30 listed)",
+            29 - last,
+            shown.len()
+        )),
+        "{text}"
+    );
 }
 
 #[test]
@@ -441,7 +479,7 @@ fn only_a_box_wholly_past_a_scrollers_edge_is_scrolled_out_and_a_dot_is_never() 
 }
 
 #[test]
-fn a_collapsed_run_scrolled_out_of_its_container_counts_every_element_it_stands_for() {
+fn a_nested_list_scrolled_out_of_its_container_is_counted_with_every_element_it_holds() {
     let ys: Vec<f64> = (0..12).map(|i| 800.0 + i as f64 * 30.0).collect();
     let inner = list_at("listitem", &ys);
     let item = at(
@@ -455,42 +493,37 @@ fn a_collapsed_run_scrolled_out_of_its_container_counts_every_element_it_stands_
     );
     let mut obs = observation(el("RootWebArea", "", vec![feed]));
     obs.nodes[1].scrolls = true;
+    let whole = packed(&obs, 4096);
+    assert_eq!(links_shown(&whole), (0..12).collect::<Vec<_>>(), "{whole}");
+    // A budget for the shown button only: the rest is one count on the feed.
     let mut registry = RefRegistry::default();
     let outlined = outline(&obs, 1, &mut registry);
-    let summary = outlined.lines.last().expect("a summary line");
-    assert!(
-        summary.text.starts_with("… 1 more item below"),
-        "{}",
-        summary.text
-    );
-    // The item, its list, three items of two elements each, and nine collapsed.
-    assert_eq!(summary.hidden_elements, 1 + 1 + 3 * 2 + 9 * 2);
-    let summaries = outlined.lines.iter().filter(|l| l.node.is_none()).count();
-    assert_eq!(summaries, 1, "nothing is above");
+    let cut = budget::pack(&outlined.lines, &obs.viewport, 50 + 16 + 50);
+    assert_eq!(cut.cuts.len(), 1, "{:?}", cut.cuts);
+    // The item, its list, twelve items of two elements each.
+    assert_eq!(cut.cuts[0].elements, 1 + 1 + 12 * 2);
+    assert_eq!((cut.cuts[0].listed, cut.cuts[0].total), (1, 2));
+    assert!(cut.cuts[0].scrolled);
+    assert_eq!(cut.cuts[0].place, budget::Place::Below);
 }
 
 #[test]
-fn a_scroller_says_only_where_there_is_more_and_collapses_its_runs_under_it() {
-    let obs = scrolling_list("list", "listitem", &[20.0, 120.0]);
-    assert_eq!(
-        shape(&obs),
-        "list \"Feed\" [ref]\n  \
-         … 1 more item above (scrolled out of view) — scroll [ref] or browser_find\n  \
-         listitem\n    link \"Item 1\" [ref]"
+fn a_scroller_counts_only_where_there_is_more() {
+    let ys = [0.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 120.0];
+    let obs = scrolling_list("list", "listitem", &ys);
+    let mut registry = RefRegistry::default();
+    let outlined = outline(&obs, 1, &mut registry);
+    // Room for the item in view only: the ones above are counted, nothing below.
+    let cut = budget::pack(&outlined.lines, &obs.viewport, 50 + 16 + 50);
+    let text = without_refs(
+        budget::render(&outlined.lines, &cut, |n| outlined.refs.get(&n).cloned())
+            .concat()
+            .trim_end(),
     );
-    // A tall scroller: a run inside it but below the viewport collapses, one level in.
-    let mut ys: Vec<f64> = (0..12).map(|i| 800.0 + i as f64 * 30.0).collect();
-    ys.push(2200.0);
-    let mut list = list_at("listitem", &ys);
-    list.bounds = Some(rect(0.0, 100.0, 200.0, 2000.0));
-    let mut obs = observation(el("RootWebArea", "", vec![list]));
-    obs.nodes[1].scrolls = true;
-    let text = shape(&obs);
-    assert!(
-        text.ends_with(
-            "\n  … 9 more listitem like the above (browser_find searches them)\n  \
-             … 1 more item below (scrolled out of view) — scroll [ref] or browser_find"
-        ),
-        "{text}"
+    assert_eq!(
+        text,
+        "- list \"Feed\" [ref]\n  \
+         - … 8 more items above (scrolled out of view; 1 of 9 listed) — scroll [ref] or browser_find\n  \
+         - listitem\n    - link \"Item 8\" [ref]"
     );
 }

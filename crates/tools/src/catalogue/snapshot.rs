@@ -88,12 +88,29 @@ pub(crate) struct Output {
     /// elements: what of the page and its scroll containers has been in view.
     #[serde(skip_serializing_if = "Option::is_none")]
     coverage: Option<CoverageOut>,
+    /// elements: each list, table or scroll container whose items were not all listed
+    /// (absent when every item was).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    lists: Vec<ListOut>,
     /// data: each item with its source and type, as the page states it.
     #[serde(skip_serializing_if = "Option::is_none")]
     structured: Option<Vec<Structured>>,
     /// elements: why this snapshot could not be kept as a checkpoint.
     #[serde(skip_serializing_if = "Option::is_none")]
     checkpoint_error: Option<String>,
+}
+
+/// A list whose items the budget did not all list.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ListOut {
+    /// Its ref, when it has one (a scroll container always does).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    r#ref: Option<String>,
+    role: String,
+    /// Items listed in the text, of `total`.
+    listed: usize,
+    total: usize,
 }
 
 /// One piece of structured data.
@@ -220,6 +237,7 @@ impl Output {
             settle_ms: None,
             still_changing: None,
             coverage: None,
+            lists: Vec::new(),
             structured: None,
             checkpoint_error: None,
         }
@@ -463,6 +481,16 @@ impl ToolSpec for Snapshot {
                         settle_ms: None,
                         still_changing: None,
                         coverage: Some(CoverageOut::of(&snap.coverage)),
+                        lists: snap
+                            .lists
+                            .into_iter()
+                            .map(|l| ListOut {
+                                r#ref: l.r#ref,
+                                role: l.role,
+                                listed: l.listed,
+                                total: l.total,
+                            })
+                            .collect(),
                         structured: None,
                         checkpoint_error,
                     };
