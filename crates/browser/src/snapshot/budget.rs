@@ -59,8 +59,8 @@ pub(crate) struct Cut {
     /// Where the run is: not on screen below (or right of) the view, above it, or on
     /// screen (cut only because the budget was spent).
     pub place: Place,
-    /// The run is scrolled out of view inside its parent, a scroll container.
-    pub scrolled: bool,
+    /// The scroll container (a line) the run is scrolled out of, when it is.
+    pub scroller: Option<usize>,
     /// The parent's items listed, of all it holds.
     pub listed: usize,
     pub total: usize,
@@ -87,14 +87,14 @@ pub(crate) fn render_line(line: &Line) -> String {
     }
 }
 
-/// The count line of `cut`; `container_ref` is the ref of its parent when that is the
-/// scroll container the run is scrolled out of.
+/// The count line of `cut`; `container_ref` is the ref of the scroll container the run
+/// is scrolled out of.
 pub(crate) fn render_cut(cut: &Cut, depth: usize, container_ref: Option<&str>) -> String {
     let indent = "  ".repeat(depth);
     let items = cut.items;
     let plural = if items == 1 { "" } else { "s" };
     let listed = format!("{} of {} listed", cut.listed, cut.total);
-    match (cut.place, container_ref.filter(|_| cut.scrolled)) {
+    match (cut.place, container_ref.filter(|_| cut.scroller.is_some())) {
         (Place::OnScreen, _) => format!(
             "{indent}- … {items} more item{plural} not listed ({listed}: the budget was spent) — a larger maxTokens or browser_find\n"
         ),
@@ -316,9 +316,12 @@ pub(crate) fn render(
     let mut on_screen: Option<bool> = None;
     for (index, line) in lines.iter().enumerate() {
         while let Some(cut) = cuts.next_if(|c| c.first == index) {
-            let parent = &lines[cut.parent];
-            let container = parent.node.and_then(&ref_of);
-            out.push(render_cut(cut, parent.depth + 1, container.as_deref()));
+            let container = cut.scroller.and_then(|s| lines[s].node).and_then(&ref_of);
+            out.push(render_cut(
+                cut,
+                lines[cut.parent].depth + 1,
+                container.as_deref(),
+            ));
         }
         if !chosen[index] {
             continue;
@@ -346,6 +349,7 @@ fn cuts_of(
     in_view: &[bool],
     viewport: &Viewport,
 ) -> Vec<Cut> {
+    let scrollers = scroller_lines(lines);
     let mut cuts = Vec::new();
     for (parent, items) in children.iter().enumerate() {
         if !taken[parent] || items.iter().all(|i| taken[*i]) {
@@ -359,14 +363,16 @@ fn cuts_of(
                 continue;
             }
             let cut = run.get_or_insert_with(|| {
-                let scrolled = lines[parent].scroller && lines[item].scrolled == lines[parent].node;
+                let scroller = lines[item]
+                    .scrolled
+                    .and_then(|node| scrollers.get(&node).copied());
                 Cut {
                     parent,
                     first: item,
                     items: 0,
                     elements: 0,
-                    place: place_of(lines, item, parent, scrolled, in_view, viewport),
-                    scrolled,
+                    place: place_of(lines, item, scroller, in_view, viewport),
+                    scroller,
                     listed,
                     total: items.len(),
                 }
@@ -380,13 +386,12 @@ fn cuts_of(
     cuts
 }
 
-/// Where the run starting at `item` lies: against its scroll container's box when it
-/// is scrolled out of `parent`, else against the viewport.
+/// Where the run starting at `item` lies: against the box of the scroll container it
+/// is scrolled out of, else against the viewport.
 fn place_of(
     lines: &[Line],
     item: usize,
-    parent: usize,
-    scrolled: bool,
+    scroller: Option<usize>,
     in_view: &[bool],
     viewport: &Viewport,
 ) -> Place {
@@ -396,7 +401,7 @@ fn place_of(
     let Some(rect) = lines[item].rect else {
         return Place::Below;
     };
-    let top = match lines[parent].rect.filter(|_| scrolled) {
+    let top = match scroller.and_then(|s| lines[s].rect) {
         Some(container) => container.y,
         None => viewport.scroll_y,
     };
@@ -454,14 +459,9 @@ fn marks_cost(lines: &[Line], taken: &[bool], in_view: &[bool]) -> usize {
 /// its container is as far as it is from the container's box, plus the container's own
 /// distance from the screen.
 fn distances(lines: &[Line], viewport: &Viewport) -> Vec<f64> {
-    let mut line_of_node = std::collections::HashMap::new();
+    let line_of_node = scroller_lines(lines);
     let mut out = Vec::with_capacity(lines.len());
     for (index, line) in lines.iter().enumerate() {
-        if line.scroller
-            && let Some(node) = line.node
-        {
-            line_of_node.insert(node, index);
-        }
         let container = line
             .scrolled
             .and_then(|node| line_of_node.get(&node).copied())
@@ -477,6 +477,16 @@ fn distances(lines: &[Line], viewport: &Viewport) -> Vec<f64> {
         out.push(distance);
     }
     out
+}
+
+/// The line of each scroll container, by its node.
+fn scroller_lines(lines: &[Line]) -> std::collections::HashMap<usize, usize> {
+    lines
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| l.scroller)
+        .filter_map(|(index, l)| Some((l.node?, index)))
+        .collect()
 }
 
 /// How far `rect` lies outside `container` (0 when they overlap).
@@ -610,7 +620,7 @@ mod tests {
                 items: 1,
                 elements: 1,
                 place: Place::OnScreen,
-                scrolled: false,
+                scroller: None,
                 listed: 1,
                 total: 2,
             }]

@@ -162,6 +162,9 @@ pub(crate) struct SnapshotMemory {
     /// `next_screen::line_key`): `scroll_next_screen` reports what comes into view that
     /// was not.
     in_view: std::collections::HashSet<String>,
+    /// The content of every line the last element snapshot listed, on screen or not:
+    /// `scroll_next_screen` does not report it again as new.
+    listed: std::collections::HashSet<String>,
 }
 
 impl Tab {
@@ -285,15 +288,17 @@ impl Tab {
             },
             _ => (full.clone(), None),
         };
+        // What was on screen, and what the agent was shown at all: `scroll_next_screen`
+        // reports what comes into view that was in neither.
         memory.in_view = packed
             .chosen
             .iter()
-            .filter(|i| {
-                packed.in_view[**i]
-                    && outlined.lines[**i].rect.is_some_and(|r| {
-                        r.bottom() > viewport.scroll_y && r.y < viewport.scroll_y + viewport.height
-                    })
-            })
+            .filter(|i| packed.in_view[**i])
+            .map(|i| next_screen::line_key(&outlined.lines, *i))
+            .collect();
+        memory.listed = packed
+            .chosen
+            .iter()
             .map(|i| next_screen::line_key(&outlined.lines, *i))
             .collect();
         memory.last = Some((id.clone(), lines));

@@ -190,7 +190,10 @@ impl Tab {
         let mut new_lines = 0;
         for &i in &in_view {
             let key = line_key(&outlined.lines, i);
-            if !before.contains(&key) && !memory.in_view.contains(&key) {
+            if !before.contains(&key)
+                && !memory.in_view.contains(&key)
+                && !memory.listed.contains(&key)
+            {
                 new_content.push_str(&budget::render_line(&outlined.lines[i]));
                 new_lines += 1;
             }

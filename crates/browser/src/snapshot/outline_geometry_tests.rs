@@ -503,7 +503,7 @@ fn a_nested_list_scrolled_out_of_its_container_is_counted_with_every_element_it_
     // The item, its list, twelve items of two elements each.
     assert_eq!(cut.cuts[0].elements, 1 + 1 + 12 * 2);
     assert_eq!((cut.cuts[0].listed, cut.cuts[0].total), (1, 2));
-    assert!(cut.cuts[0].scrolled);
+    assert!(cut.cuts[0].scroller.is_some());
     assert_eq!(cut.cuts[0].place, budget::Place::Below);
 }
 

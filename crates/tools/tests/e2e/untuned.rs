@@ -194,7 +194,8 @@ async fn snapshot_text_keeps_the_pages_block_and_inline_boundaries_as_inner_text
 }
 
 #[tokio::test]
-async fn options_scrolled_out_of_a_listbox_are_listed_and_other_scrolled_content_is_counted() {
+async fn scrolled_out_options_and_rows_are_listed_when_they_fit_and_counted_as_listed_of_total_when_not()
+ {
     let h = Harness::new();
     h.ok("navigate", json!({ "url": h.url("widgets/listbox.html") }))
         .await;
@@ -210,14 +211,40 @@ async fn options_scrolled_out_of_a_listbox_are_listed_and_other_scrolled_content
             assert!(line.contains(" [e"), "{line}");
         }
     }
-    // The scrolled message list: the rows out of view are counted on the container's
-    // line, with its ref, not silently dropped.
-    let summary = shown
+    // The scrolled message list fits the budget: every message is listed, with its
+    // button's ref, though most are scrolled out of view — and nothing is counted.
+    for n in [1, 30, 60] {
+        assert!(
+            shown.contains(&format!("Message {n}\n")),
+            "Message {n} missing from\n{shown}"
+        );
+    }
+    assert!(shown.contains("# out of view from here"), "{shown}");
+    assert!(!shown.contains("more item"), "{shown}");
+    assert!(snapshot["data"].get("lists").is_none(), "{snapshot:#}");
+    // A budget too small for it counts what did not fit where it was cut, with the
+    // container's ref, how many are listed and of how many; the data says the same.
+    let small = h.ok("snapshot", json!({ "maxTokens": 1500 })).await;
+    let cut = text(&small);
+    let summary = cut
         .lines()
-        .find(|l| l.contains("more items below (scrolled out of view)"))
-        .unwrap_or_else(|| panic!("no count of scrolled-out rows in\n{shown}"));
-    assert!(summary.contains("scroll [e"), "{summary}");
-    assert!(!shown.contains("Message 60"), "{shown}");
+        .find(|l| l.contains("more items below (scrolled out of view;"))
+        .unwrap_or_else(|| panic!("no count of scrolled-out rows in\n{cut}"));
+    assert!(summary.contains(" of 60 listed) — scroll [e"), "{summary}");
+    let lists = small["data"]["lists"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let messages = lists
+        .iter()
+        .find(|l| l["total"] == 60)
+        .unwrap_or_else(|| panic!("{small:#}"));
+    let listed = messages["listed"].as_u64().unwrap_or_default();
+    assert!(listed > 0 && listed < 60, "{small:#}");
+    assert!(
+        summary.contains(&format!("; {listed} of 60 listed)")),
+        "{summary}"
+    );
     // find reaches them, and acting scrolls them into view inside their container.
     let found = h.ok("find", json!({ "text": "Message 60" })).await;
     assert!(found["data"]["matches"][0]["ref"].is_string(), "{found:#}");

@@ -184,7 +184,7 @@ async fn native_select_and_details_work_by_ref() {
 }
 
 #[tokio::test]
-async fn a_virtual_lists_rows_are_acted_on_by_ref_and_its_container_is_counted() {
+async fn a_virtual_lists_rows_are_listed_and_acted_on_by_ref_and_its_container_is_covered() {
     let h = harness();
     h.ok(
         "navigate",
@@ -192,12 +192,17 @@ async fn a_virtual_lists_rows_are_acted_on_by_ref_and_its_container_is_counted()
     )
     .await;
     let page = snapshot(&h).await;
-    // The recycled rows below the list's box are counted on its line, with its ref.
-    let summary = page
-        .lines()
-        .find(|l| l.contains("(scrolled out of view)"))
+    // The recycled rows below the list's box are listed, marked as out of view; the
+    // coverage line names the list by its ref and says how little of it was seen.
+    let out = page
+        .find("# out of view from here")
         .unwrap_or_else(|| panic!("{page}"));
-    assert!(summary.contains("scroll [e"), "{summary}");
+    assert!(page[out..].contains("Row 25 "), "{page}");
+    let coverage = page
+        .lines()
+        .find(|l| l.starts_with("# coverage:"))
+        .unwrap_or_else(|| panic!("{page}"));
+    assert!(coverage.contains("; container [e"), "{coverage}");
     click(&h, &ref_on(&page, "Row 3 ")).await;
     assert!(log(&h).await.contains(&"clicked:Row 3".to_string()));
     // find reaches a row scrolled out of the list's box.
