@@ -3,7 +3,10 @@
 // coordinates, its content in order (["t", text, x, y, width, height, separator] for
 // text, ["e", i] for listed elements; a shadow root's content first; no text of an
 // element drawn invisible), what tells a click target, a clipper or an invisible element, and the role
-// (`[role, level, name]`) `regionElements` knew without asking Chromium, if it did.
+// (`[role, level, name]`) `regionElements` knew without asking Chromium, if it did. Inside a
+// scroll container, an element also says how many of its element children with a box were
+// left out before its first listed child and after its last (`unread`): the rows of a long
+// table scrolled out of its pane are counted, not read.
 function regionFacts() {
   const elements = this.all;
   const known = this.known;
@@ -53,6 +56,22 @@ function regionFacts() {
       return /\s$/.test(at.data) ? Math.max(sep, 1) : sep;
     }
   };
+  const scrolling = new Array(elements.length).fill(false);
+  const unread = (element) => {
+    let before = 0;
+    let after = 0;
+    let seen = false;
+    for (const child of element.children) {
+      if (index.has(child)) {
+        seen = true;
+        after = 0;
+      } else if (child.getClientRects().length > 0) {
+        if (seen) after += 1;
+        else before += 1;
+      }
+    }
+    return seen || before > 0 ? [before, after] : [0, 0];
+  };
   return elements.map((element, i) => {
     let parent = element.parentElement || (element.parentNode && element.parentNode.host) || null;
     while (parent && !index.has(parent)) {
@@ -79,6 +98,8 @@ function regionFacts() {
     if (element.localName !== "details" || element.open) add(element);
     else for (const child of element.children) if (index.has(child)) content.push(["e", index.get(child)]);
     const tag = element.localName;
+    const scrolls = /^(auto|scroll)$/.test(style.overflowX) || /^(auto|scroll)$/.test(style.overflowY);
+    scrolling[i] = scrolls || (parent !== null && scrolling[index.get(parent)]);
     return {
       parent: parent ? index.get(parent) : -1,
       box: [box.left + sx, box.top + sy, box.width, box.height],
@@ -88,6 +109,9 @@ function regionFacts() {
       onclick: element.hasAttribute("onclick"),
       pointer: style.cursor === "pointer",
       clips: style.overflowX !== "visible" || style.overflowY !== "visible",
+      scrolls,
+      borders: [parseFloat(style.borderTopWidth) || 0, parseFloat(style.borderBottomWidth) || 0],
+      unread: scrolling[i] ? unread(element) : [0, 0],
       hidden,
       known: known[i] || null,
       content,

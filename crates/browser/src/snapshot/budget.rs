@@ -74,8 +74,9 @@ pub(crate) enum Place {
     OnScreen,
 }
 
-/// Tokens kept for the "above/below the viewport" summary lines.
-const SUMMARY_RESERVE: usize = 50;
+/// Tokens kept for the "above/below the viewport" summary lines while lines are chosen
+/// (one line; the whole is measured at the end).
+const SUMMARY_RESERVE: usize = 30;
 
 /// The rendered form of one line.
 pub(crate) fn render_line(line: &Line) -> String {
@@ -131,14 +132,20 @@ pub(crate) fn render_mark(depth: usize, in_view: bool) -> String {
 
 /// The budget kept for a count line while its container is listed and not whole: the
 /// longest a count line gets (three-digit counts, a long ref).
-const COUNT_RESERVE: usize = 30;
+const COUNT_RESERVE: usize = 28;
 
-/// The budget kept for the marks of lines not on screen: one where they start, one
-/// where the screen resumes.
-const MARKS_RESERVE: usize = 16;
+/// The budget kept for the marks of lines not on screen while lines are chosen (one; the
+/// whole is measured at the end).
+const MARKS_RESERVE: usize = 8;
 
-/// Chooses lines for a budget of `max_tokens`.
-pub(crate) fn pack(lines: &[Line], viewport: &Viewport, max_tokens: usize) -> Packed {
+/// Chooses lines for a budget of `max_tokens`; `beyond` counts the elements a region
+/// read left out above and below.
+pub(crate) fn pack(
+    lines: &[Line],
+    viewport: &Viewport,
+    beyond: (usize, usize),
+    max_tokens: usize,
+) -> Packed {
     let n = lines.len();
     let costs: Vec<usize> = lines
         .iter()
@@ -159,7 +166,12 @@ pub(crate) fn pack(lines: &[Line], viewport: &Viewport, max_tokens: usize) -> Pa
     let budget = max_tokens.saturating_sub(SUMMARY_RESERVE);
     let packing = budget.saturating_sub(MARKS_RESERVE);
     let mut taken = vec![false; n];
-    let mut untaken: Vec<usize> = children.iter().map(Vec::len).collect();
+    // Items not read at all are never taken: a line with some keeps its count's room.
+    let mut untaken: Vec<usize> = children
+        .iter()
+        .zip(lines)
+        .map(|(c, l)| c.len() + l.unread.0 + l.unread.1)
+        .collect();
     let reserve_of = |taken: bool, untaken: usize| {
         if taken && untaken > 0 {
             COUNT_RESERVE
@@ -229,15 +241,27 @@ pub(crate) fn pack(lines: &[Line], viewport: &Viewport, max_tokens: usize) -> Pa
     }
 
     let in_view: Vec<bool> = distance.iter().map(|d| *d == 0.0).collect();
-    // The reserve is an estimate (a container cut on both sides has two count lines):
-    // the last lines taken give way until the counts fit.
-    let mut cuts = cuts_of(lines, &taken, &children, &in_view, viewport);
-    while tokens + cuts_cost(lines, &cuts) + marks_cost(lines, &taken, &in_view) > budget {
+    // The reserves are estimates (a container cut on both sides has two count lines, the
+    // summary may need two lines or none): the whole is measured as it will be printed,
+    // and the last lines taken give way until it fits.
+    loop {
+        let cuts = cuts_of(lines, &taken, &children, &in_view, viewport);
+        let mut packed = account(lines, viewport, beyond, &taken, cuts);
+        packed.tokens = tokens
+            + cuts_cost(lines, &packed.cuts)
+            + marks_cost(lines, &taken, &in_view)
+            + summaries(&packed)
+                .iter()
+                .map(|l| estimate_tokens(l))
+                .sum::<usize>();
         let Some(pos) = taken_order
             .iter()
             .rposition(|&i| children[i].iter().all(|c| !taken[*c]))
+            .filter(|_| packed.tokens > max_tokens)
         else {
-            break;
+            packed.truncated = truncated;
+            packed.in_view = in_view;
+            return packed;
         };
         let gone = taken_order.remove(pos);
         taken[gone] = false;
@@ -245,24 +269,38 @@ pub(crate) fn pack(lines: &[Line], viewport: &Viewport, max_tokens: usize) -> Pa
         if in_view[gone] {
             truncated = true;
         }
-        cuts = cuts_of(lines, &taken, &children, &in_view, viewport);
     }
+}
 
+/// What `taken` lists and leaves out, counted: each line left out once, on the count
+/// line of the run it belongs to, or (nothing of it listed) on the page's above/below
+/// lines, with `beyond`, the elements a region read left out above and below.
+fn account(
+    lines: &[Line],
+    viewport: &Viewport,
+    beyond: (usize, usize),
+    taken: &[bool],
+    cuts: Vec<Cut>,
+) -> Packed {
+    let n = lines.len();
     let mut packed = Packed {
-        tokens: tokens + cuts_cost(lines, &cuts) + marks_cost(lines, &taken, &in_view),
-        truncated,
+        elements_above: beyond.0,
+        elements_below: beyond.1,
         ..Packed::default()
     };
-    // Each line left out is counted once: on the count line of the run it belongs to,
-    // or (nothing of it listed) on the page's above/below lines.
     let mut place: Vec<Option<Place>> = vec![None; n];
     for cut in &cuts {
-        place[cut.first] = Some(cut.place);
+        if cut.first < n && !taken[cut.first] && lines[cut.first].parent == Some(cut.parent) {
+            place[cut.first] = Some(cut.place);
+        }
     }
     let mut lowest_shown = f64::MIN;
     let mut highest_shown = f64::MAX;
     for (index, line) in lines.iter().enumerate() {
         let elements = usize::from(line.element) + line.hidden_elements;
+        // What was never read is never shown.
+        packed.elements_above += line.unread.0;
+        packed.elements_below += line.unread.1;
         if taken[index] {
             packed.chosen.push(index);
             packed.elements_shown += usize::from(line.element);
@@ -294,9 +332,27 @@ pub(crate) fn pack(lines: &[Line], viewport: &Viewport, max_tokens: usize) -> Pa
         packed.screens_below = ((bottom - shown_to) / viewport.height).max(0.0);
         packed.screens_above = ((highest_shown.min(viewport.scroll_y)) / viewport.height).max(0.0);
     }
-    packed.in_view = in_view;
     packed.cuts = cuts;
     packed
+}
+
+/// The lines that say what was left out above and below the viewport, as the snapshot
+/// prints them (first and last).
+pub(crate) fn summaries(packed: &Packed) -> Vec<String> {
+    let mut lines = Vec::new();
+    if packed.elements_above > 0 {
+        lines.push(format!(
+            "# above the viewport: {:.1} screens, {} elements not shown\n",
+            packed.screens_above, packed.elements_above
+        ));
+    }
+    if packed.elements_below > 0 {
+        lines.push(format!(
+            "# below the viewport: {:.1} screens, {} elements not shown (browser_find searches the whole page)\n",
+            packed.screens_below, packed.elements_below
+        ));
+    }
+    lines
 }
 
 /// The snapshot's lines: the chosen ones in document order, each cut's count line where
@@ -338,6 +394,15 @@ pub(crate) fn render(
         }
         out.push(render_line(line));
     }
+    // Counts of what follows the last line.
+    for cut in cuts {
+        let container = cut.scroller.and_then(|s| lines[s].node).and_then(&ref_of);
+        out.push(render_cut(
+            cut,
+            lines[cut.parent].depth + 1,
+            container.as_deref(),
+        ));
+    }
     out
 }
 
@@ -352,10 +417,24 @@ fn cuts_of(
     let scrollers = scroller_lines(lines);
     let mut cuts = Vec::new();
     for (parent, items) in children.iter().enumerate() {
-        if !taken[parent] || items.iter().all(|i| taken[*i]) {
+        let (before, after) = lines[parent].unread;
+        if !taken[parent] || items.iter().all(|i| taken[*i]) && before + after == 0 {
             continue;
         }
         let listed = items.iter().filter(|i| taken[**i]).count();
+        let total = items.len() + before + after;
+        // Unread items are out of view in the scroll container the line lies in.
+        let own_scroller = || {
+            let mut at = Some(parent);
+            while let Some(i) = at {
+                if lines[i].scroller {
+                    return Some(i);
+                }
+                at = lines[i].parent;
+            }
+            None
+        };
+        let start = cuts.len();
         let mut run: Option<Cut> = None;
         for &item in items {
             if taken[item] {
@@ -374,16 +453,69 @@ fn cuts_of(
                     place: place_of(lines, item, scroller, in_view, viewport),
                     scroller,
                     listed,
-                    total: items.len(),
+                    total,
                 }
             });
             cut.items += 1;
             cut.elements += elements_under(lines, children, item);
         }
+        let trailing = run.is_some();
         cuts.extend(run);
+        if before > 0 {
+            let first = items.first().copied().unwrap_or(parent + 1);
+            match cuts.get_mut(start).filter(|c| c.first == first) {
+                Some(cut) => {
+                    cut.items += before;
+                    cut.elements += before;
+                }
+                None => {
+                    cuts.insert(
+                        start,
+                        Cut {
+                            parent,
+                            first,
+                            items: before,
+                            elements: before,
+                            place: Place::Above,
+                            scroller: own_scroller(),
+                            listed,
+                            total,
+                        },
+                    );
+                }
+            }
+        }
+        if after > 0 {
+            match cuts.last_mut().filter(|c| trailing && c.parent == parent) {
+                Some(cut) => {
+                    cut.items += after;
+                    cut.elements += after;
+                }
+                None => cuts.push(Cut {
+                    parent,
+                    first: subtree_end(lines, parent),
+                    items: after,
+                    elements: after,
+                    place: Place::Below,
+                    scroller: own_scroller(),
+                    listed,
+                    total,
+                }),
+            }
+        }
     }
-    cuts.sort_by_key(|c| c.first);
+    // Where two counts fall at one place, the inner one comes first.
+    cuts.sort_by_key(|c| (c.first, std::cmp::Reverse(lines[c.parent].depth)));
     cuts
+}
+
+/// The index of the first line after `index` and all it holds.
+fn subtree_end(lines: &[Line], index: usize) -> usize {
+    let depth = lines[index].depth;
+    lines[index + 1..]
+        .iter()
+        .position(|l| l.depth <= depth)
+        .map_or(lines.len(), |p| index + 1 + p)
 }
 
 /// Where the run starting at `item` lies: against the box of the scroll container it
@@ -549,6 +681,7 @@ mod tests {
                 ref_at: None,
                 scrolled: None,
                 scroller: false,
+                unread: (0, 0),
             })
             .collect();
         let viewport = Viewport {
@@ -564,7 +697,7 @@ mod tests {
     #[test]
     fn everything_fits_a_large_budget_and_nothing_is_counted_as_left_out() {
         let (lines, viewport) = page(30);
-        let packed = pack(&lines, &viewport, 10_000);
+        let packed = pack(&lines, &viewport, (0, 0), 10_000);
         assert_eq!(packed.chosen, (0..30).collect::<Vec<_>>());
         assert!(!packed.truncated);
         assert_eq!((packed.elements_above, packed.elements_below), (0, 0));
@@ -574,7 +707,7 @@ mod tests {
     #[test]
     fn a_small_budget_keeps_the_viewport_first_and_counts_what_is_below() {
         let (lines, viewport) = page(200);
-        let packed = pack(&lines, &viewport, 300);
+        let packed = pack(&lines, &viewport, (0, 0), 300);
         // The viewport's ten lines come first, in document order, then a contiguous run.
         assert!(packed.chosen.len() >= 10, "{:?}", packed.chosen);
         assert_eq!(packed.chosen, (0..packed.chosen.len()).collect::<Vec<_>>());
@@ -587,7 +720,7 @@ mod tests {
     #[test]
     fn a_viewport_that_does_not_fit_is_truncated() {
         let (lines, viewport) = page(10);
-        let packed = pack(&lines, &viewport, SUMMARY_RESERVE + 20);
+        let packed = pack(&lines, &viewport, (0, 0), SUMMARY_RESERVE + 20);
         assert!(packed.truncated);
         assert!(packed.chosen.len() < 10);
     }
@@ -600,7 +733,7 @@ mod tests {
             line.depth = 1;
             line.text.push_str(&" long".repeat(30));
         }
-        let packed = pack(&lines, &viewport, 10_000);
+        let packed = pack(&lines, &viewport, (0, 0), 10_000);
         assert_eq!(packed.chosen, vec![0, 1, 2]);
         assert!(packed.cuts.is_empty());
         // The budget for one line and the count of the rest takes the child with its
@@ -609,6 +742,7 @@ mod tests {
         let packed = pack(
             &lines,
             &viewport,
+            (0, 0),
             SUMMARY_RESERVE + MARKS_RESERVE + cost(0) + cost(1) + COUNT_RESERVE,
         );
         assert_eq!(packed.chosen, vec![0, 1]);
@@ -673,7 +807,7 @@ mod tests {
     #[test]
     fn a_scroll_pane_that_fits_is_listed_whole_and_its_hidden_part_marked_once() {
         let (lines, viewport) = pane(12);
-        let packed = pack(&lines, &viewport, 4096);
+        let packed = pack(&lines, &viewport, (0, 0), 4096);
         assert_eq!(packed.chosen.len(), 14, "{:?}", packed.chosen);
         assert!(packed.cuts.is_empty());
         let text = render(&lines, &packed, |_| Some("epane".into())).concat();
@@ -695,7 +829,7 @@ mod tests {
     #[test]
     fn a_pane_cut_by_a_small_budget_keeps_its_line_and_its_count() {
         let (lines, viewport) = pane(50);
-        let packed = pack(&lines, &viewport, 150);
+        let packed = pack(&lines, &viewport, (0, 0), 150);
         assert!(packed.chosen.contains(&0), "{:?}", packed.chosen);
         let text = render(&lines, &packed, |_| Some("epane".into())).concat();
         let count = text
@@ -713,12 +847,19 @@ mod tests {
             )),
             "{count}"
         );
-        assert!(estimate_tokens(&text) <= 150 - SUMMARY_RESERVE, "{text}");
-        assert!(packed.tokens <= 150 - SUMMARY_RESERVE, "{text}");
+        let printed = text.clone() + &summaries(&packed).concat();
+        assert!(estimate_tokens(&printed) <= 150, "{printed}");
+        // Measured line by line, the estimate errs high, never low.
+        assert!(packed.tokens >= estimate_tokens(&printed), "{printed}");
         // The items nearest the pane's box come first: the ones in it, in order.
         assert!(listed >= 1, "{text}");
         // Even a budget with no room for an item keeps the pane and its count.
-        let packed = pack(&lines, &viewport, SUMMARY_RESERVE + MARKS_RESERVE + 40);
+        let packed = pack(
+            &lines,
+            &viewport,
+            (0, 0),
+            SUMMARY_RESERVE + MARKS_RESERVE + 40,
+        );
         let text = render(&lines, &packed, |_| Some("epane".into())).concat();
         assert!(text.starts_with("- list \"Results\" [epane]\n"), "{text}");
         assert!(
@@ -779,7 +920,7 @@ mod tests {
             line.text = "x".repeat(400);
         }
         let cost = estimate_tokens(&render_line(&lines[0]));
-        let packed = pack(&lines, &viewport, SUMMARY_RESERVE + cost + 10);
+        let packed = pack(&lines, &viewport, (0, 0), SUMMARY_RESERVE + cost + 10);
         assert!(packed.chosen.is_empty(), "{:?}", packed.chosen);
         assert!(packed.truncated);
         assert_eq!(packed.elements_below, 3);
@@ -789,7 +930,7 @@ mod tests {
     fn a_scrolled_page_counts_what_is_above_and_below_in_elements_and_screens() {
         let (lines, mut viewport) = page(100);
         viewport.scroll_y = 2000.0;
-        let packed = pack(&lines, &viewport, 10_000);
+        let packed = pack(&lines, &viewport, (0, 0), 10_000);
         assert_eq!(packed.chosen.len(), 100);
         assert_eq!(packed.elements_shown, 100);
         assert_eq!((packed.elements_above, packed.elements_below), (0, 0));
@@ -798,21 +939,29 @@ mod tests {
             (packed.screens_above, packed.screens_below),
             (0.0, 10.0 / 400.0)
         );
-        // A budget for about twenty lines: those in view, then outward both ways.
-        let packed = pack(&lines, &viewport, 215 + MARKS_RESERVE);
+        // A budget for about twenty lines: those in view (lines 50 to 59), then outward
+        // both ways, in one contiguous run, and every other line counted.
+        let packed = pack(&lines, &viewport, (0, 0), 260);
+        assert!(packed.tokens <= 260);
         let first = packed.chosen[0];
         let last = *packed.chosen.last().expect("lines chosen");
-        assert_eq!((first, last), (45, 64), "{:?}", packed.chosen);
+        assert!(first < 50 && last > 59, "{:?}", packed.chosen);
         assert_eq!(packed.chosen, (first..=last).collect::<Vec<_>>());
-        assert_eq!(packed.elements_shown, 20);
-        assert_eq!(packed.elements_above, 45);
-        assert_eq!(packed.elements_below, 35);
-        // Line 45 starts at 1800 px, line 64 ends at 2590 px, the page at 4000 px.
-        assert_eq!(packed.screens_above, 1800.0 / 400.0);
-        assert_eq!(packed.screens_below, (4000.0 - 2590.0) / 400.0);
+        assert_eq!(packed.elements_shown, last - first + 1);
+        assert_eq!(packed.elements_above, first);
+        assert_eq!(packed.elements_below, 99 - last);
+        let top = first as f64 * 40.0;
+        let bottom = last as f64 * 40.0 + 30.0;
+        assert_eq!(packed.screens_above, top / 400.0);
+        assert_eq!(packed.screens_below, (4000.0 - bottom) / 400.0);
         // Scrolled past the first line's end: it is above, and further than the second.
         viewport.scroll_y = 35.0;
-        let packed = pack(&lines[..2], &viewport, SUMMARY_RESERVE + MARKS_RESERVE + 10);
+        let packed = pack(
+            &lines[..2],
+            &viewport,
+            (0, 0),
+            SUMMARY_RESERVE + MARKS_RESERVE + 10,
+        );
         assert_eq!(packed.chosen, vec![1]);
         assert_eq!((packed.elements_above, packed.elements_below), (1, 0));
     }
@@ -853,7 +1002,7 @@ mod tests {
     #[test]
     fn screens_below_count_from_the_viewports_bottom_when_it_is_not_filled() {
         let (lines, viewport) = page(200);
-        let packed = pack(&lines, &viewport, SUMMARY_RESERVE + 20);
+        let packed = pack(&lines, &viewport, (0, 0), SUMMARY_RESERVE + 20);
         assert!(packed.truncated && packed.chosen.len() < 10);
         assert_eq!(packed.screens_below, (8000.0 - 400.0) / 400.0);
     }
@@ -862,7 +1011,7 @@ mod tests {
     fn a_viewport_of_no_height_has_no_screens() {
         let (lines, mut viewport) = page(50);
         viewport.height = 0.0;
-        let packed = pack(&lines, &viewport, 100);
+        let packed = pack(&lines, &viewport, (0, 0), 100);
         assert_eq!((packed.screens_above, packed.screens_below), (0.0, 0.0));
     }
 }

@@ -80,6 +80,8 @@ pub struct Node {
     pub bounds: Option<Rect>,
     /// Responds to clicks without an interactive role (listener, onclick, pointer cursor).
     pub clickable: bool,
+    /// Drawn with a pointer cursor, its own or inherited.
+    pub pointer: bool,
     /// Clips its content to its box (`overflow` other than `visible`).
     pub clips: bool,
     pub focusable: bool,
@@ -97,6 +99,9 @@ pub struct Node {
     pub borders: (f64, f64),
     /// An input's live value, as the DOM holds it (`2015-03-10` for a date).
     pub dom_value: Option<String>,
+    /// Element children not read (a region read, inside a scroll container): before the
+    /// first read child and after the last.
+    pub unread: (usize, usize),
     /// In the keyboard's tab order by its own `tabindex` (0 or more).
     pub tabbable: bool,
     pub children: Vec<usize>,
@@ -627,6 +632,7 @@ pub(super) fn node_from_ax(
         clickable: facts.is_some_and(|f| {
             f.clickable || f.has_onclick || f.pointer && !parent_has_pointer(dom, f)
         }),
+        pointer: facts.is_some_and(|f| f.pointer),
         clips: facts.is_some_and(|f| f.clips),
         focusable,
         href: facts.and_then(|f| f.href.clone()),
@@ -636,6 +642,7 @@ pub(super) fn node_from_ax(
         scrolls: facts.is_some_and(|f| f.scrolls),
         borders: facts.map_or((0.0, 0.0), |f| f.borders),
         dom_value: facts.and_then(|f| f.dom_value.clone()),
+        unread: (0, 0),
         tabbable: facts.is_some_and(|f| f.tabbable),
         children: Vec::new(),
         parent: None,

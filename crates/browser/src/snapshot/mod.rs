@@ -205,13 +205,12 @@ impl Tab {
         let viewport = observation.viewport;
         // The coverage line comes out of the same budget.
         let covered = coverage_line(&coverage);
-        let mut packed = budget::pack(
+        let packed = budget::pack(
             &outlined.lines,
             &viewport,
+            observation.elements_beyond,
             options.max_tokens.saturating_sub(estimate_tokens(&covered)),
         );
-        packed.elements_above += observation.elements_beyond.0;
-        packed.elements_below += observation.elements_beyond.1;
         let mut lines = budget::render(&outlined.lines, &packed, |node| {
             outlined.refs.get(&node).cloned()
         });
@@ -237,21 +236,13 @@ impl Tab {
             );
         }
         memory.dialogs_shown += handled.count;
-        if packed.elements_above > 0 {
-            lines.insert(
-                0,
-                format!(
-                    "# above the viewport: {:.1} screens, {} elements not shown\n",
-                    packed.screens_above, packed.elements_above
-                ),
-            );
+        let mut summaries = budget::summaries(&packed).into_iter();
+        if packed.elements_above > 0
+            && let Some(above) = summaries.next()
+        {
+            lines.insert(0, above);
         }
-        if packed.elements_below > 0 {
-            lines.push(format!(
-                "# below the viewport: {:.1} screens, {} elements not shown (browser_find searches the whole page)\n",
-                packed.screens_below, packed.elements_below
-            ));
-        }
+        lines.extend(summaries);
         let mut seen = std::collections::HashSet::new();
         let lists: Vec<ListCount> = packed
             .cuts

@@ -34,6 +34,9 @@ pub(crate) struct Line {
     /// A scroll container with content out of its box: it has a ref, and may be listed
     /// with only the count of what it holds.
     pub scroller: bool,
+    /// Items of this line that were not read at all (a region read, inside a scroll
+    /// container): before its first child line and after its last.
+    pub unread: (usize, usize),
 }
 
 /// The outline of one observation, and the ref of every node that has one.
@@ -98,6 +101,11 @@ const INTERACTIVE: &[&str] = &[
     "InputTime",
     "scrollbar",
 ];
+
+/// Items whose clicks a wrapper around them may handle (see `Builder::delegated_item`).
+const DELEGATED_ITEMS: &[&str] = &["listitem", "row", "cell", "gridcell", "columnheader"];
+/// How far up such a wrapper is looked for.
+const DELEGATION_DEPTH: usize = 6;
 
 /// Wrapper roles: no line of their own unless they carry a ref; children move up.
 pub(super) const FOLDED: &[&str] = &[
@@ -210,13 +218,16 @@ pub(crate) fn outline(
     let containers = super::coverage::scroll_containers(&observation.nodes, &visible);
     let mut builder = Builder {
         nodes: &observation.nodes,
+        viewport: observation.viewport,
         scrollers: scrolled
             .iter()
             .flatten()
             .map(|(s, _)| *s)
             .chain(containers.iter().map(|c| c.node))
+            .chain(holding_unread(&observation.nodes))
             .collect(),
         scrolled,
+        unread: Vec::new(),
         visible,
         epoch,
         registry,
@@ -252,11 +263,14 @@ struct Block {
 
 struct Builder<'a> {
     nodes: &'a [Node],
+    viewport: Viewport,
     visible: Vec<bool>,
     /// Per node: the scroll container it lies outside of, and whether below (or right).
     scrolled: Vec<Option<(usize, bool)>>,
     /// Scroll containers with content scrolled out of view: they get a ref and a count.
     scrollers: std::collections::HashSet<usize>,
+    /// Per line being built (innermost last): the unread children it counts.
+    unread: Vec<(usize, usize)>,
     epoch: u64,
     registry: &'a mut RefRegistry,
     ordinals: HashMap<u64, u32>,
@@ -310,6 +324,7 @@ impl Builder<'_> {
                     ref_at: None,
                     scrolled: out_of,
                     scroller: false,
+                    unread: (0, 0),
                 }],
                 shape: 0,
             }];
@@ -337,10 +352,25 @@ impl Builder<'_> {
         } else {
             node.children.clone()
         };
+        // Children a region read left unread are counted on the nearest line above them.
+        let unread = node.unread;
+        if folded {
+            if let Some(top) = self.unread.last_mut() {
+                top.0 += unread.0;
+                top.1 += unread.1;
+            }
+        } else {
+            self.unread.push(unread);
+        }
         let mut child_blocks = Vec::new();
         for child in children {
             child_blocks.extend(self.visit(child, child_depth, rect, inner_container, out_of));
         }
+        let unread = if folded {
+            (0, 0)
+        } else {
+            self.unread.pop().unwrap_or_default()
+        };
         let child_blocks = merge_text(self.nodes, child_blocks);
         if folded {
             return child_blocks;
@@ -431,6 +461,7 @@ impl Builder<'_> {
             ref_at,
             scrolled: out_of,
             scroller,
+            unread,
         }];
         for block in child_blocks {
             lines.extend(block.lines);
@@ -446,6 +477,7 @@ impl Builder<'_> {
         }
         INTERACTIVE.contains(&node.role.as_str())
             || node.clickable && node.role != "RootWebArea"
+            || self.delegated_item(node)
             || node.focusable
                 && !matches!(
                     node.role.as_str(),
@@ -453,6 +485,30 @@ impl Builder<'_> {
                 )
             // A role-less element the page put in the tab order (a slider's handle).
             || node.focusable && node.tabbable && node.role != "RootWebArea"
+    }
+
+    /// An item a person clicks whose clicks a wrapper around it handles (a plugin's
+    /// dropdown handles its options' clicks on the dropdown): a list item, row or cell
+    /// drawn with a pointer cursor, inside a clickable wrapper the size of a widget (not a
+    /// page or app root, which takes every click on it).
+    fn delegated_item(&self, node: &Node) -> bool {
+        if !node.pointer || !DELEGATED_ITEMS.contains(&node.role.as_str()) {
+            return false;
+        }
+        let mut at = node.parent;
+        for _ in 0..DELEGATION_DEPTH {
+            let Some(p) = at else { return false };
+            let ancestor = &self.nodes[p];
+            if ancestor.clickable && !INTERACTIVE.contains(&ancestor.role.as_str()) {
+                // A widget, not a page or app root that takes every click on it.
+                let small = ancestor
+                    .bounds
+                    .is_some_and(|b| b.height < self.viewport.height / 2.0);
+                return small && ancestor.role != "RootWebArea";
+            }
+            at = ancestor.parent;
+        }
+        false
     }
 
     /// Whether a wrapper that takes clicks only through a listener (or a label's
@@ -785,6 +841,26 @@ pub(crate) fn scrolled_out(nodes: &[Node], visible: &[bool]) -> Vec<Option<(usiz
         }
     }
     out
+}
+
+/// The scroll containers that hold children a region read left unread: more content
+/// than what was read of it, so they scroll to it.
+fn holding_unread(nodes: &[Node]) -> Vec<usize> {
+    nodes
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| n.unread != (0, 0))
+        .filter_map(|(index, _)| {
+            let mut at = Some(index);
+            while let Some(i) = at {
+                if nodes[i].scrolls && nodes[i].bounds.is_some() {
+                    return Some(i);
+                }
+                at = nodes[i].parent;
+            }
+            None
+        })
+        .collect()
 }
 
 /// The overlap of two rectangles (empty: zero width or height).

@@ -9,7 +9,7 @@ use crate::snapshot::budget;
 fn packed(observation: &Observation, max_tokens: usize) -> String {
     let mut registry = RefRegistry::default();
     let outlined = outline(observation, 1, &mut registry);
-    let packed = budget::pack(&outlined.lines, &observation.viewport, max_tokens);
+    let packed = budget::pack(&outlined.lines, &observation.viewport, (0, 0), max_tokens);
     let text =
         budget::render(&outlined.lines, &packed, |n| outlined.refs.get(&n).cloned()).concat();
     without_refs(text.trim_end())
@@ -498,13 +498,19 @@ fn a_nested_list_scrolled_out_of_its_container_is_counted_with_every_element_it_
     // A budget for the shown button only: the rest is one count on the feed.
     let mut registry = RefRegistry::default();
     let outlined = outline(&obs, 1, &mut registry);
-    let cut = budget::pack(&outlined.lines, &obs.viewport, 50 + 16 + 50);
-    assert_eq!(cut.cuts.len(), 1, "{:?}", cut.cuts);
-    // The item, its list, twelve items of two elements each.
-    assert_eq!(cut.cuts[0].elements, 1 + 1 + 12 * 2);
-    assert_eq!((cut.cuts[0].listed, cut.cuts[0].total), (1, 2));
-    assert!(cut.cuts[0].scroller.is_some());
-    assert_eq!(cut.cuts[0].place, budget::Place::Below);
+    let cut = budget::pack(&outlined.lines, &obs.viewport, (0, 0), 50 + 16 + 50);
+    assert!(!cut.cuts.is_empty(), "{:?}", cut.cuts);
+    // Every element is listed or counted: the feed, the button, the item, its list,
+    // twelve items of two elements each.
+    assert_eq!(cut.elements_shown + cut.elements_below, 2 + 1 + 1 + 12 * 2);
+    // Each count is of content scrolled out below the feed, and says so.
+    for c in &cut.cuts {
+        assert!(
+            c.scroller.is_some() && c.place == budget::Place::Below,
+            "{c:?}"
+        );
+        assert!(c.listed < c.total, "{c:?}");
+    }
 }
 
 #[test]
@@ -514,7 +520,7 @@ fn a_scroller_counts_only_where_there_is_more() {
     let mut registry = RefRegistry::default();
     let outlined = outline(&obs, 1, &mut registry);
     // Room for the item in view only: the ones above are counted, nothing below.
-    let cut = budget::pack(&outlined.lines, &obs.viewport, 50 + 16 + 50);
+    let cut = budget::pack(&outlined.lines, &obs.viewport, (0, 0), 50 + 16 + 50);
     let text = without_refs(
         budget::render(&outlined.lines, &cut, |n| outlined.refs.get(&n).cloned())
             .concat()
@@ -526,4 +532,28 @@ fn a_scroller_counts_only_where_there_is_more() {
          - … 8 more items above (scrolled out of view; 1 of 9 listed) — scroll [ref] or browser_find\n  \
          - listitem\n    - link \"Item 8\" [ref]"
     );
+}
+
+#[test]
+fn items_a_region_read_left_unread_are_counted_with_the_rest() {
+    // A pane (region read) with items 3 to 5 read, two before and forty after not.
+    let obs = {
+        let mut obs = scrolling_list("list", "listitem", &[120.0, 150.0, 180.0]);
+        obs.nodes[1].unread = (2, 40);
+        obs
+    };
+    let text = packed(&obs, 4096);
+    assert!(
+        text.contains("- … 2 more items above (scrolled out of view; 3 of 45 listed) — scroll [ref] or browser_find"),
+        "{text}"
+    );
+    assert!(
+        text.ends_with("- … 40 more items below (scrolled out of view; 3 of 45 listed) — scroll [ref] or browser_find"),
+        "{text}"
+    );
+    let mut registry = RefRegistry::default();
+    let outlined = outline(&obs, 1, &mut registry);
+    let packed = budget::pack(&outlined.lines, &obs.viewport, (0, 0), 4096);
+    assert_eq!(packed.elements_below, 40, "{packed:?}");
+    assert_eq!(packed.elements_above, 2, "{packed:?}");
 }

@@ -270,6 +270,12 @@ pub(crate) struct RegionFact {
     onclick: bool,
     pointer: bool,
     clips: bool,
+    /// Scrolls its content (`overflow` `auto` or `scroll`), and its top and bottom borders.
+    scrolls: bool,
+    borders: (f64, f64),
+    /// Inside a scroll container: its element children left out before its first listed
+    /// one and after its last.
+    unread: (usize, usize),
     /// Drawn invisible (`visibility: hidden`); its text is left out.
     hidden: bool,
     /// The role, level and name the page-side pass knew without asking Chromium: a list,
@@ -364,7 +370,11 @@ fn build(
         };
         node.bounds = Some(rect(fact.bounds));
         node.clickable = fact.onclick || fact.pointer && !parent_pointer;
+        node.pointer = fact.pointer;
         node.clips = fact.clips;
+        node.scrolls = fact.scrolls;
+        node.borders = fact.borders;
+        node.unread = fact.unread;
         node.href = fact.href.clone();
         node.input_type = fact.input_type.clone();
         node.parent = Some(parent_of(i).map_or(0, |p| p + 1));

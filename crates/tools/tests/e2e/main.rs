@@ -15,6 +15,7 @@ mod coverage;
 mod flows;
 mod harness;
 mod inputs;
+mod lists;
 mod navigation;
 mod refs;
 mod seeds;
