@@ -10,10 +10,10 @@
 // `limits` holds the limits, and `wanted`: containers to read wherever they are scrolled
 // ({scope, id, path}, a restore's). With a `plan` ({fields: [{index, expect, state}], scrolls: [{index, x, y}]}, indices
 // into the list this pass finds), the plan is applied first — each field only if the
-// element at its index still has the identity `expect` names, set as a person would so
-// the page's input/change listeners run — and the state read again for the reply, after
-// two frames when something was scrolled. Returns {fields, scrolls, omitted,
-// moreOmitted, dropped, applied}.
+// element at its index still has the identity `expect` names, set so the page's
+// listeners and its framework hear it (see `set`) — and the state read again for the
+// reply after two frames, so a framework has re-rendered from what it heard. Returns
+// {fields, scrolls, omitted, moreOmitted, dropped, applied}.
 async function checkpoint(plan, limits) {
   const SKIPPED_TYPES = ["submit", "button", "reset", "image", "hidden"];
   const SECRET_AUTOCOMPLETE = ["one-time-code", "cc-number", "cc-csc", "current-password", "new-password"];
@@ -218,31 +218,59 @@ async function checkpoint(plan, limits) {
     return { fields, elements, scrolls, scrollers, omitted, moreOmitted, dropped };
   }
 
+  // Sets a field so that the page and its framework both hear it: the value goes through
+  // the prototype's own setter — a framework that wraps the element's property (React's
+  // value tracker) then finds the element's value unlike the one it last rendered and
+  // takes it as the user's — and `input` then `change` follow. Always, even when the
+  // element already shows the value: the browser refills a form it brings back through
+  // history without any event, so a page can show a value its framework never heard of
+  // and would render its own over at its next update.
   function set(element, kind, state) {
+    const native = (proto, property, value) =>
+      Object.getOwnPropertyDescriptor(proto, property).set.call(element, value);
+    const announce = () => {
+      element.dispatchEvent(new Event("input", { bubbles: true, composed: true }));
+      element.dispatchEvent(new Event("change", { bubbles: true }));
+    };
     if (kind === "details") {
       element.open = state.open;
       return;
     }
     if (kind === "checkbox" || kind === "radio") {
-      if (element.checked !== state.checked) element.click();
+      // A click is how a person sets these, and the one event React takes a checkbox's
+      // change from: it is set the other way first, so the click lands on the saved
+      // state and fires click, input and change as the browser's own (check does the
+      // same, element_set_checked.js). A radio is never clicked off (the one checked in
+      // its group is restored by its own entry).
+      const was = element.checked;
+      if (kind === "checkbox" || state.checked) {
+        native(HTMLInputElement.prototype, "checked", !state.checked);
+        element.click();
+      }
+      // A page that cancelled the click, or a radio to clear: the property and the events
+      // only — a radio left unchecked hears nothing (a `change` there reads as choosing it).
       if (element.checked !== state.checked) {
-        element.checked = state.checked;
-        element.dispatchEvent(new Event("input", { bubbles: true, composed: true }));
-        element.dispatchEvent(new Event("change", { bubbles: true }));
+        native(HTMLInputElement.prototype, "checked", state.checked);
+        if (kind === "checkbox" || was) announce();
       }
       return;
     }
     if (kind === "select") {
-      for (const option of element.options) option.selected = state.selected.includes(option.value);
+      if (element.multiple) {
+        for (const option of element.options) {
+          Object.getOwnPropertyDescriptor(HTMLOptionElement.prototype, "selected").set
+            .call(option, state.selected.includes(option.value));
+        }
+      } else {
+        const index = Array.from(element.options).findIndex((o) => state.selected.includes(o.value));
+        native(HTMLSelectElement.prototype, "selectedIndex", index);
+      }
     } else if (kind === "editable") {
       element.innerText = state.value;
     } else {
-      // The native setter, so frameworks that track the value see the change.
-      const proto = kind === "textarea" ? HTMLTextAreaElement.prototype : HTMLInputElement.prototype;
-      Object.getOwnPropertyDescriptor(proto, "value").set.call(element, state.value);
+      native(kind === "textarea" ? HTMLTextAreaElement.prototype : HTMLInputElement.prototype, "value", state.value);
     }
-    element.dispatchEvent(new Event("input", { bubbles: true, composed: true }));
-    element.dispatchEvent(new Event("change", { bubbles: true }));
+    announce();
   }
 
   let current = read();
@@ -274,9 +302,10 @@ async function checkpoint(plan, limits) {
         element.scrollTo({ left: entry.x, top: entry.y, behavior: "instant" });
       }
     }
-    if (scrolls.length) {
-      // candor's own frames, not the page's (see settle_watch.js); a hidden tab gets no
-      // frames, so a timer stands in.
+    if (scrolls.length || (plan.fields || []).length) {
+      // Two frames for the page to lay out a scroll and for a framework to render what it
+      // heard. candor's own frames, not the page's (see settle_watch.js); a hidden tab gets
+      // no frames, so a timer stands in.
       const watcher = globalThis[Symbol.for("candor.settle")];
       const frame = (watcher && watcher.native.requestAnimationFrame) || requestAnimationFrame;
       const timer = (watcher && watcher.native.setTimeout) || setTimeout;

@@ -183,6 +183,10 @@ pub(crate) const ELEMENT_CARET_TO_END: Script<bool> = script!("element_caret_to_
 /// On a non-text input (date, color…): set its value and fire input/change; the value
 /// it then holds.
 pub(crate) const ELEMENT_SET_VALUE: Script<String> = script!("element_set_value" => String);
+/// On a checkbox, or a radio to check, that shows the state already: set it again so
+/// the page's framework hears it; what it holds after (`null`: no such input).
+pub(crate) const ELEMENT_SET_CHECKED: Script<Option<bool>> =
+    script!("element_set_checked" => Option<bool>);
 /// On a `<select>`: choose options by value or label: `{selected}` or `{error, …}`.
 pub(crate) const ELEMENT_SELECT_OPTIONS: Script<crate::actions::SelectReply> =
     script!("element_select_options" => crate::actions::SelectReply);
@@ -420,6 +424,11 @@ mod tests {
             "button#go \"Go\""
         );
         assert!(decode(&ELEMENT_MOTION, json!(false)).is_ok_and(|moving| !moving));
+        assert_eq!(
+            decode(&ELEMENT_SET_CHECKED, json!(true)).unwrap(),
+            Some(true)
+        );
+        assert_eq!(decode(&ELEMENT_SET_CHECKED, json!(null)).unwrap(), None);
     }
 
     /// A reply missing a field, or of an unknown shape, fails naming its script: it never

@@ -489,6 +489,28 @@ impl Run<'_> {
                 })?;
                 if now == want {
                     outcome.changed = Some(false);
+                    // Shown is not heard: a box the browser refilled (a page brought back
+                    // through history) is one the page's framework may hold otherwise, so
+                    // it is set again page-side, where the page hears it.
+                    if !target.disabled() {
+                        self.dispatched = true;
+                        let held = self
+                            .tab
+                            .call_on_node(
+                                &target.session,
+                                target.backend_id,
+                                &script::ELEMENT_SET_CHECKED,
+                                vec![Value::Bool(want)],
+                                self.deadline,
+                            )
+                            .await?;
+                        if held == Some(!want) {
+                            return Err(Error::InputMismatch {
+                                expected: if want { "checked" } else { "unchecked" }.into(),
+                                actual: if want { "unchecked" } else { "checked" }.into(),
+                            });
+                        }
+                    }
                 } else {
                     let (x, y) = self.pointer_target(&target, locator, true).await?;
                     self.mouse(x, y, 1).await?;

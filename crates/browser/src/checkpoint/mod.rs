@@ -60,6 +60,16 @@ impl Kind {
             Kind::File => "file input",
         }
     }
+
+    /// Whether a restore sets a field of this kind even when the page already shows the
+    /// saved state: a form control, because the page's framework may never have heard of
+    /// what it shows (the browser refills a form it brings back through history without
+    /// any event) and would render its own state over it at its next update. An
+    /// editable's text is set only when it differs (setting it again would flatten its
+    /// markup), a `<details>` only when it is not open or closed as saved.
+    fn set_always(self) -> bool {
+        !matches!(self, Kind::Editable | Kind::Details)
+    }
 }
 
 /// A field's state, as the page holds it.
@@ -370,7 +380,8 @@ impl Tab {
     /// Restores `checkpoint` in this tab: reaches its page (`url`, the checkpoint's URL
     /// already checked against the task's policy) through history or by loading it,
     /// refuses a page that redirected elsewhere (`CheckpointUrlChanged`), then sets every
-    /// field that differs, restores scroll positions and reads everything back.
+    /// field that differs and every form control (`Kind::set_always`), restores scroll
+    /// positions and reads everything back once the page has rendered what it heard.
     pub async fn restore(
         &self,
         checkpoint: &Checkpoint,
@@ -401,23 +412,25 @@ impl Tab {
                 .read_checkpoint_state(None, &saved.scrolls, deadline)
                 .await?;
         }
-        // Fields first (setting them may change the layout), then scroll positions.
+        // Fields first (setting them may change the layout), then scroll positions. A form
+        // control is set even when it shows the saved state (`Kind::set_always`); what it
+        // showed decides only whether it counts as restored.
         let mut changed = Changed::default();
         let mut refused = Vec::new();
         let places = relocate(&saved.fields, &current.fields);
         let mut plan = Vec::new();
         let mut planned = Vec::new();
         for (i, (field, place)) in saved.fields.iter().zip(&places).enumerate() {
-            if let Place::Found(index) = place
-                && !current.fields[*index].state.agrees(&field.state)
-            {
-                let now = &current.fields[*index];
+            let Place::Found(index) = place else { continue };
+            let now = &current.fields[*index];
+            let differs = !now.state.agrees(&field.state);
+            if differs || field.identity.kind.set_always() {
                 plan.push(json!({
                     "index": index,
                     "expect": now.identity,
                     "state": field.state,
                 }));
-                planned.push((i, *index));
+                planned.push((i, *index, differs));
             }
         }
         if !plan.is_empty() {
@@ -425,11 +438,13 @@ impl Tab {
                 .read_checkpoint_state(Some(json!({ "fields": plan })), &saved.scrolls, deadline)
                 .await?
                 .applied;
-            for (saved_index, page_index) in planned {
+            for (saved_index, page_index, differs) in planned {
                 match applied.iter().find(|a| a.index == page_index) {
-                    Some(a) if a.done => {
+                    Some(a) if a.done && differs => {
                         changed.fields.insert(saved_index);
                     }
+                    // Set again as it showed: heard, not restored.
+                    Some(a) if a.done => {}
                     Some(a) => refused.push((
                         saved_index,
                         a.reason.clone().unwrap_or_else(|| "it was not set".into()),

@@ -17,6 +17,7 @@ mod harness;
 mod inputs;
 mod lists;
 mod navigation;
+mod react;
 mod refs;
 mod seeds;
 mod snapshot;
