@@ -30,7 +30,7 @@ pub use forms::{
     FileReadback, ResponseWatch, SelectedOption, UploadOutcome, UploadResponse, UrlPattern,
 };
 pub(crate) use keyboard::chord_events;
-pub(crate) use pointer::ScrollPosition;
+pub(crate) use pointer::{ClickPoint, ScrollPosition};
 
 use crate::keys;
 use crate::script::{self, Script};

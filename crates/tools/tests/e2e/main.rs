@@ -16,6 +16,7 @@ mod flows;
 mod harness;
 mod inputs;
 mod navigation;
+mod pointing;
 mod refs;
 mod seeds;
 mod snapshot;
