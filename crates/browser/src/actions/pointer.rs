@@ -250,10 +250,9 @@ impl Run<'_> {
                 self.deadline,
             )
             .await?;
-        let carried = |[x, y]: [f64; 2], [ox, oy]: [f64; 2]| (left + x - ox, top + y - oy);
         match reply {
             ClickPoint::Target { point, origin } => {
-                let (x, y) = carried(point, origin);
+                let (x, y) = carried(point, origin, (left, top));
                 let (dx, dy) = self
                     .tab
                     .frame_origin(&target.session, self.deadline)
@@ -261,7 +260,7 @@ impl Run<'_> {
                 Ok((x + dx, y + dy))
             }
             ClickPoint::Covered { point, origin } => {
-                let (x, y) = carried(point, origin);
+                let (x, y) = carried(point, origin, (left, top));
                 Err(Check::Blocked(Blocked::Covered((x + scroll.0, y + scroll.1))))
             }
             ClickPoint::Outside => Err(Check::Blocked(Blocked::Hidden(
@@ -582,6 +581,13 @@ pub(crate) struct ScrollPosition {
     pub y: f64,
 }
 
+/// A point the page measured in its frame from `origin` (the corner of the element's box
+/// there), carried into the box `corner` the element's quads give here: the same offset
+/// from the same corner, whatever frame or scroll lies between.
+fn carried([x, y]: [f64; 2], [ox, oy]: [f64; 2], (left, top): (f64, f64)) -> (f64, f64) {
+    (left + x - ox, top + y - oy)
+}
+
 /// Waits out a press's hold, if it has one.
 async fn held(hold: Option<tokio::time::Sleep>) {
     if let Some(hold) = hold {
@@ -638,5 +644,57 @@ impl Tab {
             model.model.content.first().copied().unwrap_or_default(),
             model.model.content.get(1).copied().unwrap_or_default(),
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::script;
+
+    /// The grid goes to the page as pairs of fractions, as the script reads them.
+    #[test]
+    fn the_sample_grid_goes_to_the_page_as_pairs_of_fractions() {
+        let sent = json!(SAMPLES);
+        assert_eq!(sent[0], json!([0.2, 0.5]));
+        assert_eq!(sent.as_array().map(Vec::len), Some(8));
+        assert!(
+            SAMPLES.iter().all(|&(x, y)| (x, y) != (0.5, 0.5)),
+            "the centre is the script's own first candidate"
+        );
+    }
+
+    /// Each answer of the click point decodes as its kind; a point without its origin
+    /// fails by the script's name.
+    #[test]
+    fn a_click_point_reply_decodes_by_what_was_hit() {
+        let decode = |value| script::decode(&script::ELEMENT_CLICK_POINT, value);
+        assert!(matches!(
+            decode(json!({"hit": "target", "point": [20.5, 30], "origin": [10, 20]})),
+            Ok(ClickPoint::Target { point: [20.5, 30.0], origin: [10.0, 20.0] })
+        ));
+        assert!(matches!(
+            decode(json!({"hit": "covered", "point": [1, 2], "origin": [0, 0]})),
+            Ok(ClickPoint::Covered { .. })
+        ));
+        assert!(matches!(decode(json!({"hit": "outside"})), Ok(ClickPoint::Outside)));
+        assert!(matches!(decode(json!({"hit": "noBox"})), Ok(ClickPoint::NoBox)));
+        assert!(matches!(
+            decode(json!({"hit": "target", "point": [1, 2]})),
+            Err(Error::ScriptReply { script: "element_click_point", .. })
+        ));
+    }
+
+    /// A point keeps its offset from the element's corner: in a frame whose viewport
+    /// starts elsewhere the same offset lands on the same spot of the element.
+    #[test]
+    fn a_page_point_is_carried_by_its_offset_from_the_elements_corner() {
+        assert_eq!(carried([30.0, 15.0], [10.0, 5.0], (10.0, 5.0)), (30.0, 15.0));
+        assert_eq!(
+            carried([30.0, 15.0], [10.0, 5.0], (110.0, 205.0)),
+            (130.0, 215.0)
+        );
     }
 }

@@ -136,5 +136,20 @@ async fn a_press_whose_option_is_re_rendered_before_its_release_is_reported_not_
     assert!(log.contains(&"down:Lisbon".to_string()), "{log:?}");
     assert!(!log.contains(&"chosen:Lisbon".to_string()), "{log:?}");
     assert!(page_text(&h).await.contains("Chosen: none"));
+
+    // When an expectation says the page did what was meant all the same (here: it saw
+    // the press), the split is a note beside a verified outcome.
+    let page = snapshot(&h).await;
+    let madrid = ref_on(&page, "\"Madrid\"");
+    let verified = h
+        .ok(
+            "act",
+            json!({ "action": "click", "ref": madrid,
+                "expect": { "js": "window.__log.includes('down:Madrid')", "truthy": true } }),
+        )
+        .await;
+    assert_eq!(verified["verification"]["verified"], true, "{verified:#}");
+    let said = note(&verified).unwrap_or_else(|| panic!("no note: {verified:#}"));
+    assert!(said.contains("split by a re-render"), "{said}");
     h.shutdown().await;
 }
