@@ -1,11 +1,13 @@
 //! Acting with trusted input (SPEC §6): events dispatched by the browser
-//! (`Input.dispatchMouseEvent`, `dispatchKeyEvent`, `insertText`) at the element's
-//! visible centre after scrolling it into view — never `element.click()`.
+//! (`Input.dispatchMouseEvent`, `dispatchKeyEvent`, `insertText`) where the element's own
+//! content is, after scrolling it into view — never `element.click()`.
 //!
 //! Before anything is dispatched the element is checked: found exactly once, shown,
 //! enabled, and actually hit at the point it would be clicked (a different element on
 //! top is `ElementOccluded`, naming it). Every failure says whether input had already
 //! been sent ([`ActFailure::dispatched`]), so the caller never claims more than happened.
+//! A click is watched from its press to the end of the settle: a press split by a
+//! re-render, and whether anything changed, are facts of its outcome.
 //!
 //! `pointer` holds mouse and touch input and hit testing, `pace` how long a press is
 //! held, `keyboard` text and keys, `forms` selects and uploads (and the upload's
@@ -632,10 +634,13 @@ impl Run<'_> {
                     self.deadline,
                 )
                 .await?;
-            let node = resolved.object.object_id.ok_or_else(|| Error::ElementNotFound {
-                locator: format!("node {}", target.backend_id),
-                reason: "it is no longer in the page".into(),
-            })?;
+            let node = resolved
+                .object
+                .object_id
+                .ok_or_else(|| Error::ElementNotFound {
+                    locator: format!("node {}", target.backend_id),
+                    reason: "it is no longer in the page".into(),
+                })?;
             let watch = script::call_for_object(
                 &target.session,
                 &script::ACTION_WATCH,
@@ -699,8 +704,14 @@ mod tests {
         .unwrap();
         assert!(seen.replaced && !seen.changed && !seen.opaque);
         assert!(matches!(
-            script::decode(&script::ACTION_SEEN, json!({"replaced": false, "opaque": false})),
-            Err(Error::ScriptReply { script: "action_seen", .. })
+            script::decode(
+                &script::ACTION_SEEN,
+                json!({"replaced": false, "opaque": false})
+            ),
+            Err(Error::ScriptReply {
+                script: "action_seen",
+                ..
+            })
         ));
     }
 }

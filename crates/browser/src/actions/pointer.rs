@@ -261,7 +261,10 @@ impl Run<'_> {
             }
             ClickPoint::Covered { point, origin } => {
                 let (x, y) = carried(point, origin, (left, top));
-                Err(Check::Blocked(Blocked::Covered((x + scroll.0, y + scroll.1))))
+                Err(Check::Blocked(Blocked::Covered((
+                    x + scroll.0,
+                    y + scroll.1,
+                ))))
             }
             ClickPoint::Outside => Err(Check::Blocked(Blocked::Hidden(
                 "no point of it is inside the viewport".into(),
@@ -673,17 +676,29 @@ mod tests {
         let decode = |value| script::decode(&script::ELEMENT_CLICK_POINT, value);
         assert!(matches!(
             decode(json!({"hit": "target", "point": [20.5, 30], "origin": [10, 20]})),
-            Ok(ClickPoint::Target { point: [20.5, 30.0], origin: [10.0, 20.0] })
+            Ok(ClickPoint::Target {
+                point: [20.5, 30.0],
+                origin: [10.0, 20.0]
+            })
         ));
         assert!(matches!(
             decode(json!({"hit": "covered", "point": [1, 2], "origin": [0, 0]})),
             Ok(ClickPoint::Covered { .. })
         ));
-        assert!(matches!(decode(json!({"hit": "outside"})), Ok(ClickPoint::Outside)));
-        assert!(matches!(decode(json!({"hit": "noBox"})), Ok(ClickPoint::NoBox)));
+        assert!(matches!(
+            decode(json!({"hit": "outside"})),
+            Ok(ClickPoint::Outside)
+        ));
+        assert!(matches!(
+            decode(json!({"hit": "noBox"})),
+            Ok(ClickPoint::NoBox)
+        ));
         assert!(matches!(
             decode(json!({"hit": "target", "point": [1, 2]})),
-            Err(Error::ScriptReply { script: "element_click_point", .. })
+            Err(Error::ScriptReply {
+                script: "element_click_point",
+                ..
+            })
         ));
     }
 
@@ -691,7 +706,10 @@ mod tests {
     /// starts elsewhere the same offset lands on the same spot of the element.
     #[test]
     fn a_page_point_is_carried_by_its_offset_from_the_elements_corner() {
-        assert_eq!(carried([30.0, 15.0], [10.0, 5.0], (10.0, 5.0)), (30.0, 15.0));
+        assert_eq!(
+            carried([30.0, 15.0], [10.0, 5.0], (10.0, 5.0)),
+            (30.0, 15.0)
+        );
         assert_eq!(
             carried([30.0, 15.0], [10.0, 5.0], (110.0, 205.0)),
             (130.0, 215.0)

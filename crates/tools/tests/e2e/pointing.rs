@@ -97,7 +97,8 @@ async fn a_switch_drawn_over_its_own_input_is_toggled_and_one_under_a_page_notic
         .await;
     assert_eq!(checked["data"]["changed"], true, "{checked:#}");
     assert!(page_text(&h).await.contains("Notifications: on"));
-    h.ok("act", json!({ "action": "click", "ref": notify })).await;
+    h.ok("act", json!({ "action": "click", "ref": notify }))
+        .await;
     assert!(page_text(&h).await.contains("Notifications: off"));
 
     // A notice of the page over the other switch is a real cover: refused, named.
@@ -119,8 +120,11 @@ async fn a_switch_drawn_over_its_own_input_is_toggled_and_one_under_a_page_notic
 #[tokio::test]
 async fn a_press_whose_option_is_re_rendered_before_its_release_is_reported_not_done() {
     let h = harness();
-    h.ok("navigate", json!({ "url": h.url("widgets/city-picker.html") }))
-        .await;
+    h.ok(
+        "navigate",
+        json!({ "url": h.url("widgets/city-picker.html") }),
+    )
+    .await;
     let page = snapshot(&h).await;
     let lisbon = ref_on(&page, "\"Lisbon\"");
     let pressed = h
