@@ -9,8 +9,8 @@
 // control, a `<label>` whose control it is, or inside the same shadow host (a component
 // that draws over its own input). Otherwise the first point covered by something else is
 // answered, or that no candidate is inside the viewport.
-// `origin` is the corner of the box the points are measured in, so that the caller can
-// carry them into its own coordinates.
+// Points are answered as fractions of the element's box (`at`), which the caller lays on
+// the box it knows in its own coordinates, whatever frame, scroll or scale lies between.
 function elementClickPoint(samples) {
   const target = this.nodeType === 1 ? this : this.parentElement;
   if (!target) return { hit: "noBox" };
@@ -18,7 +18,7 @@ function elementClickPoint(samples) {
   const view = doc.defaultView;
   const box = Array.from(target.getClientRects()).find((r) => r.width * r.height >= 1);
   if (!box) return { hit: "noBox" };
-  const origin = [box.left, box.top];
+  const fractions = ([x, y]) => [(x - box.left) / box.width, (y - box.top) / box.height];
   const left = Math.max(box.left, 0);
   const top = Math.max(box.top, 0);
   const right = Math.min(box.right, view.innerWidth);
@@ -107,11 +107,11 @@ function elementClickPoint(samples) {
     const hit = deepHit(x, y);
     if (!hit) continue;
     const found = kind(hit);
-    if (found === "own") return { hit: "target", point: [x, y], origin };
+    if (found === "own") return { hit: "target", at: fractions([x, y]) };
     if (found === "delivers") delivers = delivers || [x, y];
     else covered = covered || [x, y];
   }
-  if (delivers) return { hit: "target", point: delivers, origin };
-  if (covered) return { hit: "covered", point: covered, origin };
+  if (delivers) return { hit: "target", at: fractions(delivers) };
+  if (covered) return { hit: "covered", at: fractions(covered) };
   return { hit: "outside" };
 }

@@ -33,15 +33,15 @@ pub(crate) const DEFAULT_ACTION_TIMEOUT: Duration = Duration::from_millis(1_000)
 /// How far (CSS pixels) a box may differ between two reads and still count as still.
 const STILL: f64 = 0.5;
 
-/// Where `element_click_point.js` found the element to be hit: `point` in its frame's
-/// viewport, measured like the element's box whose corner is `origin`.
+/// Where `element_click_point.js` found the element to be hit: `at`, as fractions of the
+/// width and height of its box, laid on the box its quads give here.
 #[derive(Debug, serde::Deserialize)]
 #[serde(tag = "hit", rename_all = "camelCase")]
 pub(crate) enum ClickPoint {
     /// On the element's own content, or on what delivers the click to it.
-    Target { point: [f64; 2], origin: [f64; 2] },
+    Target { at: [f64; 2] },
     /// Another element is on top of it there (no point of it is free).
-    Covered { point: [f64; 2], origin: [f64; 2] },
+    Covered { at: [f64; 2] },
     /// No point of it is inside the viewport.
     Outside,
     /// It has no box with an area.
@@ -237,8 +237,8 @@ impl Run<'_> {
             }
         }
         // One page-side pass picks the point: the element's own content (see
-        // `element_click_point.js`), in its frame's viewport measured from `origin`,
-        // carried here into the box the quads gave.
+        // `element_click_point.js`), as fractions of its box, laid here on the box the
+        // quads gave.
         let samples = serde_json::json!(SAMPLES);
         let reply = self
             .tab
@@ -251,16 +251,16 @@ impl Run<'_> {
             )
             .await?;
         match reply {
-            ClickPoint::Target { point, origin } => {
-                let (x, y) = carried(point, origin, (left, top));
+            ClickPoint::Target { at } => {
+                let (x, y) = laid_on(at, (left, top, right, bottom));
                 let (dx, dy) = self
                     .tab
                     .frame_origin(&target.session, self.deadline)
                     .await?;
                 Ok((x + dx, y + dy))
             }
-            ClickPoint::Covered { point, origin } => {
-                let (x, y) = carried(point, origin, (left, top));
+            ClickPoint::Covered { at } => {
+                let (x, y) = laid_on(at, (left, top, right, bottom));
                 Err(Check::Blocked(Blocked::Covered((
                     x + scroll.0,
                     y + scroll.1,
@@ -584,11 +584,10 @@ pub(crate) struct ScrollPosition {
     pub y: f64,
 }
 
-/// A point the page measured in its frame from `origin` (the corner of the element's box
-/// there), carried into the box `corner` the element's quads give here: the same offset
-/// from the same corner, whatever frame or scroll lies between.
-fn carried([x, y]: [f64; 2], [ox, oy]: [f64; 2], (left, top): (f64, f64)) -> (f64, f64) {
-    (left + x - ox, top + y - oy)
+/// A point the page gave as fractions of the element's box, on the box its quads give
+/// here: the same spot of the element whatever frame, scroll or scale lies between.
+fn laid_on([fx, fy]: [f64; 2], (left, top, right, bottom): Box4) -> (f64, f64) {
+    (left + (right - left) * fx, top + (bottom - top) * fy)
 }
 
 /// Waits out a press's hold, if it has one.
@@ -669,20 +668,17 @@ mod tests {
         );
     }
 
-    /// Each answer of the click point decodes as its kind; a point without its origin
+    /// Each answer of the click point decodes as its kind; a point without its place
     /// fails by the script's name.
     #[test]
     fn a_click_point_reply_decodes_by_what_was_hit() {
         let decode = |value| script::decode(&script::ELEMENT_CLICK_POINT, value);
         assert!(matches!(
-            decode(json!({"hit": "target", "point": [20.5, 30], "origin": [10, 20]})),
-            Ok(ClickPoint::Target {
-                point: [20.5, 30.0],
-                origin: [10.0, 20.0]
-            })
+            decode(json!({"hit": "target", "at": [0.1, 0.5]})),
+            Ok(ClickPoint::Target { at: [0.1, 0.5] })
         ));
         assert!(matches!(
-            decode(json!({"hit": "covered", "point": [1, 2], "origin": [0, 0]})),
+            decode(json!({"hit": "covered", "at": [0.5, 0.5]})),
             Ok(ClickPoint::Covered { .. })
         ));
         assert!(matches!(
@@ -694,7 +690,7 @@ mod tests {
             Ok(ClickPoint::NoBox)
         ));
         assert!(matches!(
-            decode(json!({"hit": "target", "point": [1, 2]})),
+            decode(json!({"hit": "target"})),
             Err(Error::ScriptReply {
                 script: "element_click_point",
                 ..
@@ -702,17 +698,14 @@ mod tests {
         ));
     }
 
-    /// A point keeps its offset from the element's corner: in a frame whose viewport
-    /// starts elsewhere the same offset lands on the same spot of the element.
+    /// Fractions of the element's box land on the same spot of the box its quads give,
+    /// wherever that box is and however it is scaled (a zoomed frame).
     #[test]
-    fn a_page_point_is_carried_by_its_offset_from_the_elements_corner() {
-        assert_eq!(
-            carried([30.0, 15.0], [10.0, 5.0], (10.0, 5.0)),
-            (30.0, 15.0)
-        );
-        assert_eq!(
-            carried([30.0, 15.0], [10.0, 5.0], (110.0, 205.0)),
-            (130.0, 215.0)
-        );
+    fn a_page_point_lands_on_the_same_spot_of_the_elements_box() {
+        let row = (10.0, 100.0, 410.0, 126.0);
+        assert_eq!(laid_on([0.5, 0.5], row), (210.0, 113.0));
+        assert_eq!(laid_on([0.05, 0.5], row), (30.0, 113.0));
+        let zoomed = (20.0, 200.0, 820.0, 252.0);
+        assert_eq!(laid_on([0.05, 0.5], zoomed), (60.0, 226.0));
     }
 }
