@@ -5,8 +5,8 @@
 // focus that only came to the element clicked counts for a text field, which now takes
 // typing, and for nothing else: every click focuses what it lands on) —, and `{opaque}`
 // for an element whose effect may show where the watch does not look (a select's list, a
-// file, colour or date chooser, a canvas, a video, an embedded frame), whose "nothing
-// changed" would say nothing.
+// file, colour or date chooser, a canvas, a video, an embedded frame) or in a frame of
+// another origin than the top document's, whose "nothing changed" would say nothing.
 function actionSeen() {
   const watch = this;
   for (const observer of watch.observers) {
@@ -24,7 +24,7 @@ function actionSeen() {
     (tag === "input" && !/^(button|submit|reset|checkbox|radio|image|range|color|file|hidden)$/.test(type));
   const focusMoved = active !== watch.active && (active !== target || editable);
   const drawn = "canvas, video, audio, iframe, embed, object";
-  const opaque = tag === "select" || /^(file|color|date|datetime-local|month|week|time)$/.test(type) ||
+  const opaque = !watch.topSeen || tag === "select" || /^(file|color|date|datetime-local|month|week|time)$/.test(type) ||
     target.matches(drawn) || target.querySelector(drawn) !== null;
   const changed = watch.mutations > 0 || watch.scrolled || focusMoved ||
     watch.view.location.href !== watch.url ||

@@ -4,7 +4,7 @@
 //   from the document by the mouseup (a re-render replaced them under the press), and
 //   whether a click reached the element;
 // - the effect: DOM changes (nodes, attributes, text) in the element's document, the top
-//   document when it can be reached, and every shadow root around the element and its
+//   document (one of another origin leaves the effect unknown), and every shadow root around the element and its
 //   own; scrolling anywhere in the document; and, for action_seen.js to compare, the
 //   URL, the focused element, the element's value and checked state.
 // Only trusted events count (candor's input). It changes nothing the page can see.
@@ -36,10 +36,16 @@ function actionWatch() {
     listeners: [],
   };
   const roots = new Set([doc]);
+  // Another origin's top document cannot be watched: what the click changes there is
+  // unknown, and action_seen.js says so.
+  watch.topSeen = false;
   try {
-    if (view.top && view.top.document) roots.add(view.top.document);
+    if (view.top && view.top.document) {
+      roots.add(view.top.document);
+      watch.topSeen = true;
+    }
   } catch (_) {
-    // Another origin's top document: only the element's own is watched.
+    // Left unseen.
   }
   for (let root = target.getRootNode(); root.nodeType === 11 && root.host; root = root.host.getRootNode()) {
     roots.add(root);

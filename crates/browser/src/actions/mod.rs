@@ -150,8 +150,9 @@ pub struct ActOutcome {
     /// click/dblclick: whether anything the action watch sees changed by the end of the
     /// settle (the DOM of the target's document, its shadow roots and the top document,
     /// scrolling, the URL, the target's value or checked state, focus beyond the target);
-    /// `None` when not watched or not known (a select, a chooser, a canvas… whose effect
-    /// may show where the watch does not look; a document gone).
+    /// `None` when not watched or not known (a select, a chooser, a canvas…, a frame of
+    /// another origin, whose effect may show where the watch does not look; a document
+    /// gone).
     pub page_changed: Option<bool>,
 }
 
