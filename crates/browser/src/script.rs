@@ -222,6 +222,16 @@ pub(crate) const SETTLE_WATCH: Script<bool> = script!("settle_watch" => bool);
 /// `true` at the next animation frame (`false` after 50 ms without one): the pause
 /// between two actionability checks.
 pub(crate) const ANIMATION_FRAME: Script<bool> = script!("animation_frame" => bool);
+/// On an element: where to click it (its own content, see `actions/pointer.rs`), or what
+/// covers it.
+pub(crate) const ELEMENT_CLICK_POINT: Script<crate::actions::ClickPoint> =
+    script!("element_click_point" => crate::actions::ClickPoint);
+/// On an element about to be clicked: a watch on the press and its effect, kept in the
+/// page (see `actions/mod.rs`).
+pub(crate) const ACTION_WATCH: Script<InPage> = script!("action_watch" => InPage);
+/// On that watch: `{replaced, changed, opaque}`, and the watch ended.
+pub(crate) const ACTION_SEEN: Script<crate::actions::Seen> =
+    script!("action_seen" => crate::actions::Seen);
 /// On an element: whether a finite animation or transition that moves, resizes or fades
 /// runs on it or an ancestor.
 pub(crate) const ELEMENT_MOTION: Script<bool> = script!("element_motion" => bool);

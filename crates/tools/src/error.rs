@@ -53,6 +53,9 @@ pub enum Code {
     // After dispatch: something may have happened.
     ExpectationFailed,
     InputMismatch,
+    /// A press split by a re-render: what the mousedown reached was replaced before the
+    /// mouseup, and no click reached the element (with `partial`).
+    TargetReplaced,
     ReadbackFailed,
     PopupNotOpened,
     NavigationFailed,

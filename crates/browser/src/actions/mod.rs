@@ -1,11 +1,13 @@
 //! Acting with trusted input (SPEC §6): events dispatched by the browser
-//! (`Input.dispatchMouseEvent`, `dispatchKeyEvent`, `insertText`) at the element's
-//! visible centre after scrolling it into view — never `element.click()`.
+//! (`Input.dispatchMouseEvent`, `dispatchKeyEvent`, `insertText`) where the element's own
+//! content is, after scrolling it into view — never `element.click()`.
 //!
 //! Before anything is dispatched the element is checked: found exactly once, shown,
 //! enabled, and actually hit at the point it would be clicked (a different element on
 //! top is `ElementOccluded`, naming it). Every failure says whether input had already
 //! been sent ([`ActFailure::dispatched`]), so the caller never claims more than happened.
+//! A click is watched from its press to the end of the settle: a press split by a
+//! re-render, and whether anything changed, are facts of its outcome.
 //!
 //! `pointer` holds mouse and touch input and hit testing, `pace` how long a press is
 //! held, `keyboard` text and keys, `forms` selects and uploads (and the upload's
@@ -30,7 +32,7 @@ pub use forms::{
     FileReadback, ResponseWatch, SelectedOption, UploadOutcome, UploadResponse, UrlPattern,
 };
 pub(crate) use keyboard::chord_events;
-pub(crate) use pointer::ScrollPosition;
+pub(crate) use pointer::{ClickPoint, ScrollPosition};
 
 use crate::keys;
 use crate::script::{self, Script};
@@ -142,6 +144,16 @@ pub struct ActOutcome {
     pub target: Option<crate::ElementIdentity>,
     /// type/fill went into a password input: the text is a secret.
     pub secret: bool,
+    /// click/dblclick: a press split by a re-render — the element pressed (or the target)
+    /// was gone from the document by the release, and no click reached the target.
+    pub press_replaced: bool,
+    /// click/dblclick: whether anything the action watch sees changed by the end of the
+    /// settle (the DOM of the target's document, its shadow roots and the top document,
+    /// scrolling, the URL, the target's value or checked state, focus beyond the target);
+    /// `None` when not watched or not known (a select, a chooser, a canvas…, a frame of
+    /// another origin, whose effect may show where the watch does not look; a document
+    /// gone).
+    pub page_changed: Option<bool>,
 }
 
 /// What an element holds now (`element_value.js`).
@@ -202,7 +214,30 @@ struct Run<'a> {
     actionable_wait: Option<Duration>,
     /// How long each press is held.
     press_pause: PressPause,
+    /// The watch on a click's press and effect (`action_watch.js`), while it runs.
+    watch: Option<Watch>,
 }
+
+/// A watch `action_watch.js` keeps in the page: the remote object and its session.
+struct Watch {
+    session: cdp::Session,
+    object_id: String,
+}
+
+/// What `action_seen.js` read of a watch.
+#[derive(Debug, serde::Deserialize)]
+pub(crate) struct Seen {
+    /// The press was split by a re-render (no click reached the target).
+    pub replaced: bool,
+    /// Something the watch sees changed.
+    pub changed: bool,
+    /// The target's effect may show where the watch does not look (a select's list, a
+    /// chooser, a canvas, a video, an embedded frame).
+    pub opaque: bool,
+}
+
+/// The object group of a watch, released once it is read.
+const WATCH_GROUP: &str = "candor-action-watch";
 
 impl Tab {
     /// Performs `action` on the element `locator` names (some actions need none).
@@ -222,6 +257,7 @@ impl Tab {
                 .unwrap_or(pointer::DEFAULT_ACTION_TIMEOUT),
             actionable_wait: None,
             press_pause: options.press_pause,
+            watch: None,
         };
         let before = self.state();
         let started = Instant::now();
@@ -251,7 +287,9 @@ impl Tab {
         };
         let dispatched = run.dispatched;
         let actionable_wait = run.actionable_wait;
+        let watch = run.watch.take();
         let Some(result) = ended else {
+            // The page waits on the dialog: the watch cannot be read (it only counts).
             return Ok(ActOutcome {
                 dialog_open: true,
                 ..ActOutcome::default()
@@ -266,10 +304,43 @@ impl Tab {
                 outcome.settle_ms = settled.waited.as_millis() as u64;
                 outcome.still_changing = settled.region;
                 outcome.navigated = self.state().navigations > before.navigations;
+                if let Some(seen) = self.seen(watch, deadline).await {
+                    outcome.press_replaced = seen.replaced;
+                    outcome.page_changed = (!seen.opaque).then_some(seen.changed);
+                }
                 Ok(outcome)
             }
-            Err(error) => Err(ActFailure { error, dispatched }),
+            Err(error) => {
+                // Read only to end it: its listeners and observers leave the page.
+                self.seen(watch, deadline).await;
+                Err(ActFailure { error, dispatched })
+            }
         }
+    }
+
+    /// Reads and ends `watch`, and releases it; `None` when there was none or it could
+    /// not be read (its document gone with a navigation).
+    async fn seen(&self, watch: Option<Watch>, deadline: Deadline) -> Option<Seen> {
+        let watch = watch?;
+        let seen = script::call(
+            &watch.session,
+            &script::ACTION_SEEN,
+            script::This::Object(&watch.object_id),
+            Vec::new(),
+            deadline,
+        )
+        .await;
+        let _ = watch
+            .session
+            .call(
+                &cdp::protocol::runtime::ReleaseObjectGroup {
+                    object_group: WATCH_GROUP.into(),
+                },
+                deadline,
+            )
+            .await;
+        seen.map_err(|error| tracing::debug!(%error, "the action watch was not read"))
+            .ok()
     }
 
     /// After input: the navigation the input started, if any, committed and loaded
@@ -431,6 +502,9 @@ impl Run<'_> {
                     Action::DoubleClick => 2,
                     _ => 0,
                 };
+                if clicks > 0 {
+                    self.watch = self.watch_action(&target).await;
+                }
                 self.mouse(x, y, clicks).await?;
                 outcome.point = Some((x, y));
             }
@@ -570,6 +644,50 @@ impl Run<'_> {
         Ok(outcome)
     }
 
+    /// Starts the watch on a click's press and effect (`action_watch.js`); `None` when
+    /// it could not be (the click goes ahead unwatched, its effect unknown).
+    async fn watch_action(&self, target: &Located) -> Option<Watch> {
+        let started = async {
+            let resolved = target
+                .session
+                .call(
+                    &dom::ResolveNode {
+                        backend_node_id: target.backend_id,
+                    },
+                    self.deadline,
+                )
+                .await?;
+            let node = resolved
+                .object
+                .object_id
+                .ok_or_else(|| Error::ElementNotFound {
+                    locator: format!("node {}", target.backend_id),
+                    reason: "it is no longer in the page".into(),
+                })?;
+            let watch = script::call_for_object(
+                &target.session,
+                &script::ACTION_WATCH,
+                script::This::Object(&node),
+                Vec::new(),
+                WATCH_GROUP,
+                self.deadline,
+            )
+            .await?;
+            Ok::<_, Error>(watch.object_id)
+        };
+        match started.await {
+            Ok(Some(object_id)) => Some(Watch {
+                session: target.session.clone(),
+                object_id,
+            }),
+            Ok(None) => None,
+            Err(error) => {
+                tracing::debug!(%error, "the action is not watched");
+                None
+            }
+        }
+    }
+
     pub(super) fn require_shown(&self, target: &Located, locator: &Locator) -> Result<(), Error> {
         if target.visible {
             Ok(())
@@ -589,5 +707,34 @@ impl Run<'_> {
             });
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    /// A watch's reading decodes whole; a reading missing a fact fails by the script's
+    /// name rather than reading as "nothing changed".
+    #[test]
+    fn a_watch_reading_decodes_whole_or_fails_by_name() {
+        let seen = script::decode(
+            &script::ACTION_SEEN,
+            json!({"replaced": true, "changed": false, "opaque": false}),
+        )
+        .unwrap();
+        assert!(seen.replaced && !seen.changed && !seen.opaque);
+        assert!(matches!(
+            script::decode(
+                &script::ACTION_SEEN,
+                json!({"replaced": false, "opaque": false})
+            ),
+            Err(Error::ScriptReply {
+                script: "action_seen",
+                ..
+            })
+        ));
     }
 }

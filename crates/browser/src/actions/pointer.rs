@@ -12,10 +12,10 @@ use crate::script;
 use crate::snapshot::{Located, Locator};
 use crate::{Error, Tab};
 
-/// Where in an element's box to try, as fractions of its width and height: the centre
-/// first, then a grid inward of the edges.
-const SAMPLES: [(f64, f64); 9] = [
-    (0.5, 0.5),
+/// Where else in an element's box to try, as fractions of its width and height, after
+/// its centre and its own content (see `element_click_point.js`): a grid inward of the
+/// edges.
+const SAMPLES: [(f64, f64); 8] = [
     (0.2, 0.5),
     (0.8, 0.5),
     (0.5, 0.2),
@@ -33,11 +33,19 @@ pub(crate) const DEFAULT_ACTION_TIMEOUT: Duration = Duration::from_millis(1_000)
 /// How far (CSS pixels) a box may differ between two reads and still count as still.
 const STILL: f64 = 0.5;
 
-/// What a hit test found.
-enum Hit {
-    Target,
-    Other(i64),
-    Nothing,
+/// Where `element_click_point.js` found the element to be hit: `at`, as fractions of the
+/// width and height of its box, laid on the box its quads give here.
+#[derive(Debug, serde::Deserialize)]
+#[serde(tag = "hit", rename_all = "camelCase")]
+pub(crate) enum ClickPoint {
+    /// On the element's own content, or on what delivers the click to it.
+    Target { at: [f64; 2] },
+    /// Another element is on top of it there (no point of it is free).
+    Covered { at: [f64; 2] },
+    /// No point of it is inside the viewport.
+    Outside,
+    /// It has no box with an area.
+    NoBox,
 }
 
 /// Why one actionability check did not give a point.
@@ -51,8 +59,9 @@ enum Check {
 enum Blocked {
     /// The element is not visible (`reason`).
     Hidden(String),
-    /// Another element (backend id) is on top of it.
-    Covered(i64),
+    /// Another element is on top of it at this point (the frame's document
+    /// coordinates, for `DOM.getNodeForLocation`).
+    Covered((f64, f64)),
     /// Its box moved between two reads a frame apart.
     Moving,
 }
@@ -74,8 +83,13 @@ fn same_box(a: Box4, b: Box4) -> bool {
 }
 
 impl Run<'_> {
-    /// Shown, enabled, scrolled into view, still, and hit at its centre (or at the first
-    /// uncovered point of a grid over it): the point to act at, in the page's viewport.
+    /// Shown, enabled, scrolled into view, still, and hit where its own content is: the
+    /// point to act at, in the page's viewport. The centre when a hit test there lands
+    /// on the element or on its content; else the first line of its text, its first
+    /// children (a row's first cell), a grid over its box — so a row whose centre is a
+    /// column's resize handle is clicked on its text. A cover that delivers the click to
+    /// the element anyway (inside it, a label whose control it is, the same shadow host:
+    /// a component drawn over its own input) is no occlusion.
     ///
     /// A target that is covered, not shown yet or moving is looked at again each frame
     /// until it is actionable or the actionability budget (`Run::action_timeout`) has
@@ -222,29 +236,43 @@ impl Run<'_> {
                 return Err(Check::Blocked(Blocked::Moving));
             }
         }
-        // The visible centre: the box's centre if it is uncovered, else the first
-        // uncovered point of a grid over the box (an element partly under another).
-        let mut first_cover = None;
-        for (fx, fy) in SAMPLES {
-            let (x, y) = (left + (right - left) * fx, top + (bottom - top) * fy);
-            match self.hit_at(target, x, y, scroll).await? {
-                Hit::Target => {
-                    let (dx, dy) = self
-                        .tab
-                        .frame_origin(&target.session, self.deadline)
-                        .await?;
-                    return Ok((x + dx, y + dy));
-                }
-                Hit::Other(cover) => {
-                    first_cover.get_or_insert(cover);
-                }
-                Hit::Nothing => {}
+        // One page-side pass picks the point: the element's own content (see
+        // `element_click_point.js`), as fractions of its box, laid here on the box the
+        // quads gave.
+        let samples = serde_json::json!(SAMPLES);
+        let reply = self
+            .tab
+            .call_on_node(
+                &target.session,
+                target.backend_id,
+                &script::ELEMENT_CLICK_POINT,
+                vec![samples],
+                self.deadline,
+            )
+            .await?;
+        match reply {
+            ClickPoint::Target { at } => {
+                let (x, y) = laid_on(at, (left, top, right, bottom));
+                let (dx, dy) = self
+                    .tab
+                    .frame_origin(&target.session, self.deadline)
+                    .await?;
+                Ok((x + dx, y + dy))
             }
+            ClickPoint::Covered { at } => {
+                let (x, y) = laid_on(at, (left, top, right, bottom));
+                Err(Check::Blocked(Blocked::Covered((
+                    x + scroll.0,
+                    y + scroll.1,
+                ))))
+            }
+            ClickPoint::Outside => Err(Check::Blocked(Blocked::Hidden(
+                "no point of it is inside the viewport".into(),
+            ))),
+            ClickPoint::NoBox => Err(Check::Blocked(Blocked::Hidden(
+                "it has no visible area".into(),
+            ))),
         }
-        Err(Check::Blocked(match first_cover {
-            Some(cover) => Blocked::Covered(cover),
-            None => Blocked::Hidden("no point of it is inside the viewport".into()),
-        }))
     }
 
     /// The refusal for a target still blocked when the budget ran out; `waited_ms` when
@@ -262,9 +290,9 @@ impl Run<'_> {
                 .unwrap_or_default()
         };
         match blocked {
-            Blocked::Covered(cover) => Error::ElementOccluded {
+            Blocked::Covered(at) => Error::ElementOccluded {
                 locator: format!("{locator}{}", waited("be uncovered")),
-                covering: self.describe(&target.session, cover).await,
+                covering: self.cover_at(&target.session, at).await,
             },
             Blocked::Hidden(reason) => Error::ElementNotVisible {
                 locator: locator.to_string(),
@@ -353,53 +381,24 @@ impl Run<'_> {
         Ok((x + dx, y + dy))
     }
 
-    /// The element at the point must be the target or inside it (a `::before` or
-    /// `::after` counts as its host; a label that wraps the target forwards to it).
-    /// What is hit at viewport point (`x`, `y`): the target (or inside it: a `::before`
-    /// or `::after` counts as its host; a label around the target forwards to it),
-    /// something else, or nothing.
-    async fn hit_at(
-        &self,
-        target: &Located,
-        x: f64,
-        y: f64,
-        scroll: (f64, f64),
-    ) -> Result<Hit, Error> {
-        let hit = target
-            .session
+    /// What covers the point `at` (document coordinates of `session`'s frame), for a
+    /// message.
+    async fn cover_at(&self, session: &cdp::Session, (x, y): (f64, f64)) -> String {
+        let hit = session
             .call(
                 &dom::GetNodeForLocation {
-                    x: (x + scroll.0).round() as i64,
-                    y: (y + scroll.1).round() as i64,
+                    x: x.round() as i64,
+                    y: y.round() as i64,
                     include_user_agent_shadow_dom: false,
                     ignore_pointer_events_none: false,
                 },
                 self.deadline,
             )
             .await;
-        let Ok(hit) = hit else {
-            return Ok(Hit::Nothing);
-        };
-        let observation = &target.observation;
-        let session = target.node().session;
-        if observation.dom_contains(session, target.backend_id, hit.backend_node_id) {
-            return Ok(Hit::Target);
+        match hit {
+            Ok(hit) => self.describe(session, hit.backend_node_id).await,
+            Err(_) => "an element that is gone now".into(),
         }
-        if observation.dom_contains(session, hit.backend_node_id, target.backend_id) {
-            let described = target
-                .session
-                .call(
-                    &dom::DescribeNode {
-                        backend_node_id: hit.backend_node_id,
-                    },
-                    self.deadline,
-                )
-                .await;
-            if described.is_ok_and(|d| d.node.node_name.eq_ignore_ascii_case("label")) {
-                return Ok(Hit::Target);
-            }
-        }
-        Ok(Hit::Other(hit.backend_node_id))
     }
 
     /// `tag#id.class` (and its text) of a DOM node, for messages.
@@ -585,6 +584,12 @@ pub(crate) struct ScrollPosition {
     pub y: f64,
 }
 
+/// A point the page gave as fractions of the element's box, on the box its quads give
+/// here: the same spot of the element whatever frame, scroll or scale lies between.
+fn laid_on([fx, fy]: [f64; 2], (left, top, right, bottom): Box4) -> (f64, f64) {
+    (left + (right - left) * fx, top + (bottom - top) * fy)
+}
+
 /// Waits out a press's hold, if it has one.
 async fn held(hold: Option<tokio::time::Sleep>) {
     if let Some(hold) = hold {
@@ -641,5 +646,66 @@ impl Tab {
             model.model.content.first().copied().unwrap_or_default(),
             model.model.content.get(1).copied().unwrap_or_default(),
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::script;
+
+    /// The grid goes to the page as pairs of fractions, as the script reads them.
+    #[test]
+    fn the_sample_grid_goes_to_the_page_as_pairs_of_fractions() {
+        let sent = json!(SAMPLES);
+        assert_eq!(sent[0], json!([0.2, 0.5]));
+        assert_eq!(sent.as_array().map(Vec::len), Some(8));
+        assert!(
+            SAMPLES.iter().all(|&(x, y)| (x, y) != (0.5, 0.5)),
+            "the centre is the script's own first candidate"
+        );
+    }
+
+    /// Each answer of the click point decodes as its kind; a point without its place
+    /// fails by the script's name.
+    #[test]
+    fn a_click_point_reply_decodes_by_what_was_hit() {
+        let decode = |value| script::decode(&script::ELEMENT_CLICK_POINT, value);
+        assert!(matches!(
+            decode(json!({"hit": "target", "at": [0.1, 0.5]})),
+            Ok(ClickPoint::Target { at: [0.1, 0.5] })
+        ));
+        assert!(matches!(
+            decode(json!({"hit": "covered", "at": [0.5, 0.5]})),
+            Ok(ClickPoint::Covered { .. })
+        ));
+        assert!(matches!(
+            decode(json!({"hit": "outside"})),
+            Ok(ClickPoint::Outside)
+        ));
+        assert!(matches!(
+            decode(json!({"hit": "noBox"})),
+            Ok(ClickPoint::NoBox)
+        ));
+        assert!(matches!(
+            decode(json!({"hit": "target"})),
+            Err(Error::ScriptReply {
+                script: "element_click_point",
+                ..
+            })
+        ));
+    }
+
+    /// Fractions of the element's box land on the same spot of the box its quads give,
+    /// wherever that box is and however it is scaled (a zoomed frame).
+    #[test]
+    fn a_page_point_lands_on_the_same_spot_of_the_elements_box() {
+        let row = (10.0, 100.0, 410.0, 126.0);
+        assert_eq!(laid_on([0.5, 0.5], row), (210.0, 113.0));
+        assert_eq!(laid_on([0.05, 0.5], row), (30.0, 113.0));
+        let zoomed = (20.0, 200.0, 820.0, 252.0);
+        assert_eq!(laid_on([0.05, 0.5], zoomed), (60.0, 226.0));
     }
 }

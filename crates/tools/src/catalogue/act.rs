@@ -156,6 +156,11 @@ pub(crate) struct Output {
     still_changing: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     readback: Option<PageValue>,
+    /// click: what the answer must say in words — the click reached the page but nothing
+    /// on it changed, or its press was split by a re-render and only the expectation
+    /// says it worked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    note: Option<String>,
     /// A dialog opened and waits for browser_dialog (policy ask).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     dialog_open: bool,
@@ -517,6 +522,7 @@ impl ToolSpec for Act {
                 settle_ms: 0,
                 still_changing: None,
                 readback: None,
+                note: None,
                 dialog_open: true,
                 diff: None,
                 scrolled_by: None,
@@ -583,6 +589,7 @@ impl ToolSpec for Act {
         if let (Some(page), Some(id)) = (ctx.page.as_mut(), &snapshot_id) {
             page.snapshot_id = Some(id.clone());
         }
+        let note = effect_note(ctx, &outcome, postcondition.is_some());
         Ok(Output {
             action: params.action,
             r#ref: outcome.r#ref,
@@ -612,6 +619,7 @@ impl ToolSpec for Act {
             settle_ms: outcome.settle_ms,
             still_changing: outcome.still_changing,
             readback: readback.map(PageValue),
+            note,
             dialog_open: false,
             diff: diff.map(PageText),
             scrolled_by: None,
@@ -620,6 +628,36 @@ impl ToolSpec for Act {
             coverage: None,
         })
     }
+}
+
+/// What a click's answer says beyond its data (see `action_watch.js`): a press split by a
+/// re-render is `partial` (`TARGET_REPLACED`) unless an expectation held (`verified`),
+/// when it is a note; a click after which nothing changed — nothing the watch sees, no
+/// navigation, dialog or new tab — is a note, the action still done: dispatched is not
+/// verified, and a click the page ignores is not a failure of the tool.
+fn effect_note(ctx: &mut Ctx<'_>, outcome: &browser::ActOutcome, verified: bool) -> Option<String> {
+    if outcome.press_replaced {
+        if verified {
+            return Some(
+                "the press was split by a re-render (what the mousedown reached was replaced before the mouseup, so no click reached the element); the expectation held all the same"
+                    .into(),
+            );
+        }
+        ctx.partial(ToolError::new(
+            Code::TargetReplaced,
+            "the press was split by a re-render: what the mousedown reached was replaced before the mouseup, so no click reached the element",
+            "do not take it as done: look at the diff or a snapshot; if the page did not act on the press, act again on the element's new ref",
+        ));
+        return None;
+    }
+    let unchanged = outcome.page_changed == Some(false)
+        && !outcome.navigated
+        && ctx.events.dialog.is_none()
+        && ctx.events.new_tab.is_none();
+    unchanged.then(|| {
+        "the click was delivered, but nothing on the page changed: no element, text or attribute, no value, focus, scroll or URL, no navigation, dialog or new tab; it may have landed where the page ignores it"
+            .into()
+    })
 }
 
 /// `scroll_next_screen` (SPEC §10): one screen on, on the page or in the container `ref`,
@@ -683,6 +721,7 @@ async fn next_screen(ctx: &mut Ctx<'_>, params: Params) -> Result<Output, ToolEr
         settle_ms: 0,
         still_changing: None,
         readback: None,
+        note: None,
         dialog_open: false,
         diff: None,
         scrolled_by: Some(screen.scrolled_by.round()),

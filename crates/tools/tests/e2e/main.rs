@@ -17,6 +17,7 @@ mod harness;
 mod inputs;
 mod lists;
 mod navigation;
+mod pointing;
 mod react;
 mod refs;
 mod seeds;

@@ -1,0 +1,159 @@
+//! Where a pointer action lands and what it says it did, on pages built the way widget
+//! libraries build them: a grid whose row centre is a column's resize handle, a switch
+//! component drawn over its own input, a list that re-renders under the press, a button
+//! that does nothing.
+
+use serde_json::{Value, json};
+
+use crate::harness::{Harness, page_text};
+
+fn harness() -> Harness {
+    Harness::with(|options| options.enable_eval = true)
+}
+
+/// The ref on the first line of `snapshot` containing `needle`.
+fn ref_on(snapshot: &str, needle: &str) -> String {
+    let line = snapshot
+        .lines()
+        .find(|l| l.contains(needle))
+        .unwrap_or_else(|| panic!("no line with {needle} in\n{snapshot}"));
+    let start = line
+        .find(" [e")
+        .unwrap_or_else(|| panic!("no ref on {line}"))
+        + 2;
+    let end = start + line[start..].find(']').unwrap();
+    line[start..end].to_string()
+}
+
+async fn snapshot(h: &Harness) -> String {
+    let read = h.ok("snapshot", json!({ "maxTokens": 20000 })).await;
+    read["data"]["text"].as_str().unwrap().to_string()
+}
+
+async fn log(h: &Harness) -> Vec<String> {
+    let read = h.ok("eval", json!({ "expression": "window.__log" })).await;
+    serde_json::from_value(read["data"]["value"].clone()).unwrap()
+}
+
+/// The note an action's answer carries, if any.
+fn note(envelope: &Value) -> Option<&str> {
+    envelope["data"]["note"].as_str()
+}
+
+#[tokio::test]
+async fn a_grid_row_is_clicked_on_its_own_text_not_on_the_resize_handle_at_its_centre() {
+    let h = harness();
+    h.ok(
+        "navigate",
+        json!({ "url": h.url("widgets/resizable-grid.html") }),
+    )
+    .await;
+    let page = snapshot(&h).await;
+    let row = ref_on(&page, "Bruno");
+    let clicked = h.ok("act", json!({ "action": "click", "ref": row })).await;
+    assert!(
+        page_text(&h).await.contains("Selected: Bruno"),
+        "{clicked:#}"
+    );
+    let log = log(&h).await;
+    assert!(!log.iter().any(|l| l.starts_with("resize:")), "{log:?}");
+    // The row changed (its selection), so the answer makes no claim that nothing did.
+    assert_eq!(note(&clicked), None, "{clicked:#}");
+    h.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_click_that_changes_nothing_says_so_without_failing() {
+    let h = harness();
+    h.ok(
+        "navigate",
+        json!({ "url": h.url("widgets/resizable-grid.html") }),
+    )
+    .await;
+    let page = snapshot(&h).await;
+    let export = ref_on(&page, "\"Export\"");
+    let clicked = h
+        .ok("act", json!({ "action": "click", "ref": export }))
+        .await;
+    assert_eq!(clicked["execution"]["actionStatus"], "completed");
+    assert_eq!(clicked["verification"]["verified"], Value::Null);
+    let said = note(&clicked).unwrap_or_else(|| panic!("no note: {clicked:#}"));
+    assert!(said.contains("nothing on the page changed"), "{said}");
+    h.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_switch_drawn_over_its_own_input_is_toggled_and_one_under_a_page_notice_is_occluded() {
+    let h = harness();
+    h.ok(
+        "navigate",
+        json!({ "url": h.url("widgets/switch-component.html") }),
+    )
+    .await;
+    let page = snapshot(&h).await;
+    let notify = ref_on(&page, "\"Notifications\"");
+    let checked = h
+        .ok("act", json!({ "action": "check", "ref": notify }))
+        .await;
+    assert_eq!(checked["data"]["changed"], true, "{checked:#}");
+    assert!(page_text(&h).await.contains("Notifications: on"));
+    h.ok("act", json!({ "action": "click", "ref": notify }))
+        .await;
+    assert!(page_text(&h).await.contains("Notifications: off"));
+
+    // A notice of the page over the other switch is a real cover: refused, named.
+    let page = snapshot(&h).await;
+    let sync = ref_on(&page, "\"Sync\"");
+    let refused = h
+        .fails(
+            "act",
+            json!({ "action": "check", "ref": sync, "actionTimeoutMs": 0 }),
+            "ELEMENT_OCCLUDED",
+        )
+        .await;
+    let covering = refused["data"]["coveringElement"].as_str().unwrap();
+    assert!(covering.contains("div#toast"), "{covering}");
+    assert!(page_text(&h).await.contains("Sync: off"));
+    h.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_press_whose_option_is_re_rendered_before_its_release_is_reported_not_done() {
+    let h = harness();
+    h.ok(
+        "navigate",
+        json!({ "url": h.url("widgets/city-picker.html") }),
+    )
+    .await;
+    let page = snapshot(&h).await;
+    let lisbon = ref_on(&page, "\"Lisbon\"");
+    let pressed = h
+        .call("act", json!({ "action": "click", "ref": lisbon }))
+        .await;
+    assert_eq!(pressed["ok"], false, "{pressed:#}");
+    assert_eq!(pressed["status"], "partial", "{pressed:#}");
+    assert_eq!(pressed["code"], "TARGET_REPLACED", "{pressed:#}");
+    assert_eq!(pressed["execution"]["actionStatus"], "completed");
+    assert_eq!(pressed["execution"]["retrySafe"], false);
+    assert_eq!(pressed["verification"]["verified"], Value::Null);
+    let log = log(&h).await;
+    assert!(log.contains(&"down:Lisbon".to_string()), "{log:?}");
+    assert!(!log.contains(&"chosen:Lisbon".to_string()), "{log:?}");
+    assert!(page_text(&h).await.contains("Chosen: none"));
+
+    // When an expectation says the page did what was meant all the same (here: it saw
+    // the press), the split is a note beside a verified outcome.
+    let page = snapshot(&h).await;
+    let madrid = ref_on(&page, "\"Madrid\"");
+    let verified = h
+        .ok(
+            "act",
+            json!({ "action": "click", "ref": madrid,
+                "expect": { "js": "window.__log.includes('down:Madrid')", "truthy": true } }),
+        )
+        .await;
+    assert_eq!(verified["verification"]["verified"], true, "{verified:#}");
+    let said = note(&verified).unwrap_or_else(|| panic!("no note: {verified:#}"));
+    assert!(said.contains("split by a re-render"), "{said}");
+    h.shutdown().await;
+}
