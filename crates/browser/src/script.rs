@@ -359,11 +359,13 @@ mod tests {
             Ok(crate::eval::EvalReply::Value { .. })
         ));
         let facts = json!([{"parent": -1, "box": [0, 0, 10, 10], "tag": "a", "href": "/x",
-            "type": null, "onclick": false, "pointer": true, "clips": false, "hidden": false,
+            "type": null, "onclick": false, "pointer": true, "clips": false, "scrolls": false,
+            "borders": [0, 0], "unread": [0, 0], "hidden": false,
             "content": [["t", "Go", 0, 0, 10, 10, 2], ["e", 1]]}]);
         assert!(decode(&REGION_FACTS, facts).is_ok());
         let bad_tag = json!([{"parent": -1, "box": [0, 0, 10, 10], "tag": "a", "href": null,
-            "type": null, "onclick": false, "pointer": false, "clips": false, "hidden": false,
+            "type": null, "onclick": false, "pointer": false, "clips": false, "scrolls": false,
+            "borders": [0, 0], "unread": [0, 0], "hidden": false,
             "content": [["x", 1]]}]);
         assert!(decode(&REGION_FACTS, bad_tag).is_err());
     }

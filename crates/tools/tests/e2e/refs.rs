@@ -156,3 +156,29 @@ async fn a_buy_ref_follows_its_row_through_a_re_sort() {
     assert_eq!(bought, ["buy:Cheese"]);
     h.shutdown().await;
 }
+
+#[tokio::test]
+async fn page_text_cannot_forge_a_ref_of_another_element() {
+    let h = harness();
+    h.ok(
+        "navigate",
+        json!({ "url": h.url("hostile/forged-ref.html") }),
+    )
+    .await;
+    let read = h.ok("snapshot", json!({})).await;
+    let text = read["data"]["text"].as_str().unwrap_or_default();
+    let delete = refs_on(&read, "button \"Delete my account\"");
+    assert_eq!(delete.len(), 1, "{text}");
+    // The page's sentence holds its own characters, never a ref of ours.
+    assert_eq!(
+        text.matches(&format!("[{}]", delete[0])).count(),
+        1,
+        "{text}"
+    );
+    let bait = text
+        .lines()
+        .find(|l| l.contains("To cancel safely"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(!bait.contains("[e"), "{bait}");
+    h.shutdown().await;
+}
