@@ -3,12 +3,14 @@
 // animation — or `budgetMs` passes. Changes count from `sinceMs` ago. Infinite animations
 // (spinners) and perpetual changes (see below) never hold it. `mode` "action" (after
 // input): if one frame after the action nothing has changed and nothing animates, the
-// page is quiet. `mode` "read" (before a snapshot): if nothing changed in the last
-// `sinceMs` the page is quiet at once. A negative `sinceMs` (a watcher just installed,
-// nothing known before) always watches two frames. A verdict of quiet is remembered in
-// the watcher's state (`quietAt`, `perpetual`) for the next call.
-// Returns `{quiet, waitedMs, region}` (`region` names what was still changing), or
-// `{unwatched: true}` when the document has no watcher (js/settle_watch.js) yet.
+// page is quiet; a timer the action set within the budget is waited for. `mode` "read"
+// (before a snapshot): if nothing changed in the last `sinceMs` the page is quiet at
+// once. A negative `sinceMs` (a watcher just installed, nothing known before) always
+// watches two frames. A verdict of quiet is remembered in the watcher's state
+// (`quietAt`, `perpetual`) for the next call, and an action's span (`lastAction`).
+// Returns `{quiet, waitedMs, region}` (`region` names what was still changing: motion the
+// command began is named even when it is not waited for), or `{unwatched: true}` when the
+// document has no watcher (js/settle_watch.js) yet.
 async function settleQuiet(budgetMs, sinceMs, mode) {
   const key = Symbol.for("candor.settle");
   if (!globalThis[key]) return { unwatched: true };
@@ -47,7 +49,27 @@ async function settleQuiet(budgetMs, sinceMs, mode) {
   const self = globalThis[key];
   const quietAt = self.quietAt || -Infinity;
   if (!self.perpetual) self.perpetual = new Map(); // node -> Set(kind)
-  const GAP = 300;
+  const GAP = self.runGap || 300;
+  // The command's own motion is never taken for perpetual: a node+kind whose current run
+  // of changes (the watcher's `runs`) began since the action began — a panel opening for
+  // 3 s is waited for up to the budget and named at it. A read names, without waiting
+  // for it once it has run on for a second, the motion the document's last action began
+  // before its settle ended. Only what was already going before (a marquee since the
+  // load) is left unnamed.
+  const span =
+    mode === "action" ? (sinceMs >= 0 ? [from, Infinity] : null) : self.lastAction || null;
+  const runOf = (node, kind) => {
+    for (const state of states) {
+      const runs = state.runs && state.runs.get(node);
+      if (runs) return runs.get(kind) || null;
+    }
+    return null;
+  };
+  const commands = (node, kind) => {
+    if (!span) return false;
+    const run = runOf(node, kind);
+    return !!run && run[0] >= span[0] && run[0] <= span[1];
+  };
   const series = (lo, hi) => {
     const by = new Map(); // node -> Map(kind -> sorted times)
     for (const [t, node, kind] of changes(lo, hi)) {
@@ -75,6 +97,7 @@ async function settleQuiet(budgetMs, sinceMs, mode) {
     const lo = Math.max(now - 2000, quietAt);
     for (const [node, kinds] of series(lo, now)) {
       for (const [kind, times] of kinds) {
+        if (mode === "action" && commands(node, kind)) continue;
         const known = self.perpetual.has(node) && self.perpetual.get(node).has(kind);
         const longRunning = times[0] <= now - 1000 && runsOn(times, times[0], now);
         const knownGoing = known && runsOn(times, lo, now);
@@ -100,6 +123,24 @@ async function settleQuiet(budgetMs, sinceMs, mode) {
     changes(lo, Infinity)
       .filter(([, node, kind]) => !isIgnored(node, kind))
       .map(([, node]) => node);
+  // The command's own motion since `lo`, waited for or not.
+  const commandsSince = (lo) =>
+    changes(lo, Infinity)
+      .filter(([, node, kind]) => commands(node, kind))
+      .map(([, node]) => node);
+  // A timer the action set while handling its input (a search debounced after the last
+  // keystroke), due within the budget and not yet run: the page is not quiet before it
+  // has run. Timers set before the action, or for longer than the budget, are not.
+  const timerPending = () => {
+    if (mode !== "action" || sinceMs < 0) return false;
+    for (const state of states) {
+      if (!state.inputTimers) continue;
+      for (const [at, due] of state.inputTimers.values()) {
+        if (at >= from && due - at <= budgetMs) return true;
+      }
+    }
+    return false;
+  };
   const animating = () => {
     const out = [];
     for (const doc of docs) {
@@ -138,22 +179,34 @@ async function settleQuiet(budgetMs, sinceMs, mode) {
         resolve();
       });
     });
+  // Ends the wait. An action's span (its start to its verdict) is kept for the reads
+  // after it. Quiet by what is waited for, the page is still not quiet while motion the
+  // command began changes on.
+  const finish = (verdict) => {
+    if (mode === "action" && span) self.lastAction = [from, performance.now()];
+    return verdict;
+  };
+  const settled = (lo, now, waitedMs) => {
+    const named = commandsSince(lo);
+    if (named.length > 0) {
+      return finish({ quiet: false, waitedMs, region: label(named[named.length - 1]) });
+    }
+    self.quietAt = now;
+    remember();
+    return finish({ quiet: true, waitedMs, region: null });
+  };
   // After an action that scheduled nothing for later (no frame callback, no timer since
   // it began) and with no finite animation running, what it changed is all there will
   // be: the page is quiet at once. Otherwise one frame first: what the action scheduled
   // for the next frame has then run; if nothing changed since and nothing animates, the
   // page is quiet.
   if (mode === "action" && sinceMs >= 0 && !(self.scheduledAt >= from) && animating().length === 0) {
-    self.quietAt = performance.now();
-    remember();
-    return { quiet: true, waitedMs: 0, region: null };
+    return settled(Infinity, performance.now(), 0);
   }
   const scheduledSince = mode === "action" && self.scheduledAt >= from;
   if (mode === "action") await frame();
   if (sinceMs >= 0 && !scheduledSince && changedSince(from).length === 0 && animating().length === 0) {
-    self.quietAt = performance.now();
-    remember();
-    return { quiet: true, waitedMs: 0, region: null };
+    return settled(from, performance.now(), 0);
   }
   if (mode !== "action") await frame();
   let mark = performance.now();
@@ -163,15 +216,22 @@ async function settleQuiet(budgetMs, sinceMs, mode) {
     judge(now);
     const changed = changedSince(mark);
     const running = animating();
-    if (changed.length === 0 && running.length === 0) {
-      self.quietAt = now;
-      remember();
-      return { quiet: true, waitedMs: Math.max(1, Math.round(now - start)), region: null };
+    const waitedMs = Math.max(1, Math.round(now - start));
+    if (changed.length === 0 && running.length === 0 && !timerPending()) {
+      return settled(mark, now, waitedMs);
+    }
+    if (now - start >= budgetMs) {
+      const named = commandsSince(mark);
+      const region =
+        named.length > 0
+          ? label(named[named.length - 1])
+          : changed.length > 0
+            ? label(changed[changed.length - 1])
+            : running.length > 0
+              ? label(running[0])
+              : "a timer the action set";
+      return finish({ quiet: false, waitedMs, region });
     }
     mark = now;
-    if (now - start >= budgetMs) {
-      const last = changed.length > 0 ? changed[changed.length - 1] : running[0];
-      return { quiet: false, waitedMs: Math.round(now - start), region: label(last) };
-    }
   }
 }

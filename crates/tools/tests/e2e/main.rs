@@ -18,6 +18,7 @@ mod inputs;
 mod navigation;
 mod refs;
 mod seeds;
+mod settling;
 mod snapshot;
 mod structured;
 mod untuned;
