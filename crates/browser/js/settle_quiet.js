@@ -39,23 +39,25 @@ async function settleQuiet(budgetMs, sinceMs, mode) {
     return out;
   };
   // Perpetual changes are not waited for: a node+kind that changes on without a pause
-  // (no gap over 300 ms) — a ticking clock, a marquee. It counts as perpetual once it
-  // has run on for a second since the page was last found quiet, or, after an action,
-  // when it was already repeating (three changes or more) since then and still is at the
-  // action (the action cannot have caused it), or when an earlier verdict found it
-  // perpetual and it has not paused since. A transition ends, and what ran before the
-  // page was last found quiet (a calendar that faded in) is over: its node's next
-  // change (the calendar fading out) is news.
+  // (no gap over 300 ms) — a ticking clock, a marquee. It counts as perpetual (unless an
+  // action began it: see `span` below) once it has run on for a second since the page
+  // was last found quiet, or, after an action, when it was already repeating (three
+  // changes or more) since then and still is at the action (the action cannot have
+  // caused it), or when an earlier verdict found it perpetual and it has not paused
+  // since. A transition ends, and what ran before the page was last found quiet (a
+  // calendar that faded in) is over: its node's next change (the calendar fading out) is
+  // news.
   const self = globalThis[key];
   const quietAt = self.quietAt || -Infinity;
   if (!self.perpetual) self.perpetual = new Map(); // node -> Set(kind)
   const GAP = self.runGap || 300;
-  // The command's own motion is never taken for perpetual: a node+kind whose current run
-  // of changes (the watcher's `runs`) began since the action began — a panel opening for
-  // 3 s is waited for up to the budget and named at it. A read names, without waiting
-  // for it once it has run on for a second, the motion the document's last action began
-  // before its settle ended. Only what was already going before (a marquee since the
-  // load) is left unnamed.
+  // The command's own motion: a node+kind whose current run of changes (the watcher's
+  // `runs`) began after the action began. An action never takes it for perpetual: a
+  // panel opening for 3 s is waited for up to the budget and named at it. A read takes
+  // as the command's what the document's last action began before its verdict
+  // (`lastAction`): it does not wait for it once it has run on for a second, but names
+  // it while it runs on. What was already going before (a marquee since the load) is
+  // left unnamed.
   const span =
     mode === "action" ? (sinceMs >= 0 ? [from, Infinity] : null) : self.lastAction || null;
   const runOf = (node, kind) => {

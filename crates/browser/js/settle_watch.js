@@ -67,9 +67,11 @@ function watchSettle() {
   // its timer runs or is cleared.
   state.inputTimers = new Map();
   // True from an input event's dispatch until the next task: what the page's handlers
-  // set meanwhile, they set while handling it. A capture listener on the window sees
-  // every event before the page's own listeners, those inside shadow roots included
-  // (window.event would not say: it is unset for listeners in shadow trees).
+  // set meanwhile, they set while handling it. A capture listener on the window sees an
+  // event before the page's own listeners, composed events from inside shadow roots
+  // included (window.event would not say: it is unset for listeners in shadow trees).
+  // Input only: not scroll or pointer moves, which a page's own motion also fires (a
+  // debounce re-armed on every one would hold every settle to its budget).
   state.handlingInput = false;
   const handled = () => {
     state.handlingInput = false;
@@ -82,9 +84,8 @@ function watchSettle() {
   for (const type of [
     "keydown", "keypress", "keyup", "beforeinput", "input", "change", "compositionend",
     "pointerdown", "pointerup", "mousedown", "mouseup", "click", "dblclick", "contextmenu",
-    "pointerover", "mouseover", "pointermove", "mousemove", "touchstart", "touchend",
-    "wheel", "scroll", "focus", "blur", "focusin", "focusout", "paste", "cut", "drop",
-    "submit",
+    "pointerover", "mouseover", "touchstart", "touchend", "wheel", "focus", "blur",
+    "focusin", "focusout", "paste", "cut", "drop", "submit",
   ]) {
     globalThis.addEventListener(type, onInput, { capture: true, passive: true });
   }

@@ -2,16 +2,20 @@
 //! before a snapshot is read.
 //!
 //! A page-side watcher (`js/settle_watch.js`, installed in every new document of a tab)
-//! keeps a small ring of recent DOM mutations. `js/settle_quiet.js` then decides, in one
-//! call that resolves inside the page: quiet means two consecutive animation frames with
-//! no mutation (attributes, `style` and `class` included; same-origin frames too) and no
-//! running *finite* CSS/Web animation. Infinite animations (spinners) never count, nor
+//! keeps a small ring of recent DOM mutations, each node+kind's current run of changes,
+//! and the timers the page set while handling input. `js/settle_quiet.js` then decides,
+//! in one call that resolves inside the page: quiet means two consecutive animation
+//! frames with no mutation (attributes, `style` and `class` included; same-origin frames
+//! too), no running *finite* CSS/Web animation and, after an action, no timer the action
+//! set (within the budget) still to run. Infinite animations (spinners) never count, nor
 //! do perpetual changes — a node+kind changing on without a pause (a ticking clock, a
-//! carousel) for a second, or already before the action and still at it (the action
-//! cannot have caused it); see `js/settle_quiet.js`. When, one frame
-//! after the action, nothing changed since it began and nothing animates, the page is
-//! quiet, so a quiet page pays about one frame. The wait is capped by a budget; at the cap the result names what
-//! was still changing.
+//! marquee) that was already going before the action (the action cannot have caused it);
+//! motion the action began is waited for up to the budget, however long it runs, and at
+//! the budget the result names what was still changing. A read (before a snapshot) does
+//! not wait for what has run on for a second either, but names the motion the last
+//! action began as long as it runs on. When, one frame after the action, nothing
+//! changed since it began and nothing animates, the page is quiet, so a quiet page pays
+//! about one frame. See ARCHITECTURE.md (settle).
 
 use std::time::{Duration, Instant};
 
