@@ -50,7 +50,7 @@ async function settleQuiet(budgetMs, sinceMs, mode) {
   const self = globalThis[key];
   const quietAt = self.quietAt || -Infinity;
   if (!self.perpetual) self.perpetual = new Map(); // node -> Set(kind)
-  const GAP = self.runGap || 300;
+  const GAP = 300;
   // The command's own motion: a node+kind whose current run of changes (the watcher's
   // `runs`) began after the action began. An action never takes it for perpetual: a
   // panel opening for 3 s is waited for up to the budget and named at it. A read takes
@@ -125,11 +125,32 @@ async function settleQuiet(budgetMs, sinceMs, mode) {
     changes(lo, Infinity)
       .filter(([, node, kind]) => !isIgnored(node, kind))
       .map(([, node]) => node);
-  // The command's own motion since `lo`, waited for or not.
+  // The command's own motion a read does not wait for (it has run on for a second)
+  // that still runs on: what a read names.
+  const commandsGoing = (now) => {
+    const out = [];
+    for (const [node, kinds] of ignored) {
+      for (const kind of kinds) {
+        const run = commands(node, kind) && runOf(node, kind);
+        if (run && now - run[1] <= GAP) out.push(node);
+      }
+    }
+    return out;
+  };
+  // The command's own motion since `lo`.
   const commandsSince = (lo) =>
     changes(lo, Infinity)
       .filter(([, node, kind]) => commands(node, kind))
       .map(([, node]) => node);
+  // The node of the command's own motion that changed last since `lo`, if any.
+  const lastCommand = (lo) => {
+    let last = null;
+    let at = -Infinity;
+    for (const [t, node, kind] of changes(lo, Infinity)) {
+      if (t >= at && commands(node, kind)) [last, at] = [node, t];
+    }
+    return last;
+  };
   // A timer the action set while handling its input (a search debounced after the last
   // keystroke), due within the budget and not yet run: the page is not quiet before it
   // has run. Timers set before the action, or for longer than the budget, are not.
@@ -171,14 +192,15 @@ async function settleQuiet(budgetMs, sinceMs, mode) {
   const requestAnimationFrame = native.requestAnimationFrame.bind(globalThis);
   const setTimeout = native.setTimeout.bind(globalThis);
   const clearTimeout = native.clearTimeout.bind(globalThis);
+  // One animation frame, or 500 ms without one: whether it came. A hidden page renders
+  // no frames and gets ticks instead; a visible one's first frames can be late.
+  const hidden = document.visibilityState === "hidden";
   const frame = () =>
     new Promise((resolve) => {
-      // A hidden page renders no frames and gets ticks instead; a visible one's first
-      // frames can be late, and a frame that did not come proves nothing.
-      const timer = setTimeout(resolve, document.visibilityState === "hidden" ? 20 : 500);
+      const timer = setTimeout(() => resolve(hidden), hidden ? 20 : 500);
       requestAnimationFrame(() => {
         clearTimeout(timer);
-        resolve();
+        resolve(true);
       });
     });
   // Ends the wait. An action's span (its start to its verdict) is kept for the reads
@@ -189,7 +211,7 @@ async function settleQuiet(budgetMs, sinceMs, mode) {
     return verdict;
   };
   const settled = (lo, now, waitedMs) => {
-    const named = commandsSince(lo);
+    const named = [...commandsGoing(now), ...commandsSince(lo)];
     if (named.length > 0) {
       return finish({ quiet: false, waitedMs, region: label(named[named.length - 1]) });
     }
@@ -213,25 +235,29 @@ async function settleQuiet(budgetMs, sinceMs, mode) {
   if (mode !== "action") await frame();
   let mark = performance.now();
   for (;;) {
-    await frame();
+    const came = await frame();
     const now = performance.now();
     judge(now);
     const changed = changedSince(mark);
     const running = animating();
     const waitedMs = Math.max(1, Math.round(now - start));
-    if (changed.length === 0 && running.length === 0 && !timerPending()) {
+    // A frame that did not come (a starved renderer) does not show the command's own
+    // motion, still going at the last frame, to have stopped.
+    const stalled = !came && commandsSince(mark - GAP).length > 0;
+    if (changed.length === 0 && running.length === 0 && !timerPending() && !stalled) {
       return settled(mark, now, waitedMs);
     }
     if (now - start >= budgetMs) {
-      const named = commandsSince(mark);
-      const region =
-        named.length > 0
-          ? label(named[named.length - 1])
-          : changed.length > 0
-            ? label(changed[changed.length - 1])
-            : running.length > 0
-              ? label(running[0])
-              : "a timer the action set";
+      const command = commandsGoing(now)[0] || lastCommand(Math.min(from, start));
+      const region = command
+        ? label(command)
+        : changed.length > 0
+          ? label(changed[changed.length - 1])
+          : running.length > 0
+            ? label(running[0])
+            : timerPending()
+              ? "a timer the action set"
+              : label(null);
       return finish({ quiet: false, waitedMs, region });
     }
     mark = now;

@@ -22,12 +22,11 @@ function watchSettle() {
     // but not of what keeps changing on its own (a ticking clock, once settle_quiet has
     // found it perpetual): the page's revision for coverage (see coverage.rs).
     revision: 0,
-    // Changes of a node+kind less than this far apart are one run (an animation's frames,
-    // a clock's ticks); settle_quiet.js judges runs with the same gap.
-    runGap: 300,
-    // node -> Map(kind -> [start, last]): the node+kind's current run of changes, so a
-    // settle can tell motion that began with a command from motion already going before
-    // it, however many changes ago that was.
+    // node -> Map(kind -> [start, last]): the node+kind's current run of changes — those
+    // less than a second apart — so a settle can tell motion that began with a command
+    // from motion already going before it, however many changes ago that was. A second,
+    // not a frame or two: a renderer starved for a moment must not make a marquee that
+    // ran from the load look begun by the action.
     runs: new WeakMap(),
   };
   const observer = new MutationObserver((records) => {
@@ -42,7 +41,7 @@ function watchSettle() {
       let runs = state.runs.get(record.target);
       if (!runs) state.runs.set(record.target, (runs = new Map()));
       const run = runs.get(kind);
-      if (run && now - run[1] <= state.runGap) run[1] = now;
+      if (run && now - run[1] <= 1000) run[1] = now;
       else runs.set(kind, [now, now]);
       if (record.type !== "attributes") {
         const perpetual = state.perpetual && state.perpetual.get(record.target);

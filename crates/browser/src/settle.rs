@@ -91,11 +91,11 @@ impl Tab {
         since: Option<Instant>,
         deadline: Deadline,
     ) -> Result<Settled, Error> {
-        // The page-side wait ends at its budget; the call itself may take a little more
-        // (a late frame). A page-side read is given three quarters of its deadline before
-        // the page counts as not answering (`Tab::call_script`), so the deadline is a
-        // third longer than the wait.
-        let call_deadline = deadline.within((budget + Duration::from_millis(500)) * 4 / 3);
+        // The page-side wait ends at its budget; the call itself may take more (a first
+        // frame that is late, a busy page). A page-side read is given three quarters of
+        // its deadline before the page counts as not answering (`Tab::call_script`), so
+        // the deadline is a third longer than that.
+        let call_deadline = deadline.within((budget + Duration::from_secs(1)) * 4 / 3);
         // Negative: the watcher is new, nothing before is known; watch two frames.
         let mut since_ms = since.map_or(RECENT, |t| t.elapsed()).as_secs_f64() * 1000.0;
         for _ in 0..2 {
