@@ -3,12 +3,14 @@
 // animation — or `budgetMs` passes. Changes count from `sinceMs` ago. Infinite animations
 // (spinners) and perpetual changes (see below) never hold it. `mode` "action" (after
 // input): if one frame after the action nothing has changed and nothing animates, the
-// page is quiet. `mode` "read" (before a snapshot): if nothing changed in the last
-// `sinceMs` the page is quiet at once. A negative `sinceMs` (a watcher just installed,
-// nothing known before) always watches two frames. A verdict of quiet is remembered in
-// the watcher's state (`quietAt`, `perpetual`) for the next call.
-// Returns `{quiet, waitedMs, region}` (`region` names what was still changing), or
-// `{unwatched: true}` when the document has no watcher (js/settle_watch.js) yet.
+// page is quiet; a timer the action set within the budget is waited for. `mode` "read"
+// (before a snapshot): if nothing changed in the last `sinceMs` the page is quiet at
+// once. A negative `sinceMs` (a watcher just installed, nothing known before) always
+// watches two frames. A verdict of quiet is remembered in the watcher's state
+// (`quietAt`, `perpetual`) for the next call, and an action's span (`lastAction`).
+// Returns `{quiet, waitedMs, region}` (`region` names what was still changing: motion the
+// command began is named even when it is not waited for), or `{unwatched: true}` when the
+// document has no watcher (js/settle_watch.js) yet.
 async function settleQuiet(budgetMs, sinceMs, mode) {
   const key = Symbol.for("candor.settle");
   if (!globalThis[key]) return { unwatched: true };
@@ -37,17 +39,39 @@ async function settleQuiet(budgetMs, sinceMs, mode) {
     return out;
   };
   // Perpetual changes are not waited for: a node+kind that changes on without a pause
-  // (no gap over 300 ms) — a ticking clock, a marquee. It counts as perpetual once it
-  // has run on for a second since the page was last found quiet, or, after an action,
-  // when it was already repeating (three changes or more) since then and still is at the
-  // action (the action cannot have caused it), or when an earlier verdict found it
-  // perpetual and it has not paused since. A transition ends, and what ran before the
-  // page was last found quiet (a calendar that faded in) is over: its node's next
-  // change (the calendar fading out) is news.
+  // (no gap over 300 ms) — a ticking clock, a marquee. It counts as perpetual (unless an
+  // action began it: see `span` below) once it has run on for a second since the page
+  // was last found quiet, or, after an action, when it was already repeating (three
+  // changes or more) since then and still is at the action (the action cannot have
+  // caused it), or when an earlier verdict found it perpetual and it has not paused
+  // since. A transition ends, and what ran before the page was last found quiet (a
+  // calendar that faded in) is over: its node's next change (the calendar fading out) is
+  // news.
   const self = globalThis[key];
   const quietAt = self.quietAt || -Infinity;
   if (!self.perpetual) self.perpetual = new Map(); // node -> Set(kind)
   const GAP = 300;
+  // The command's own motion: a node+kind whose current run of changes (the watcher's
+  // `runs`) began after the action began. An action never takes it for perpetual: a
+  // panel opening for 3 s is waited for up to the budget and named at it. A read takes
+  // as the command's what the document's last action began before its verdict
+  // (`lastAction`): it does not wait for it once it has run on for a second, but names
+  // it while it runs on. What was already going before (a marquee since the load) is
+  // left unnamed.
+  const span =
+    mode === "action" ? (sinceMs >= 0 ? [from, Infinity] : null) : self.lastAction || null;
+  const runOf = (node, kind) => {
+    for (const state of states) {
+      const runs = state.runs && state.runs.get(node);
+      if (runs) return runs.get(kind) || null;
+    }
+    return null;
+  };
+  const commands = (node, kind) => {
+    if (!span) return false;
+    const run = runOf(node, kind);
+    return !!run && run[0] >= span[0] && run[0] <= span[1];
+  };
   const series = (lo, hi) => {
     const by = new Map(); // node -> Map(kind -> sorted times)
     for (const [t, node, kind] of changes(lo, hi)) {
@@ -75,6 +99,7 @@ async function settleQuiet(budgetMs, sinceMs, mode) {
     const lo = Math.max(now - 2000, quietAt);
     for (const [node, kinds] of series(lo, now)) {
       for (const [kind, times] of kinds) {
+        if (mode === "action" && commands(node, kind)) continue;
         const known = self.perpetual.has(node) && self.perpetual.get(node).has(kind);
         const longRunning = times[0] <= now - 1000 && runsOn(times, times[0], now);
         const knownGoing = known && runsOn(times, lo, now);
@@ -100,6 +125,45 @@ async function settleQuiet(budgetMs, sinceMs, mode) {
     changes(lo, Infinity)
       .filter(([, node, kind]) => !isIgnored(node, kind))
       .map(([, node]) => node);
+  // The command's own motion a read does not wait for (it has run on for a second)
+  // that still runs on: what a read names.
+  const commandsGoing = (now) => {
+    const out = [];
+    for (const [node, kinds] of ignored) {
+      for (const kind of kinds) {
+        const run = commands(node, kind) && runOf(node, kind);
+        if (run && now - run[1] <= GAP) out.push(node);
+      }
+    }
+    return out;
+  };
+  // The command's own motion since `lo`.
+  const commandsSince = (lo) =>
+    changes(lo, Infinity)
+      .filter(([, node, kind]) => commands(node, kind))
+      .map(([, node]) => node);
+  // The node of the command's own motion that changed last since `lo`, if any.
+  const lastCommand = (lo) => {
+    let last = null;
+    let at = -Infinity;
+    for (const [t, node, kind] of changes(lo, Infinity)) {
+      if (t >= at && commands(node, kind)) [last, at] = [node, t];
+    }
+    return last;
+  };
+  // A timer the action set while handling its input (a search debounced after the last
+  // keystroke), due within the budget and not yet run: the page is not quiet before it
+  // has run. Timers set before the action, or for longer than the budget, are not.
+  const timerPending = () => {
+    if (mode !== "action" || sinceMs < 0) return false;
+    for (const state of states) {
+      if (!state.inputTimers) continue;
+      for (const [at, due] of state.inputTimers.values()) {
+        if (at >= from && due - at <= budgetMs) return true;
+      }
+    }
+    return false;
+  };
   const animating = () => {
     const out = [];
     for (const doc of docs) {
@@ -128,50 +192,74 @@ async function settleQuiet(budgetMs, sinceMs, mode) {
   const requestAnimationFrame = native.requestAnimationFrame.bind(globalThis);
   const setTimeout = native.setTimeout.bind(globalThis);
   const clearTimeout = native.clearTimeout.bind(globalThis);
+  // One animation frame, or 500 ms without one: whether it came. A hidden page renders
+  // no frames and gets ticks instead; a visible one's first frames can be late.
+  const hidden = document.visibilityState === "hidden";
   const frame = () =>
     new Promise((resolve) => {
-      // A hidden page renders no frames and gets ticks instead; a visible one's first
-      // frames can be late, and a frame that did not come proves nothing.
-      const timer = setTimeout(resolve, document.visibilityState === "hidden" ? 20 : 500);
+      const timer = setTimeout(() => resolve(hidden), hidden ? 20 : 500);
       requestAnimationFrame(() => {
         clearTimeout(timer);
-        resolve();
+        resolve(true);
       });
     });
+  // Ends the wait. An action's span (its start to its verdict) is kept for the reads
+  // after it. Quiet by what is waited for, the page is still not quiet while motion the
+  // command began changes on.
+  const finish = (verdict) => {
+    if (mode === "action" && span) self.lastAction = [from, performance.now()];
+    return verdict;
+  };
+  const settled = (lo, now, waitedMs) => {
+    const named = [...commandsGoing(now), ...commandsSince(lo)];
+    if (named.length > 0) {
+      return finish({ quiet: false, waitedMs, region: label(named[named.length - 1]) });
+    }
+    self.quietAt = now;
+    remember();
+    return finish({ quiet: true, waitedMs, region: null });
+  };
   // After an action that scheduled nothing for later (no frame callback, no timer since
   // it began) and with no finite animation running, what it changed is all there will
   // be: the page is quiet at once. Otherwise one frame first: what the action scheduled
   // for the next frame has then run; if nothing changed since and nothing animates, the
   // page is quiet.
   if (mode === "action" && sinceMs >= 0 && !(self.scheduledAt >= from) && animating().length === 0) {
-    self.quietAt = performance.now();
-    remember();
-    return { quiet: true, waitedMs: 0, region: null };
+    return settled(Infinity, performance.now(), 0);
   }
   const scheduledSince = mode === "action" && self.scheduledAt >= from;
   if (mode === "action") await frame();
   if (sinceMs >= 0 && !scheduledSince && changedSince(from).length === 0 && animating().length === 0) {
-    self.quietAt = performance.now();
-    remember();
-    return { quiet: true, waitedMs: 0, region: null };
+    return settled(from, performance.now(), 0);
   }
   if (mode !== "action") await frame();
   let mark = performance.now();
   for (;;) {
-    await frame();
+    const came = await frame();
     const now = performance.now();
     judge(now);
     const changed = changedSince(mark);
     const running = animating();
-    if (changed.length === 0 && running.length === 0) {
-      self.quietAt = now;
-      remember();
-      return { quiet: true, waitedMs: Math.max(1, Math.round(now - start)), region: null };
+    const waitedMs = Math.max(1, Math.round(now - start));
+    // A frame that did not come (a starved renderer) does not show the command's own
+    // motion, still going at the last frame, to have stopped.
+    const stalled = !came && commandsSince(mark - GAP).length > 0;
+    if (changed.length === 0 && running.length === 0 && !timerPending() && !stalled) {
+      return settled(mark, now, waitedMs);
+    }
+    if (now - start >= budgetMs) {
+      const command = commandsGoing(now)[0] || lastCommand(Math.min(from, start));
+      const region = command
+        ? label(command)
+        : changed.length > 0
+          ? label(changed[changed.length - 1])
+          : running.length > 0
+            ? label(running[0])
+            : timerPending()
+              ? "a timer the action set"
+              : label(null);
+      return finish({ quiet: false, waitedMs, region });
     }
     mark = now;
-    if (now - start >= budgetMs) {
-      const last = changed.length > 0 ? changed[changed.length - 1] : running[0];
-      return { quiet: false, waitedMs: Math.round(now - start), region: label(last) };
-    }
   }
 }

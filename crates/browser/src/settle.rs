@@ -2,16 +2,20 @@
 //! before a snapshot is read.
 //!
 //! A page-side watcher (`js/settle_watch.js`, installed in every new document of a tab)
-//! keeps a small ring of recent DOM mutations. `js/settle_quiet.js` then decides, in one
-//! call that resolves inside the page: quiet means two consecutive animation frames with
-//! no mutation (attributes, `style` and `class` included; same-origin frames too) and no
-//! running *finite* CSS/Web animation. Infinite animations (spinners) never count, nor
+//! keeps a small ring of recent DOM mutations, each node+kind's current run of changes,
+//! and the timers the page set while handling input. `js/settle_quiet.js` then decides,
+//! in one call that resolves inside the page: quiet means two consecutive animation
+//! frames with no mutation (attributes, `style` and `class` included; same-origin frames
+//! too), no running *finite* CSS/Web animation and, after an action, no timer the action
+//! set (within the budget) still to run. Infinite animations (spinners) never count, nor
 //! do perpetual changes — a node+kind changing on without a pause (a ticking clock, a
-//! carousel) for a second, or already before the action and still at it (the action
-//! cannot have caused it); see `js/settle_quiet.js`. When, one frame
-//! after the action, nothing changed since it began and nothing animates, the page is
-//! quiet, so a quiet page pays about one frame. The wait is capped by a budget; at the cap the result names what
-//! was still changing.
+//! marquee) that was already going before the action (the action cannot have caused it);
+//! motion the action began is waited for up to the budget, however long it runs, and at
+//! the budget the result names what was still changing. A read (before a snapshot) does
+//! not wait for what has run on for a second either, but names the motion the last
+//! action began as long as it runs on. When, one frame after the action, nothing
+//! changed since it began and nothing animates, the page is quiet, so a quiet page pays
+//! about one frame. See ARCHITECTURE.md (settle).
 
 use std::time::{Duration, Instant};
 
@@ -87,8 +91,11 @@ impl Tab {
         since: Option<Instant>,
         deadline: Deadline,
     ) -> Result<Settled, Error> {
-        // The page-side wait ends at its budget; the call itself may take a little more.
-        let call_deadline = deadline.within(budget + Duration::from_millis(500));
+        // The page-side wait ends at its budget; the call itself may take more (a first
+        // frame that is late, a busy page). A page-side read is given three quarters of
+        // its deadline before the page counts as not answering (`Tab::call_script`), so
+        // the deadline is a third longer than that.
+        let call_deadline = deadline.within((budget + Duration::from_secs(1)) * 4 / 3);
         // Negative: the watcher is new, nothing before is known; watch two frames.
         let mut since_ms = since.map_or(RECENT, |t| t.elapsed()).as_secs_f64() * 1000.0;
         for _ in 0..2 {

@@ -21,6 +21,7 @@ mod pointing;
 mod react;
 mod refs;
 mod seeds;
+mod settling;
 mod snapshot;
 mod structured;
 mod untuned;

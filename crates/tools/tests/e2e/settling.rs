@@ -1,0 +1,117 @@
+//! What a settle waits for and what it names: motion the command started is named while
+//! it runs on, motion that ran before it is not; a timer the action scheduled is waited
+//! for.
+
+use serde_json::{Value, json};
+
+use crate::harness::Harness;
+
+fn text(envelope: &Value) -> &str {
+    envelope["data"]["text"].as_str().unwrap_or_default()
+}
+
+/// The ref on the first line of `snapshot` containing `needle`.
+fn ref_on(snapshot: &str, needle: &str) -> String {
+    let line = snapshot
+        .lines()
+        .find(|l| l.contains(needle))
+        .unwrap_or_else(|| panic!("no line with {needle} in\n{snapshot}"));
+    let start = line
+        .find(" [e")
+        .unwrap_or_else(|| panic!("no ref on {line}"))
+        + 2;
+    let end = start + line[start..].find(']').unwrap();
+    line[start..end].to_string()
+}
+
+/// The names of the options listed in `lines` (`option "Lisbon"`).
+fn options(lines: &str) -> Vec<String> {
+    lines
+        .lines()
+        .filter_map(|l| {
+            let at = l.find("option \"")? + "option \"".len();
+            let end = at + l[at..].find('"')?;
+            Some(l[at..end].to_string())
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn a_long_script_animation_the_click_started_is_named_while_it_runs() {
+    let h = Harness::new();
+    h.ok("navigate", json!({ "url": h.url("slow-panel.html") }))
+        .await;
+    // The first read may wait for the marquee that runs from load.
+    h.ok("snapshot", json!({})).await;
+    // The panel grows for 3 s; the settle budget is shorter, and longer than the second
+    // after which motion that ran before the action counts as perpetual.
+    let clicked = h
+        .ok(
+            "act",
+            json!({ "action": "click", "role": "button", "name": "Show details",
+                    "settleMs": 1500 }),
+        )
+        .await;
+    let data = &clicked["data"];
+    assert_eq!(data["settled"], false, "{clicked:#}");
+    assert_eq!(data["stillChanging"], "div#panel", "{clicked:#}");
+    // A read while it still grows says so, and names the panel, not the marquee.
+    let read = h.ok("snapshot", json!({ "settleMs": 300 })).await;
+    assert_eq!(read["data"]["settling"], true, "{read:#}");
+    assert_eq!(read["data"]["stillChanging"], "div#panel", "{read:#}");
+    h.shutdown().await;
+}
+
+#[tokio::test]
+async fn motion_running_from_load_is_named_neither_after_an_action_nor_in_a_read() {
+    let h = Harness::new();
+    h.ok(
+        "navigate",
+        json!({ "url": h.url("untuned/spinner-forever.html") }),
+    )
+    .await;
+    h.ok("snapshot", json!({})).await;
+    let clicked = h
+        .ok(
+            "act",
+            json!({ "action": "click", "role": "button", "name": "Go", "settleMs": 1500 }),
+        )
+        .await;
+    let data = &clicked["data"];
+    assert_eq!(data["settled"], true, "{clicked:#}");
+    assert!(data.get("stillChanging").is_none(), "{clicked:#}");
+    let read = h.ok("snapshot", json!({ "settleMs": 300 })).await;
+    assert!(read["data"].get("settling").is_none(), "{read:#}");
+    assert!(read["data"].get("stillChanging").is_none(), "{read:#}");
+    h.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_debounced_filter_the_typing_scheduled_is_in_the_answer_and_the_next_snapshot() {
+    let h = Harness::new();
+    h.ok(
+        "navigate",
+        json!({ "url": h.url("widgets/debounced-select.html") }),
+    )
+    .await;
+    let page = text(&h.ok("snapshot", json!({})).await).to_string();
+    let city = ref_on(&page, "combobox \"City\"");
+    let typed = h
+        .ok(
+            "act",
+            json!({ "action": "type", "ref": city, "text": "Lis" }),
+        )
+        .await;
+    assert_eq!(typed["data"]["settled"], true, "{typed:#}");
+    let diff = typed["data"]["diff"].as_str().unwrap();
+    assert_eq!(options(diff), ["Lisbon"], "{diff}");
+    let page = text(&h.ok("snapshot", json!({ "maxTokens": 20000 })).await).to_string();
+    assert_eq!(options(&page), ["Lisbon"], "{page}");
+    h.ok(
+        "act",
+        json!({ "action": "click", "ref": ref_on(&page, "option \"Lisbon\""),
+                "expect": { "text": "Chosen: Lisbon" } }),
+    )
+    .await;
+    h.shutdown().await;
+}
