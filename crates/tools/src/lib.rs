@@ -14,6 +14,7 @@ mod engine;
 mod envelope;
 mod error;
 pub mod flow;
+pub mod folders;
 pub mod handoff;
 mod host;
 mod journal;
