@@ -225,7 +225,10 @@ async fn mcp_archives_into_a_private_folder_of_its_own_and_never_through_a_plant
     assert!(std::path::Path::new(&path).exists(), "{path}");
     let (status, _) = candor.close().await;
     assert!(status.success(), "candor mcp exited with {status}");
-    assert!(!folder.exists(), "the archive goes with the session: {path}");
+    assert!(
+        !folder.exists(),
+        "the archive goes with the session: {path}"
+    );
 
     // A planted link, and a folder anyone may write to, where the archive would go.
     let elsewhere = tempfile::tempdir().expect("a temp dir");
@@ -253,11 +256,17 @@ async fn mcp_archives_into_a_private_folder_of_its_own_and_never_through_a_plant
     let written: Vec<_> = std::fs::read_dir(elsewhere.path())
         .expect("the link's target")
         .collect();
-    assert!(written.is_empty(), "nothing written through the link: {written:?}");
+    assert!(
+        written.is_empty(),
+        "nothing written through the link: {written:?}"
+    );
     let written: Vec<_> = std::fs::read_dir(open.path().join("mcp"))
         .expect("the open folder")
         .collect();
-    assert!(written.is_empty(), "nothing written into the open folder: {written:?}");
+    assert!(
+        written.is_empty(),
+        "nothing written into the open folder: {written:?}"
+    );
 }
 
 /// The browser process among `parent`'s children (the one without `--type=`), and its

@@ -1030,9 +1030,15 @@ async fn task_ids_that_name_no_folder_of_their_own_are_refused_and_nothing_is_de
     let started = daemon.ask(move |c| c.start_task(&body), |a| a.body).await;
     assert_eq!(started["ok"], true, "{started:#}");
     daemon
-        .ok("kept", "navigate", json!({ "url": server.url("page-a.html") }))
+        .ok(
+            "kept",
+            "navigate",
+            json!({ "url": server.url("page-a.html") }),
+        )
         .await;
-    daemon.ok("kept", "snapshot", json!({ "mode": "text" })).await;
+    daemon
+        .ok("kept", "snapshot", json!({ "mode": "text" }))
+        .await;
     // A recall runs after the writes queued before it: the archive is on disk.
     daemon.ok("kept", "recall", json!({})).await;
     let root = daemon.state_dir.root().to_path_buf();
@@ -1065,6 +1071,10 @@ async fn task_ids_that_name_no_folder_of_their_own_are_refused_and_nothing_is_de
     assert!(daemon.state_dir.lock_path().exists(), "the lock is kept");
     assert!(archive.exists(), "the kept archive is kept");
     let listed = daemon.ask(|c| c.tasks(), |a| a.body).await;
-    assert_eq!(listed["data"]["tasks"].as_array().unwrap().len(), 1, "{listed:#}");
+    assert_eq!(
+        listed["data"]["tasks"].as_array().unwrap().len(),
+        1,
+        "{listed:#}"
+    );
     daemon.shutdown().await;
 }

@@ -166,7 +166,10 @@ impl Archive {
         };
         let (sender, receiver) = mpsc::channel::<Job>();
         let failures = Arc::new(Failures::default());
-        let path = dir.as_ref().map(|dir| dir.join(ARCHIVE_FILE)).map_err(|e| e.to_string());
+        let path = dir
+            .as_ref()
+            .map(|dir| dir.join(ARCHIVE_FILE))
+            .map_err(|e| e.to_string());
         let writer_failures = failures.clone();
         let thread = std::thread::Builder::new()
             .name(format!("archive-{task}"))
@@ -603,8 +606,14 @@ mod tests {
         let failure = health.last_failure.unwrap_or_default();
         assert!(failure.contains("symbolic link"), "{failure}");
         drop(archive);
-        assert_eq!(std::fs::read_dir(elsewhere.path()).expect("there").count(), 0);
-        assert!(root.path().join("t").is_symlink(), "the link is left as it was");
+        assert_eq!(
+            std::fs::read_dir(elsewhere.path()).expect("there").count(),
+            0
+        );
+        assert!(
+            root.path().join("t").is_symlink(),
+            "the link is left as it was"
+        );
     }
 
     #[tokio::test]
