@@ -86,48 +86,68 @@ async fn private(mut response: Response) -> Response {
     response
 }
 
-fn refuse(status: StatusCode, why: &'static str) -> Response {
-    (status, why).into_response()
+/// Why a request does not get in.
+#[derive(Debug, Clone, Copy)]
+enum Refusal {
+    /// No key: no hand-off under way, the token spent or wrong, no session.
+    Unauthorized,
+    /// Another address than the view's (`Host`).
+    ElsewhereHost,
+    /// The socket asked from another page than the view's (`Origin`).
+    ElsewhereOrigin,
+    /// The person's socket is open already.
+    SecondSocket,
 }
 
-fn unauthorized() -> Response {
-    refuse(
-        StatusCode::UNAUTHORIZED,
-        "this live view needs the token of a hand-off under way, once, or the session it opened",
-    )
+impl IntoResponse for Refusal {
+    fn into_response(self) -> Response {
+        let (status, why) = match self {
+            Refusal::Unauthorized => (
+                StatusCode::UNAUTHORIZED,
+                "this live view needs the token of a hand-off under way, once, or the session it opened",
+            ),
+            Refusal::ElsewhereHost => (
+                StatusCode::FORBIDDEN,
+                "this live view answers only at the address it was given on",
+            ),
+            Refusal::ElsewhereOrigin => (
+                StatusCode::FORBIDDEN,
+                "this live view's socket opens only from its own page",
+            ),
+            Refusal::SecondSocket => (
+                StatusCode::CONFLICT,
+                "this live view's socket is open already: one person, one view",
+            ),
+        };
+        (status, why).into_response()
+    }
 }
 
 /// The engine of `task` while a hand-off of it is under way, when the request names the
 /// address its view was served on — and, where `origin` is required (the socket), comes
-/// from a page of it. `Err` is the refusal.
+/// from a page of it.
 fn at_home(
     live: &Live,
     task: &str,
     headers: &HeaderMap,
     origin: bool,
-) -> Result<Arc<Engine>, Response> {
-    let engine = (live.lookup)(task).ok_or_else(unauthorized)?;
-    let url = engine.live_view_url().ok_or_else(unauthorized)?;
-    let (scheme, rest) = url.split_once("://").ok_or_else(unauthorized)?;
+) -> Result<Arc<Engine>, Refusal> {
+    let engine = (live.lookup)(task).ok_or(Refusal::Unauthorized)?;
+    let url = engine.live_view_url().ok_or(Refusal::Unauthorized)?;
+    let (scheme, rest) = url.split_once("://").ok_or(Refusal::Unauthorized)?;
     let authority = rest.split('/').next().unwrap_or_default();
     let host = headers
         .get(header::HOST)
         .and_then(|h| h.to_str().ok())
         .unwrap_or_default();
     if !host.eq_ignore_ascii_case(authority) {
-        return Err(refuse(
-            StatusCode::FORBIDDEN,
-            "this live view answers only at the address it was given on",
-        ));
+        return Err(Refusal::ElsewhereHost);
     }
     let from = headers.get(header::ORIGIN).and_then(|h| h.to_str().ok());
     let home = format!("{scheme}://{authority}");
     let same_origin = from.is_some_and(|o| o.eq_ignore_ascii_case(&home));
     if (origin || from.is_some()) && !same_origin {
-        return Err(refuse(
-            StatusCode::FORBIDDEN,
-            "this live view's socket opens only from its own page",
-        ));
+        return Err(Refusal::ElsewhereOrigin);
     }
     Ok(engine)
 }
@@ -152,7 +172,7 @@ async fn page(
 ) -> Response {
     let engine = match at_home(&live, &task, &headers, false) {
         Ok(engine) => engine,
-        Err(refused) => return refused,
+        Err(refused) => return refused.into_response(),
     };
     let session = session_of(&headers);
     match engine.live_view_enter(token.token.as_deref(), session.as_deref()) {
@@ -168,10 +188,10 @@ async fn page(
                     response.headers_mut().insert(header::SET_COOKIE, value);
                     response
                 }
-                Err(_) => unauthorized(),
+                Err(_) => Refusal::Unauthorized.into_response(),
             }
         }
-        None => unauthorized(),
+        None => Refusal::Unauthorized.into_response(),
     }
 }
 
@@ -183,16 +203,13 @@ async fn socket(
 ) -> Response {
     let engine = match at_home(&live, &task, &headers, true) {
         Ok(engine) => engine,
-        Err(refused) => return refused,
+        Err(refused) => return refused.into_response(),
     };
     let Some(session) = session_of(&headers).filter(|s| engine.live_view_session(s)) else {
-        return unauthorized();
+        return Refusal::Unauthorized.into_response();
     };
     if !engine.live_view_claim_socket(&session) {
-        return refuse(
-            StatusCode::CONFLICT,
-            "this live view's socket is open already: one person, one view",
-        );
+        return Refusal::SecondSocket.into_response();
     }
     // Held by the socket's task; dropped with it however it ends (or if the upgrade
     // never completes), which gives the socket back.

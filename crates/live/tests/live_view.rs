@@ -499,7 +499,7 @@ async fn the_live_view_opens_once_for_one_person_on_its_own_address_only() {
         assert!(head.starts_with("HTTP/1.1 401"), "{head}");
         assert_eq!(header(&head, "cache-control"), Some("no-store"), "{head}");
         let with_cookie = format!("Cookie: {session}");
-        let (head, _) = send(&target, &[with_cookie.clone()]);
+        let (head, _) = send(&target, std::slice::from_ref(&with_cookie));
         assert!(head.starts_with("HTTP/1.1 200"), "{head}");
 
         // The socket: the cookie, from the view's own origin, to its own host.
@@ -529,7 +529,7 @@ async fn the_live_view_opens_once_for_one_person_on_its_own_address_only() {
         }
         let (head, _) = send(
             &format!("{socket_path}?{}", target.split_once('?').unwrap().1),
-            &upgrade(&[origin.clone()]),
+            &upgrade(std::slice::from_ref(&origin)),
         );
         assert!(
             head.starts_with("HTTP/1.1 401"),
