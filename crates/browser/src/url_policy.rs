@@ -1,6 +1,11 @@
 //! Which URLs a task may open (SPEC §16): http, https and about:blank; data: only when
 //! allowed; never file:, javascript:, chrome:, view-source: or embedded credentials; and,
 //! when configured, only origins an allow-list admits and none a block-list names.
+//!
+//! A host is matched by one canonical spelling ([`canonical_host`]), for the rule and the
+//! URL alike: a host can be written many ways that reach the same place (`localhost.`,
+//! `[::ffff:127.0.0.1]`, `2130706433`, `ＬＯＣＡＬＨＯＳＴ`), and a block-list that
+//! compared spellings would let every other way through.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -74,7 +79,7 @@ impl OriginRule {
                      or *.host"
                 )
             })?;
-        let host = parsed.host_str().unwrap_or_default().to_string();
+        let host = parsed.host().map(canonical_host).unwrap_or_default();
         let port = match scheme {
             Some(_) => parsed.port_or_known_default(),
             None => parsed.port(),
@@ -90,9 +95,10 @@ impl OriginRule {
 
     /// Whether `url` (http or https) is of an origin this rule names.
     pub fn matches(&self, url: &Url) -> bool {
-        let Some(host) = url.host_str() else {
+        let Some(host) = url.host().map(canonical_host) else {
             return false;
         };
+        let host = host.as_str();
         let host_matches = host == self.host
             || (self.subdomains
                 && host
@@ -103,6 +109,44 @@ impl OriginRule {
             && self
                 .port
                 .is_none_or(|port| url.port_or_known_default() == Some(port))
+    }
+}
+
+/// The one spelling of a host that origin rules compare. The `url` crate has already
+/// done what the URL standard does to a host — IDN to ASCII (UTS 46, so full-width and
+/// upper-case letters fold), IPv4 in any of its forms (`2130706433`, `0x7f.1`) to dotted
+/// decimal, IPv6 compressed — and this adds what it leaves: a domain's trailing dots (the
+/// DNS root: `localhost.` is `localhost`), and an IPv6 address that carries an IPv4 one
+/// (mapped `::ffff:a.b.c.d`, and the deprecated compatible `::a.b.c.d`) as that IPv4
+/// address. Any other IPv6 address is written in brackets, as a URL writes it.
+pub(crate) fn canonical_host(host: url::Host<&str>) -> String {
+    match host {
+        url::Host::Domain(domain) => {
+            let trimmed = domain.trim_end_matches('.');
+            // Without its dot the name may parse as something else (`127.0.0.1.` was an
+            // address already; a name is folded again, which changes nothing).
+            match url::Host::parse(trimmed) {
+                Ok(url::Host::Domain(name)) => name,
+                Ok(url::Host::Ipv4(ip)) => ip.to_string(),
+                Ok(url::Host::Ipv6(ip)) => canonical_ipv6(ip),
+                Err(_) => trimmed.to_ascii_lowercase(),
+            }
+        }
+        url::Host::Ipv4(ip) => ip.to_string(),
+        url::Host::Ipv6(ip) => canonical_ipv6(ip),
+    }
+}
+
+fn canonical_ipv6(ip: std::net::Ipv6Addr) -> String {
+    if let Some(v4) = ip.to_ipv4_mapped() {
+        return v4.to_string();
+    }
+    // `::a.b.c.d`, but not `::` and `::1`, which are IPv6's own.
+    let compatible =
+        ip.segments()[..6].iter().all(|s| *s == 0) && !ip.is_unspecified() && !ip.is_loopback();
+    match ip.to_ipv4() {
+        Some(v4) if compatible => v4.to_string(),
+        _ => format!("[{ip}]"),
     }
 }
 
@@ -362,6 +406,83 @@ mod tests {
                 "{rule} against {url}"
             );
         }
+    }
+
+    #[test]
+    fn hosts_are_matched_in_one_spelling() {
+        for (written, canonical) in [
+            ("http://localhost./", "localhost"),
+            ("http://LocalHost../", "localhost"),
+            ("http://Example.COM./a", "example.com"),
+            ("http://127.0.0.1./", "127.0.0.1"),
+            ("http://2130706433/", "127.0.0.1"),
+            ("http://0x7f.1/", "127.0.0.1"),
+            ("http://[::ffff:127.0.0.2]/", "127.0.0.2"),
+            ("http://[::ffff:7f00:2]/", "127.0.0.2"),
+            ("http://[0:0:0:0:0:ffff:127.0.0.2]/", "127.0.0.2"),
+            ("http://[::127.0.0.2]/", "127.0.0.2"),
+            ("http://[::1]/", "[::1]"),
+            ("http://[::]/", "[::]"),
+            ("http://[2001:db8::1]/", "[2001:db8::1]"),
+            ("http://bücher.example/", "xn--bcher-kva.example"),
+            ("http://BÜCHER.example./", "xn--bcher-kva.example"),
+            ("http://ｌｏｃａｌｈｏｓｔ/", "localhost"),
+        ] {
+            let url = Url::parse(written).unwrap();
+            assert_eq!(
+                url.host().map(canonical_host).as_deref(),
+                Some(canonical),
+                "{written}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_block_listed_host_written_another_way_is_refused() {
+        let policy = UrlPolicy {
+            block_origins: rules(&[
+                "localhost",
+                "127.0.0.2",
+                "[::ffff:10.0.0.1]",
+                "*.bücher.example",
+                "example.org.",
+            ]),
+            ..UrlPolicy::default()
+        };
+        for url in [
+            "http://localhost.:8080/",
+            "http://LOCALHOST/",
+            "http://ｌｏｃａｌｈｏｓｔ/",
+            "http://[::ffff:127.0.0.2]/",
+            "http://[::127.0.0.2]/",
+            "http://127.0.0.2./",
+            "http://2130706434/",
+            "http://10.0.0.1/",
+            "http://shop.xn--bcher-kva.example./",
+            "https://BÜCHER.example/",
+            "http://example.org/",
+        ] {
+            let refused = check_url(url, &policy).map_err(|e| e.to_string());
+            assert!(
+                refused.as_ref().is_err_and(|e| e.contains("blockOrigins")),
+                "{url}: {refused:?}"
+            );
+        }
+        for url in ["http://127.0.0.1/", "http://[::1]/", "http://example.com/"] {
+            assert!(check_url(url, &policy).is_ok(), "{url}");
+        }
+    }
+
+    #[test]
+    fn an_allow_listed_host_is_admitted_however_it_is_written() {
+        let policy = UrlPolicy {
+            allow_origins: rules(&["127.0.0.1:8080", "localhost"]),
+            ..UrlPolicy::default()
+        };
+        for url in ["http://[::ffff:127.0.0.1]:8080/", "http://localhost./"] {
+            assert!(check_url(url, &policy).is_ok(), "{url}");
+        }
+        assert!(check_url("http://127.0.0.1:8081/", &policy).is_err());
     }
 
     #[test]

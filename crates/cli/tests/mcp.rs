@@ -192,6 +192,83 @@ async fn mcp_server_outlives_a_killed_browser_and_the_tabs_come_back() {
     assert!(status.success(), "candor mcp exited with {status}");
 }
 
+/// `candor mcp` keeps its archive in a folder made for it alone: a random name (never
+/// one a local user could work out from the pid and plant first), created exclusively,
+/// 0700. In a configured `archiveDir`, a folder someone planted for it — a symbolic link
+/// to a place they read, or a folder open to everyone — is refused: the archive is not
+/// written, and diagnostics say why.
+#[tokio::test]
+async fn mcp_archives_into_a_private_folder_of_its_own_and_never_through_a_planted_one() {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let server = FixtureServer::start();
+    let temp = tempfile::tempdir().expect("a temp dir");
+    let candor = Candor::start_with(&[("TMPDIR", temp.path())]).await;
+    let pid = candor.child.id().expect("candor runs");
+    let path = candor.archive_after_a_read(&server).await["path"]
+        .as_str()
+        .expect("the archive's path")
+        .to_string();
+    let folder = std::path::Path::new(&path)
+        .parent()
+        .expect("the archive's folder");
+    assert_eq!(folder.parent(), Some(temp.path()), "{path}");
+    let name = folder.file_name().unwrap_or_default().to_string_lossy();
+    assert!(
+        !name.contains(&pid.to_string()),
+        "the folder's name is not made from the pid: {name}"
+    );
+    let meta = std::fs::symlink_metadata(folder).expect("the folder");
+    assert!(meta.is_dir(), "{path}");
+    assert_eq!(meta.permissions().mode() & 0o777, 0o700, "{path}");
+    // SAFETY: geteuid has no preconditions.
+    assert_eq!(meta.uid(), unsafe { libc::geteuid() }, "{path}");
+    assert!(std::path::Path::new(&path).exists(), "{path}");
+    let (status, _) = candor.close().await;
+    assert!(status.success(), "candor mcp exited with {status}");
+    assert!(
+        !folder.exists(),
+        "the archive goes with the session: {path}"
+    );
+
+    // A planted link, and a folder anyone may write to, where the archive would go.
+    let elsewhere = tempfile::tempdir().expect("a temp dir");
+    let planted = tempfile::tempdir().expect("a temp dir");
+    std::os::unix::fs::symlink(elsewhere.path(), planted.path().join("mcp")).expect("a link");
+    let open = tempfile::tempdir().expect("a temp dir");
+    std::fs::create_dir(open.path().join("mcp")).expect("a folder");
+    std::fs::set_permissions(
+        open.path().join("mcp"),
+        std::fs::Permissions::from_mode(0o777),
+    )
+    .expect("chmod");
+    for (root, what) in [(planted.path(), "link"), (open.path(), "others")] {
+        let candor = Candor::start_with(&[("CANDOR_ARCHIVE_DIR", root)]).await;
+        let archive = candor.archive_after_a_read(&server).await;
+        assert!(
+            archive["writeFailures"].as_u64().unwrap_or_default() >= 1,
+            "{archive:#}"
+        );
+        let failure = archive["lastFailure"].as_str().unwrap_or_default();
+        assert!(failure.contains(what), "{failure}");
+        let (status, _) = candor.close().await;
+        assert!(status.success(), "candor mcp exited with {status}");
+    }
+    let written: Vec<_> = std::fs::read_dir(elsewhere.path())
+        .expect("the link's target")
+        .collect();
+    assert!(
+        written.is_empty(),
+        "nothing written through the link: {written:?}"
+    );
+    let written: Vec<_> = std::fs::read_dir(open.path().join("mcp"))
+        .expect("the open folder")
+        .collect();
+    assert!(
+        written.is_empty(),
+        "nothing written into the open folder: {written:?}"
+    );
+}
+
 /// The browser process among `parent`'s children (the one without `--type=`), and its
 /// `--user-data-dir`.
 fn browser_of(parent: u32) -> Option<(u32, String)> {
@@ -254,11 +331,22 @@ struct Candor {
 
 impl Candor {
     async fn start() -> Self {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_candor"))
+        Self::start_with(&[]).await
+    }
+
+    /// `candor mcp` with `env` added to its environment.
+    async fn start_with(env: &[(&str, &std::path::Path)]) -> Self {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_candor"));
+        command
             .arg("--chromium")
             .arg(test_support::chromium())
             .arg("mcp")
             .env_remove("CANDOR_LOG")
+            .env_remove("CANDOR_ARCHIVE_DIR");
+        for (name, value) in env {
+            command.env(name, value);
+        }
+        let mut child = command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
@@ -324,6 +412,23 @@ impl Candor {
             assert!(errors.is_empty(), "{name}: {errors:?} in {envelope:#}");
         }
         (result, envelope)
+    }
+
+    /// Navigates and reads a page (an observation for the archive), recalls (which runs
+    /// after the archive's writes), and returns the archive's part of diagnostics.
+    async fn archive_after_a_read(&self, server: &FixtureServer) -> Value {
+        let (_, envelope) = self
+            .call(
+                "browser_navigate",
+                json!({"url": server.url("second.html")}),
+            )
+            .await;
+        assert_eq!(envelope["ok"], true, "{envelope:#}");
+        let (_, envelope) = self.call("browser_snapshot", json!({"mode": "text"})).await;
+        assert_eq!(envelope["ok"], true, "{envelope:#}");
+        self.call("browser_recall", json!({})).await;
+        let (_, envelope) = self.call("browser_diagnostics", json!({})).await;
+        envelope["data"]["archive"].clone()
     }
 
     /// Closes the client (which closes the child's stdin) and waits for the child to exit

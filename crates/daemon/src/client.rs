@@ -32,7 +32,10 @@ pub struct Client {
 
 impl Client {
     /// The daemon that `state` names, without asking it anything yet.
+    /// The directory must be this user's own: whoever owns it chooses the port the token
+    /// is sent to.
     pub fn from_state(state: &StateDir) -> Result<Client, Error> {
+        state.check()?;
         let info = state.read_info()?;
         let token = state.read_token()?;
         Ok(Self::new(info.port, token, state.token_path()))
@@ -190,8 +193,13 @@ impl Client {
     }
 }
 
-/// A path segment, percent-encoded where it is not a plain id.
+/// A path segment, percent-encoded where it is not a plain id. `.` and `..` are encoded
+/// too: sent bare, a client or a proxy may resolve them as the URL's dot-segments, and
+/// the daemon must see the name to refuse it.
 fn segment(raw: &str) -> String {
+    if raw == "." || raw == ".." {
+        return raw.bytes().map(|b| format!("%{b:02X}")).collect();
+    }
     raw.bytes()
         .map(|b| {
             if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.') {
@@ -211,5 +219,7 @@ mod tests {
     fn path_segments_are_encoded() {
         assert_eq!(segment("t-1.a_b"), "t-1.a_b");
         assert_eq!(segment("a/b c"), "a%2Fb%20c");
+        assert_eq!(segment(".."), "%2E%2E");
+        assert_eq!(segment("."), "%2E");
     }
 }

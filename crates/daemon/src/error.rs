@@ -17,6 +17,9 @@ pub enum Error {
         #[source]
         source: std::io::Error,
     },
+    /// The state directory is not this user's own (a link, another's, open to others).
+    #[error("the state directory cannot be used: {0}")]
+    StateDir(#[from] tools::folders::FolderError),
     #[error("another daemon is serving {}", state_dir.display())]
     AlreadyServing { state_dir: PathBuf },
     #[error("no daemon answers at {url}: {reason}")]

@@ -93,7 +93,7 @@ async fn authorize(State(state): State<AppState>, request: Request, next: Next) 
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.strip_prefix("Bearer "));
-    if !presented.is_some_and(|t| same(t.as_bytes(), state.token.as_bytes())) {
+    if !presented.is_some_and(|t| tools::same_secret(t, &state.token)) {
         let body = json!({
             "ok": false,
             "error": "unauthorized",
@@ -103,11 +103,6 @@ async fn authorize(State(state): State<AppState>, request: Request, next: Next) 
     }
     let _busy = state.registry.activity.begin();
     next.run(request).await
-}
-
-/// Compares in time independent of where the first difference is.
-fn same(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
 async fn health(State(state): State<AppState>) -> Response {

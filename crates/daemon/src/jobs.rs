@@ -127,6 +127,9 @@ impl Jobs {
         wait: bool,
     ) -> tools::Envelope {
         let started = Instant::now();
+        if let Err(refused) = crate::registry::check_task_id(task) {
+            return reply(&registry.host, Err(refused), Effect::Reads, started);
+        }
         let Some(entry) = registry.get(task) else {
             return reply(
                 &registry.host,

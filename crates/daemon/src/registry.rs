@@ -178,6 +178,15 @@ impl Registry {
             Some(ms) => command_timeout(ms)?,
             None => self.config.engine.command_timeout,
         };
+        // A configured archive folder holds the task's archive; else the state's.
+        let dir = match self.config.engine.archive.root {
+            Some(_) => None,
+            None => Some(
+                crate::StateDir::new(&self.config.state_dir)
+                    .task_dir(&id)
+                    .map_err(|e| ToolError::invalid_params(e.to_string()))?,
+            ),
+        };
         {
             let live = lock(&self.live);
             let mut starting = lock(&self.starting);
@@ -196,12 +205,7 @@ impl Registry {
             browser: self.host.options(),
             task_id: id.clone(),
             archive: tools::ArchiveOptions {
-                // A configured archive folder holds the task's archive; else the state's.
-                dir: defaults
-                    .archive
-                    .root
-                    .is_none()
-                    .then(|| crate::StateDir::new(&self.config.state_dir).task_dir(&id)),
+                dir,
                 keep: request.keep_archive.unwrap_or(defaults.archive.keep),
                 ..defaults.archive.clone()
             },
@@ -333,6 +337,9 @@ impl Registry {
     /// diagnostics among the recent tasks.
     pub(crate) async fn stop(&self, task: &str, jobs: &crate::jobs::Jobs) -> Envelope {
         let started = Instant::now();
+        if let Err(refused) = check_task_id(task) {
+            return reply(&self.host, Err(refused), Effect::Reads, started);
+        }
         let Some(entry) = lock(&self.live).remove(task) else {
             return reply(
                 &self.host,
@@ -359,6 +366,9 @@ impl Registry {
     /// the task, otherwise run by a worker of its own under the command's one deadline.
     pub(crate) async fn command(&self, task: &str, request: CommandRequest) -> Envelope {
         let started = Instant::now();
+        if let Err(refused) = check_task_id(task) {
+            return reply(&self.host, Err(refused), Effect::Reads, started);
+        }
         let Some(entry) = self.get(task) else {
             return reply(
                 &self.host,
@@ -453,6 +463,9 @@ impl Registry {
 
     /// `diagnostics` of a live or recently stopped task, answered from memory.
     pub(crate) async fn diagnostics(&self, task: &str, limit: Option<usize>) -> Envelope {
+        if let Err(refused) = check_task_id(task) {
+            return reply(&self.host, Err(refused), Effect::Reads, Instant::now());
+        }
         let engine = self.get(task).map(|e| e.engine.clone()).or_else(|| {
             lock(&self.recent)
                 .iter()
@@ -494,18 +507,22 @@ impl Registry {
     }
 }
 
-/// A task id: 1–64 characters of letters, digits, `.`, `_` and `-`.
-fn check_task_id(id: &str) -> Result<(), ToolError> {
+/// A task id: 1–64 characters of letters, digits, `.`, `_` and `-`, and a folder name of
+/// its own (`tasks/<id>`): never `.` or `..`, which name the folder itself and the state
+/// directory. Checked on every route that names a task, before anything is looked up.
+pub(crate) fn check_task_id(id: &str) -> Result<(), ToolError> {
     let ok = !id.is_empty()
         && id.len() <= 64
         && id
             .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'));
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
+        && id != "."
+        && id != "..";
     if ok {
         Ok(())
     } else {
         Err(ToolError::invalid_params(format!(
-            "task id {id:?} is not valid: use 1–64 letters, digits, '.', '_' or '-'"
+            "task id {id:?} is not valid: use 1–64 letters, digits, '.', '_' or '-', and not . or .. alone"
         )))
     }
 }
@@ -583,7 +600,7 @@ mod tests {
         for good in ["t", "1001", "agent-7.run_2"] {
             assert!(check_task_id(good).is_ok(), "{good}");
         }
-        for bad in ["", "a b", "../x", "ü", &"x".repeat(65)] {
+        for bad in ["", ".", "..", "a b", "a/b", "../x", "ü", &"x".repeat(65)] {
             assert!(check_task_id(bad).is_err(), "{bad}");
         }
     }

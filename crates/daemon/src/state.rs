@@ -1,20 +1,24 @@
 //! The daemon's state directory: the token (0600), `daemon.json` (pid and port, so
 //! clients find a daemon on any port), the lock that lets one daemon serve a directory,
 //! the log of a daemon that a client started, and each task's folder (`tasks/<id>`:
-//! its archive).
+//! its archive). It must be this user's own: a real directory, owned by them, closed to
+//! others' writes — the fallback in `/tmp` could otherwise have been made by anyone first,
+//! and whoever owns it reads the token and can point clients at a server of theirs.
 
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::os::fd::AsRawFd;
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
+use tools::folders::{self, FolderError};
 
 use crate::Error;
 
 /// Where a daemon keeps its state: `$CANDOR_STATE_DIR`, else `$XDG_STATE_HOME/candor`,
-/// else `~/.local/state/candor`, else `/tmp/candor-UID`.
+/// else `~/.local/state/candor`, else `/tmp/candor-UID` (used only if this user owns it:
+/// [`StateDir::create`], [`StateDir::check`]).
 pub fn default_state_dir() -> PathBuf {
     if let Some(dir) = std::env::var_os("CANDOR_STATE_DIR").filter(|d| !d.is_empty()) {
         return PathBuf::from(dir);
@@ -71,18 +75,21 @@ impl StateDir {
     }
 
     /// The folder of task `id`'s own files (its archive, `tools::ARCHIVE_FILE`), removed
-    /// with the task unless its archive is kept.
-    pub fn task_dir(&self, id: &str) -> PathBuf {
-        self.root.join("tasks").join(id)
+    /// with the task unless its archive is kept. An id that is no plain name (`..`) has
+    /// none.
+    pub fn task_dir(&self, id: &str) -> Result<PathBuf, FolderError> {
+        folders::named(&self.root.join("tasks"), id)
     }
 
-    /// Creates the directory (0700) if it is missing.
+    /// Creates the directory (0700) if it is missing, and checks it is this user's own.
     pub fn create(&self) -> Result<(), Error> {
-        std::fs::DirBuilder::new()
-            .recursive(true)
-            .mode(0o700)
-            .create(&self.root)
-            .map_err(|e| Error::io(&self.root, e))
+        Ok(folders::make_private(&self.root)?)
+    }
+
+    /// Checks the directory is this user's own before a client trusts what it holds (the
+    /// token it sends, the port it connects to).
+    pub fn check(&self) -> Result<(), Error> {
+        Ok(folders::check_private(&self.root)?)
     }
 
     /// Takes the directory's lock for as long as the returned file is open: one daemon
@@ -189,6 +196,28 @@ mod tests {
             .permissions()
             .mode();
         assert_eq!(dir_mode & 0o777, 0o700);
+    }
+
+    /// A state directory someone could have made first — a link, or a directory others
+    /// may write to — is refused before the token is written into it.
+    #[test]
+    fn a_state_directory_that_is_not_this_users_own_is_refused() {
+        let dir = tempfile::tempdir().expect("a temp dir");
+        let target = dir.path().join("target");
+        std::fs::create_dir(&target).expect("a folder");
+        std::os::unix::fs::symlink(&target, dir.path().join("link")).expect("a link");
+        let open = dir.path().join("open");
+        std::fs::create_dir(&open).expect("a folder");
+        std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o777)).expect("chmod");
+        for root in [dir.path().join("link"), open] {
+            let state = StateDir::new(&root);
+            assert!(
+                matches!(state.create(), Err(Error::StateDir(_))),
+                "{}",
+                root.display()
+            );
+            assert!(matches!(state.check(), Err(Error::StateDir(_))));
+        }
     }
 
     #[test]

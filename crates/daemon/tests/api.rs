@@ -1017,3 +1017,64 @@ async fn a_hand_off_serves_its_live_view_on_the_daemon_and_locks_the_task() {
     assert!(gone.starts_with("HTTP/1.1 401"), "{gone}");
     daemon.shutdown().await;
 }
+
+/// A task id names a folder of the state directory (`tasks/<id>`), so one that is not a
+/// plain name — `.` and `..` are the folder itself and its parent — is refused by name on
+/// every route, before anything is created or removed: stopping task `..` once deleted
+/// the whole state directory (token, lock, every kept archive) under a running daemon.
+#[tokio::test(flavor = "multi_thread")]
+async fn task_ids_that_name_no_folder_of_their_own_are_refused_and_nothing_is_deleted() {
+    let server = FixtureServer::start();
+    let daemon = Daemon::start().await;
+    let body = json!({ "id": "kept", "keepArchive": true });
+    let started = daemon.ask(move |c| c.start_task(&body), |a| a.body).await;
+    assert_eq!(started["ok"], true, "{started:#}");
+    daemon
+        .ok(
+            "kept",
+            "navigate",
+            json!({ "url": server.url("page-a.html") }),
+        )
+        .await;
+    daemon
+        .ok("kept", "snapshot", json!({ "mode": "text" }))
+        .await;
+    // A recall runs after the writes queued before it: the archive is on disk.
+    daemon.ok("kept", "recall", json!({})).await;
+    let root = daemon.state_dir.root().to_path_buf();
+    let archive = root.join("tasks/kept").join(tools::ARCHIVE_FILE);
+    assert!(archive.exists());
+
+    for id in [".", "..", "a/b"] {
+        let body = json!({ "id": id, "keepArchive": false });
+        let start = daemon.ask(move |c| c.start_task(&body), |a| a).await;
+        assert_eq!(start.status, 400, "start {id:?}: {:#}", start.body);
+        assert_eq!(start.body["code"], "INVALID_PARAMS", "{:#}", start.body);
+        let stop = daemon.ask(move |c| c.stop_task(id), |a| a).await;
+        assert_eq!(stop.status, 400, "stop {id:?}: {:#}", stop.body);
+        assert_eq!(stop.body["code"], "INVALID_PARAMS", "{:#}", stop.body);
+        let command = daemon
+            .ask(
+                move |c| c.command(id, "diagnostics", &json!({}), None, false),
+                |a| a,
+            )
+            .await;
+        assert_eq!(command.body["code"], "INVALID_PARAMS", "{:#}", command.body);
+        let diagnostics = daemon.ask(move |c| c.diagnostics(id, None), |a| a).await;
+        assert_eq!(
+            diagnostics.body["code"], "INVALID_PARAMS",
+            "{:#}",
+            diagnostics.body
+        );
+    }
+    assert!(daemon.state_dir.token_path().exists(), "the token is kept");
+    assert!(daemon.state_dir.lock_path().exists(), "the lock is kept");
+    assert!(archive.exists(), "the kept archive is kept");
+    let listed = daemon.ask(|c| c.tasks(), |a| a.body).await;
+    assert_eq!(
+        listed["data"]["tasks"].as_array().unwrap().len(),
+        1,
+        "{listed:#}"
+    );
+    daemon.shutdown().await;
+}

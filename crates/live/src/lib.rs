@@ -7,10 +7,20 @@
 //! always allow for the origin), the reason the agent gave, and one explicit **Done** button —
 //! the only thing that ends the hand-off.
 //!
-//! Both routes need the hand-off's one-time token (`?token=`): without it, or once the
-//! hand-off has ended, they answer 401. The daemon mounts [`router`] beside its API; `candor
-//! mcp` serves it on a loopback port of its own when the first hand-off starts
-//! ([`Lazy`]). The page is plain HTML and JavaScript (`static/live.html`), no build step.
+//! The door has one key, for one person. The hand-off's one-time token (`?token=`) opens
+//! the page once: that first load spends it for a session, a cookie (`HttpOnly`,
+//! `SameSite=Strict`, the view's path only) that alone opens the page again (a reload)
+//! and its socket — one socket at a time — until Done. A request must name the address
+//! the view was served on (`Host`; a DNS-rebinding page names its own), and the socket
+//! must come from that origin (`Origin`: every page on 127.0.0.1 is the same *site*, so
+//! the cookie alone would not tell a hostile page on another port from the view). Every
+//! answer is `Cache-Control: no-store`, `Referrer-Policy: no-referrer` and
+//! `frame-ancestors 'none'`. Otherwise 401 (no key), 403 (wrong address or origin), 409
+//! (a second socket). Secrets are compared in constant time (`tools::same_secret`).
+//!
+//! The daemon mounts [`router`] beside its API; `candor mcp` serves it on a loopback port
+//! of its own when the first hand-off starts ([`Lazy`]). The page is plain HTML and
+//! JavaScript (`static/live.html`), no build step.
 
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
@@ -18,19 +28,23 @@ use std::time::Duration;
 use axum::Router;
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
 use axum::extract::{Path, Query, State};
-use axum::http::StatusCode;
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::get;
 use browser::{Deadline, PersonInput};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use tools::Engine;
+use tools::handoff::LiveEntry;
 
 const PAGE: &str = include_str!("../static/live.html");
 /// The deadline of one forwarded input or control.
 const STEP: Duration = Duration::from_secs(30);
 /// How often the page's state (URL, tabs, dialog) is sent while nothing else happens.
 const STATE_EVERY: Duration = Duration::from_millis(500);
+
+/// The name of the person's session cookie.
+const COOKIE: &str = "candor_live";
 
 /// Finds the engine of a task by its id.
 pub type Lookup = Arc<dyn Fn(&str) -> Option<Arc<Engine>> + Send + Sync>;
@@ -46,55 +60,195 @@ struct Token {
 }
 
 /// The live view's routes: `GET /live/{task}?token=…` (the page) and
-/// `GET /live/{task}/ws?token=…` (its WebSocket).
+/// `GET /live/{task}/ws` (its WebSocket, opened with the session's cookie).
 pub fn router(lookup: Lookup) -> Router {
     Router::new()
         .route("/live/{task}", get(page))
         .route("/live/{task}/ws", get(socket))
         .with_state(Live { lookup })
+        .layer(axum::middleware::map_response(private))
 }
 
-/// The engine of `task` when `token` opens its live view now.
-fn admitted(live: &Live, task: &str, token: &Token) -> Option<Arc<Engine>> {
-    let engine = (live.lookup)(task)?;
-    let token = token.token.as_deref()?;
-    engine.live_view_admits(token).then_some(engine)
+/// What every answer of the live view carries: not stored by any cache, its URL (with the
+/// token) never sent on as a referrer, never shown inside another page's frame.
+async fn private(mut response: Response) -> Response {
+    let headers = response.headers_mut();
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    headers.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
+    );
+    headers.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static("frame-ancestors 'none'"),
+    );
+    headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    response
 }
 
-fn unauthorized() -> Response {
-    (
-        StatusCode::UNAUTHORIZED,
-        "this live view needs the token of a hand-off under way",
-    )
-        .into_response()
+/// Why a request does not get in.
+#[derive(Debug, Clone, Copy)]
+enum Refusal {
+    /// No key: no hand-off under way, the token spent or wrong, no session.
+    Unauthorized,
+    /// Another address than the view's (`Host`).
+    ElsewhereHost,
+    /// The socket asked from another page than the view's (`Origin`).
+    ElsewhereOrigin,
+    /// The person's socket is open already.
+    SecondSocket,
+}
+
+impl IntoResponse for Refusal {
+    fn into_response(self) -> Response {
+        let (status, why) = match self {
+            Refusal::Unauthorized => (
+                StatusCode::UNAUTHORIZED,
+                "this live view needs the token of a hand-off under way, once, or the session it opened",
+            ),
+            Refusal::ElsewhereHost => (
+                StatusCode::FORBIDDEN,
+                "this live view answers only at the address it was given on",
+            ),
+            Refusal::ElsewhereOrigin => (
+                StatusCode::FORBIDDEN,
+                "this live view's socket opens only from its own page",
+            ),
+            Refusal::SecondSocket => (
+                StatusCode::CONFLICT,
+                "this live view's socket is open already: one person, one view",
+            ),
+        };
+        (status, why).into_response()
+    }
+}
+
+/// The engine of `task` while a hand-off of it is under way, when the request names the
+/// address its view was served on — and, where `origin` is required (the socket), comes
+/// from a page of it.
+fn at_home(
+    live: &Live,
+    task: &str,
+    headers: &HeaderMap,
+    origin: bool,
+) -> Result<Arc<Engine>, Refusal> {
+    let engine = (live.lookup)(task).ok_or(Refusal::Unauthorized)?;
+    let url = engine.live_view_url().ok_or(Refusal::Unauthorized)?;
+    let (scheme, rest) = url.split_once("://").ok_or(Refusal::Unauthorized)?;
+    let authority = rest.split('/').next().unwrap_or_default();
+    let host = headers
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .unwrap_or_default();
+    if !host.eq_ignore_ascii_case(authority) {
+        return Err(Refusal::ElsewhereHost);
+    }
+    let from = headers.get(header::ORIGIN).and_then(|h| h.to_str().ok());
+    let home = format!("{scheme}://{authority}");
+    let same_origin = from.is_some_and(|o| o.eq_ignore_ascii_case(&home));
+    if (origin || from.is_some()) && !same_origin {
+        return Err(Refusal::ElsewhereOrigin);
+    }
+    Ok(engine)
+}
+
+/// The value of the session cookie the request carries, if any.
+fn session_of(headers: &HeaderMap) -> Option<String> {
+    headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|h| h.to_str().ok())
+        .flat_map(|h| h.split(';'))
+        .filter_map(|pair| pair.trim().split_once('='))
+        .find(|(name, _)| *name == COOKIE)
+        .map(|(_, value)| value.to_string())
 }
 
 async fn page(
     State(live): State<Live>,
     Path(task): Path<String>,
     Query(token): Query<Token>,
+    headers: HeaderMap,
 ) -> Response {
-    match admitted(&live, &task, &token) {
-        Some(_) => Html(PAGE).into_response(),
-        None => unauthorized(),
+    let engine = match at_home(&live, &task, &headers, false) {
+        Ok(engine) => engine,
+        Err(refused) => return refused.into_response(),
+    };
+    let session = session_of(&headers);
+    match engine.live_view_enter(token.token.as_deref(), session.as_deref()) {
+        Some(LiveEntry::Returning) => Html(PAGE).into_response(),
+        Some(LiveEntry::Opened { session }) => {
+            let cookie = format!(
+                "{COOKIE}={session}; Path=/live/{}; HttpOnly; SameSite=Strict",
+                path_segment(&task)
+            );
+            let mut response = Html(PAGE).into_response();
+            match HeaderValue::from_str(&cookie) {
+                Ok(value) => {
+                    response.headers_mut().insert(header::SET_COOKIE, value);
+                    response
+                }
+                Err(_) => Refusal::Unauthorized.into_response(),
+            }
+        }
+        None => Refusal::Unauthorized.into_response(),
     }
 }
 
 async fn socket(
     State(live): State<Live>,
     Path(task): Path<String>,
-    Query(token): Query<Token>,
+    headers: HeaderMap,
     upgrade: WebSocketUpgrade,
 ) -> Response {
-    let Some(engine) = admitted(&live, &task, &token) else {
-        return unauthorized();
+    let engine = match at_home(&live, &task, &headers, true) {
+        Ok(engine) => engine,
+        Err(refused) => return refused.into_response(),
     };
-    let token = token.token.unwrap_or_default();
+    let Some(session) = session_of(&headers).filter(|s| engine.live_view_session(s)) else {
+        return Refusal::Unauthorized.into_response();
+    };
+    if !engine.live_view_claim_socket(&session) {
+        return Refusal::SecondSocket.into_response();
+    }
+    // Held by the socket's task; dropped with it however it ends (or if the upgrade
+    // never completes), which gives the socket back.
+    let claim = SocketClaim {
+        engine: engine.clone(),
+        session: session.clone(),
+    };
     upgrade.on_upgrade(move |socket| async move {
-        if let Err(reason) = serve(socket, engine, token).await {
+        let _claim = claim;
+        if let Err(reason) = serve(socket, engine, session).await {
             tracing::debug!(%reason, "live view closed");
         }
     })
+}
+
+/// The live view's one socket, taken; given back when dropped.
+struct SocketClaim {
+    engine: Arc<Engine>,
+    session: String,
+}
+
+impl Drop for SocketClaim {
+    fn drop(&mut self) {
+        self.engine.live_view_release_socket(&self.session);
+    }
+}
+
+/// `task` as one path segment: letters, digits and `-._~` kept, the rest escaped, so a
+/// cookie's `Path` never carries a `;` of its own.
+fn path_segment(task: &str) -> String {
+    task.bytes()
+        .map(|b| {
+            if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
+                (b as char).to_string()
+            } else {
+                format!("%{b:02X}")
+            }
+        })
+        .collect()
 }
 
 /// What the page sends.
@@ -142,7 +296,7 @@ fn one() -> i64 {
 }
 
 /// One person's session: frames out, input and controls in, until Done or the page goes.
-async fn serve(mut socket: WebSocket, engine: Arc<Engine>, token: String) -> Result<(), String> {
+async fn serve(mut socket: WebSocket, engine: Arc<Engine>, session: String) -> Result<(), String> {
     let mut current = engine.person_tab().await;
     let mut frames = match &current {
         Some((_, tab)) => Some(
@@ -174,7 +328,7 @@ async fn serve(mut socket: WebSocket, engine: Arc<Engine>, token: String) -> Res
                 })).await?;
             }
             _ = tick.tick() => {
-                if !engine.live_view_admits(&token) {
+                if !engine.live_view_session(&session) {
                     return send(&mut socket, &json!({ "type": "ended" })).await;
                 }
                 send(&mut socket, &state(&engine).await).await?;
@@ -186,7 +340,7 @@ async fn serve(mut socket: WebSocket, engine: Arc<Engine>, token: String) -> Res
                     send(&mut socket, &json!({ "type": "error", "message": "not a live view message" })).await?;
                     continue;
                 };
-                if !engine.live_view_admits(&token) {
+                if !engine.live_view_session(&session) {
                     return send(&mut socket, &json!({ "type": "ended" })).await;
                 }
                 match request {

@@ -386,3 +386,169 @@ async fn a_person_finishes_the_page_in_the_live_view_and_the_agent_gets_it_back(
     person.shutdown().await;
     agent.shutdown().await;
 }
+
+/// The parts of a raw request to the live view: the path and query, then extra header
+/// lines. `Host` is the view's own unless a line gives another.
+fn request(host: &str, target: &str, headers: &[String]) -> String {
+    let mut lines = vec![format!("GET {target} HTTP/1.1")];
+    if !headers
+        .iter()
+        .any(|h| h.to_ascii_lowercase().starts_with("host:"))
+    {
+        lines.push(format!("Host: {host}"));
+    }
+    lines.extend(headers.iter().cloned());
+    if !headers
+        .iter()
+        .any(|h| h.to_ascii_lowercase().starts_with("connection:"))
+    {
+        lines.push("Connection: close".into());
+    }
+    lines.join("\r\n") + "\r\n\r\n"
+}
+
+/// The header lines of a WebSocket handshake.
+fn upgrade(extra: &[String]) -> Vec<String> {
+    let mut lines: Vec<String> = [
+        "Upgrade: websocket",
+        "Connection: Upgrade",
+        "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==",
+        "Sec-WebSocket-Version: 13",
+    ]
+    .map(String::from)
+    .to_vec();
+    lines.extend(extra.iter().cloned());
+    lines
+}
+
+/// The value of header `name` in a response head.
+fn header<'a>(head: &'a str, name: &str) -> Option<&'a str> {
+    head.lines().find_map(|line| {
+        let (key, value) = line.split_once(':')?;
+        key.eq_ignore_ascii_case(name).then(|| value.trim())
+    })
+}
+
+/// The live view's token opens one person's session, once: the first page load spends it
+/// for a cookie, and nothing else gets in with it — not a second load of the same URL,
+/// not a second socket while the person's is open, not a request that names another
+/// host (a DNS-rebinding page) or comes from another origin (any page on 127.0.0.1 is the
+/// same site). Nothing of it is cached, framed or sent on as a referrer.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_live_view_opens_once_for_one_person_on_its_own_address_only() {
+    let server = FixtureServer::start();
+    let agent = Arc::new(engine("door", false));
+    let weak = Arc::downgrade(&agent);
+    let lookup: live::Lookup =
+        Arc::new(move |id: &str| (id == "door").then(|| weak.upgrade()).flatten());
+    agent.set_live_views(Arc::new(live::Lazy::new(lookup)));
+    ok(
+        &agent,
+        "navigate",
+        json!({ "url": server.url("handoff.html") }),
+    )
+    .await;
+    let started = ok(&agent, "handoff", json!({ "reason": "Sign in" })).await;
+    let url = started["data"]["liveView"].as_str().unwrap().to_string();
+    let rest = url.strip_prefix("http://").unwrap();
+    let (host, target) = rest.split_once('/').unwrap();
+    let (host, target) = (host.to_string(), format!("/{target}"));
+    let path = target.split_once('?').unwrap().0.to_string();
+    let socket_path = format!("{path}/ws");
+    let origin = format!("Origin: http://{host}");
+
+    tokio::task::spawn_blocking(move || {
+        let send = |target: &str, headers: &[String]| {
+            test_support::http_exchange(&host, &request(&host, target, headers))
+        };
+        // Another name for the address (a rebinding page's own) is refused, and spends
+        // nothing.
+        let (head, _) = send(&target, &["Host: rebound.example".to_string()]);
+        assert!(head.starts_with("HTTP/1.1 403"), "{head}");
+
+        // The first load opens the session: a cookie for the view's path only, kept from
+        // scripts, never sent by another site; the page is not stored, framed or referred.
+        let (head, _) = send(&target, &[]);
+        assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+        let cookie = header(&head, "set-cookie")
+            .expect("a session cookie")
+            .to_string();
+        for part in ["HttpOnly", "SameSite=Strict", &format!("Path={path}")] {
+            assert!(cookie.contains(part), "{part} in {cookie}");
+        }
+        let session = cookie.split(';').next().unwrap().to_string();
+        assert!(
+            !session.contains(target.split("token=").nth(1).unwrap()),
+            "{session}"
+        );
+        assert_eq!(header(&head, "cache-control"), Some("no-store"), "{head}");
+        assert_eq!(
+            header(&head, "referrer-policy"),
+            Some("no-referrer"),
+            "{head}"
+        );
+        assert!(
+            header(&head, "content-security-policy")
+                .is_some_and(|csp| csp.contains("frame-ancestors 'none'")),
+            "{head}"
+        );
+
+        // The token is spent: a second load with it alone is refused (and says so as
+        // privately); with the cookie, the person's reload is the page again.
+        let (head, _) = send(&target, &[]);
+        assert!(head.starts_with("HTTP/1.1 401"), "{head}");
+        assert_eq!(header(&head, "cache-control"), Some("no-store"), "{head}");
+        let with_cookie = format!("Cookie: {session}");
+        let (head, _) = send(&target, std::slice::from_ref(&with_cookie));
+        assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+
+        // The socket: the cookie, from the view's own origin, to its own host.
+        for (why, headers, status) in [
+            ("no cookie", vec![origin.clone()], "401"),
+            ("no origin", vec![with_cookie.clone()], "403"),
+            (
+                "another origin",
+                vec![with_cookie.clone(), "Origin: http://127.0.0.1:1".into()],
+                "403",
+            ),
+            (
+                "another host",
+                vec![
+                    with_cookie.clone(),
+                    origin.clone(),
+                    "Host: rebound.example".into(),
+                ],
+                "403",
+            ),
+        ] {
+            let (head, _) = send(&socket_path, &upgrade(&headers));
+            assert!(
+                head.starts_with(&format!("HTTP/1.1 {status}")),
+                "{why}: {head}"
+            );
+        }
+        let (head, _) = send(
+            &format!("{socket_path}?{}", target.split_once('?').unwrap().1),
+            &upgrade(std::slice::from_ref(&origin)),
+        );
+        assert!(
+            head.starts_with("HTTP/1.1 401"),
+            "the spent token opens no socket: {head}"
+        );
+        let (head, first) = send(
+            &socket_path,
+            &upgrade(&[with_cookie.clone(), origin.clone()]),
+        );
+        assert!(head.starts_with("HTTP/1.1 101"), "{head}");
+        // One person, one socket: a second is refused while the first is open.
+        let (head, _) = send(
+            &socket_path,
+            &upgrade(&[with_cookie.clone(), origin.clone()]),
+        );
+        assert!(head.starts_with("HTTP/1.1 409"), "a second socket: {head}");
+        drop(first);
+    })
+    .await
+    .unwrap();
+    agent.shutdown().await;
+}

@@ -7,5 +7,5 @@ mod http;
 mod server;
 
 pub use chromium::{chromium, chromium_with_port, devtools_port};
-pub use http::http_get;
+pub use http::{http_exchange, http_get};
 pub use server::{FixtureServer, fixtures_dir};

@@ -14,7 +14,7 @@
 //! masks password values (SPEC §16).
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
@@ -25,6 +25,7 @@ use serde_json::Value;
 
 use crate::engine::lock;
 use crate::envelope::{Envelope, Status};
+use crate::folders;
 
 /// The archive's file, in its folder.
 pub const ARCHIVE_FILE: &str = "archive.sqlite3";
@@ -38,7 +39,9 @@ pub struct ArchiveOptions {
     /// it unless kept; absent, a new temporary folder.
     pub dir: Option<PathBuf>,
     /// Without `dir`: the folder the task's archive folder goes in (`<root>/<task>`;
-    /// config `archiveDir`); absent too, a new temporary folder.
+    /// config `archiveDir`); absent too, a new temporary folder of a random name. Either
+    /// way the archive's folder must be a real folder of this user's, closed to others
+    /// (`folders::make_private`).
     pub root: Option<PathBuf>,
     /// Leave the archive (and its folder) in place when the task ends.
     pub keep: bool,
@@ -104,7 +107,7 @@ pub(crate) enum ArchiveError {
 /// What the archive's writer has done, for `diagnostics`.
 #[derive(Debug, Clone)]
 pub(crate) struct ArchiveHealth {
-    pub path: PathBuf,
+    pub path: Option<PathBuf>,
     pub queued: u64,
     pub write_failures: u64,
     pub last_failure: Option<String>,
@@ -121,7 +124,8 @@ enum Job {
 pub(crate) struct Archive {
     sender: Mutex<Option<mpsc::Sender<Job>>>,
     thread: Mutex<Option<JoinHandle<()>>>,
-    dir: PathBuf,
+    /// The archive's own folder; none when it could not be named or made.
+    dir: Option<PathBuf>,
     keep: bool,
     queued: AtomicU64,
     failures: Arc<Failures>,
@@ -154,17 +158,22 @@ impl Archive {
             return None;
         }
         let dir = match (&options.dir, &options.root) {
-            (Some(dir), _) => dir.clone(),
-            (None, Some(root)) => root.join(folder_name(task)),
-            (None, None) => temp_dir(task),
+            (Some(dir), _) => Ok(dir.clone()),
+            (None, Some(root)) => folders::named(root, &folder_name(task)),
+            // A name nobody can work out first, made exclusively: never a folder someone
+            // else planted in the shared temporary folder.
+            (None, None) => folders::make_temp(&format!("candor-archive-{}-", folder_name(task))),
         };
         let (sender, receiver) = mpsc::channel::<Job>();
         let failures = Arc::new(Failures::default());
-        let path = dir.join(ARCHIVE_FILE);
+        let path = dir
+            .as_ref()
+            .map(|dir| dir.join(ARCHIVE_FILE))
+            .map_err(|e| e.to_string());
         let writer_failures = failures.clone();
         let thread = std::thread::Builder::new()
             .name(format!("archive-{task}"))
-            .spawn(move || writer(&path, receiver, &writer_failures));
+            .spawn(move || writer(path, receiver, &writer_failures));
         let thread = match thread {
             Ok(thread) => Some(thread),
             Err(e) => {
@@ -175,7 +184,7 @@ impl Archive {
         Some(Archive {
             sender: Mutex::new(thread.as_ref().map(|_| sender)),
             thread: Mutex::new(thread),
-            dir,
+            dir: dir.ok(),
             keep: options.keep,
             queued: AtomicU64::new(0),
             failures,
@@ -184,8 +193,9 @@ impl Archive {
         })
     }
 
-    pub(crate) fn path(&self) -> PathBuf {
-        self.dir.join(ARCHIVE_FILE)
+    /// The database's file; none when no folder could be named for it.
+    pub(crate) fn path(&self) -> Option<PathBuf> {
+        self.dir.as_ref().map(|dir| dir.join(ARCHIVE_FILE))
     }
 
     /// Queues `observation` for the writer; returns at once.
@@ -263,11 +273,13 @@ impl Archive {
         if let Some(thread) = lock(&self.thread).take() {
             let _ = thread.join();
         }
+        // Only a folder of the archive's own goes: never one it refused to write into.
         if !self.keep
-            && self.dir.exists()
-            && let Err(e) = std::fs::remove_dir_all(&self.dir)
+            && let Some(dir) = &self.dir
+            && folders::check_private(dir).is_ok()
+            && let Err(e) = std::fs::remove_dir_all(dir)
         {
-            tracing::warn!(dir = %self.dir.display(), error = %e, "the archive could not be removed");
+            tracing::warn!(dir = %dir.display(), error = %e, "the archive could not be removed");
         }
     }
 }
@@ -276,14 +288,6 @@ impl Drop for Archive {
     fn drop(&mut self) {
         self.close();
     }
-}
-
-/// A new folder of this process for `task`'s archive.
-fn temp_dir(task: &str) -> PathBuf {
-    static NEXT: AtomicU64 = AtomicU64::new(0);
-    let n = NEXT.fetch_add(1, Ordering::Relaxed);
-    let task = folder_name(task);
-    std::env::temp_dir().join(format!("candor-archive-{}-{n}-{task}", std::process::id()))
 }
 
 /// `task` as a file name: letters and digits kept, anything else `_`, at most 40.
@@ -314,20 +318,16 @@ CREATE VIRTUAL TABLE IF NOT EXISTS observations_fts
     USING fts5 (text, content = 'observations', content_rowid = 'seq');
 ";
 
-fn connect(path: &Path) -> Result<Connection, ArchiveError> {
+fn connect(path: Result<PathBuf, String>) -> Result<Connection, ArchiveError> {
+    let path = path.map_err(ArchiveError::Unavailable)?;
     let fail = |message: String| ArchiveError::Open {
-        path: path.to_path_buf(),
+        path: path.clone(),
         message,
     };
     if let Some(dir) = path.parent() {
-        use std::os::unix::fs::DirBuilderExt;
-        std::fs::DirBuilder::new()
-            .recursive(true)
-            .mode(0o700)
-            .create(dir)
-            .map_err(|e| fail(e.to_string()))?;
+        folders::make_private(dir).map_err(|e| fail(e.to_string()))?;
     }
-    let connection = Connection::open(path).map_err(|e| fail(e.to_string()))?;
+    let connection = Connection::open(&path).map_err(|e| fail(e.to_string()))?;
     connection
         .execute_batch(SCHEMA)
         .map_err(|e| fail(e.to_string()))?;
@@ -335,7 +335,7 @@ fn connect(path: &Path) -> Result<Connection, ArchiveError> {
 }
 
 /// The writer thread: owns the connection until the queue closes.
-fn writer(path: &Path, jobs: mpsc::Receiver<Job>, failures: &Failures) {
+fn writer(path: Result<PathBuf, String>, jobs: mpsc::Receiver<Job>, failures: &Failures) {
     let connection = connect(path);
     if let Err(e) = &connection {
         failures.record(e.to_string());
@@ -552,7 +552,7 @@ mod tests {
         assert!(odd.is_ok(), "{odd:?}");
         assert_eq!(archive.count_of_tab("tab0"), 2);
         assert_eq!(archive.health().write_failures, 0);
-        let path = archive.path();
+        let path = archive.path().expect("a folder");
         assert!(path.exists());
         assert!(path.starts_with(dir.path().join("t")), "{}", path.display());
         drop(archive);
@@ -583,6 +583,37 @@ mod tests {
             .expect("a read")
             .expect("the observation");
         assert_eq!(found.1, "written before the crash");
+    }
+
+    /// A link planted where the task's folder goes (in a shared `archiveDir`) is never
+    /// written through, nor removed with the task.
+    #[tokio::test]
+    async fn a_link_planted_for_the_tasks_folder_is_refused_and_left_alone() {
+        let root = tempfile::tempdir().expect("a temp dir");
+        let elsewhere = tempfile::tempdir().expect("a temp dir");
+        std::os::unix::fs::symlink(elsewhere.path(), root.path().join("t")).expect("a link");
+        let options = ArchiveOptions {
+            enabled: true,
+            dir: None,
+            root: Some(root.path().to_path_buf()),
+            keep: false,
+        };
+        let archive = Archive::open("t", &options).expect("enabled");
+        archive.write(observation(1, "x"));
+        assert!(archive.read(|c| list(c, 0, 1)).await.is_err());
+        let health = archive.health();
+        assert!(health.write_failures >= 1);
+        let failure = health.last_failure.unwrap_or_default();
+        assert!(failure.contains("symbolic link"), "{failure}");
+        drop(archive);
+        assert_eq!(
+            std::fs::read_dir(elsewhere.path()).expect("there").count(),
+            0
+        );
+        assert!(
+            root.path().join("t").is_symlink(),
+            "the link is left as it was"
+        );
     }
 
     #[tokio::test]

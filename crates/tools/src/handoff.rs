@@ -62,8 +62,14 @@ pub struct Summary {
 pub struct Handoff {
     pub mode: Mode,
     pub reason: Option<String>,
-    /// The live view's token while a person has the task.
+    /// The live view's one-time token while a person has the task, until the first page
+    /// load spends it for a session.
     pub token: Option<String>,
+    /// The person's session (their cookie's value) once the token was spent: it alone
+    /// opens the view from then on, until Done.
+    pub session: Option<String>,
+    /// Whether the person's live view holds its one socket.
+    pub socket_open: bool,
     pub url: Option<String>,
     /// Tab ids when the hand-off began.
     pub tabs_before: Vec<String>,
@@ -80,14 +86,89 @@ impl Handoff {
         self.mode == Mode::WaitingHuman && !matches!(method, "handoff" | "diagnostics")
     }
 
-    /// Whether `token` opens the live view now.
-    pub fn admits(&self, token: &str) -> bool {
+    /// A load of the live view's page: the session's cookie admits its holder again;
+    /// without it, the query token admits once and is spent for a new session. `None` is
+    /// a refusal.
+    pub fn enter(&mut self, token: Option<&str>, session: Option<&str>) -> Option<LiveEntry> {
+        if self.mode != Mode::WaitingHuman {
+            return None;
+        }
+        if session.is_some_and(|s| self.has_session(s)) {
+            return Some(LiveEntry::Returning);
+        }
+        let spends = token.is_some_and(|given| {
+            self.token
+                .as_deref()
+                .is_some_and(|t| !t.is_empty() && same_secret(t, given))
+        });
+        if !spends {
+            return None;
+        }
+        let session = random_token().ok()?;
+        self.token = None;
+        self.socket_open = false;
+        self.session = Some(session.clone());
+        Some(LiveEntry::Opened { session })
+    }
+
+    /// Whether `session` is the person's, while a hand-off is under way.
+    pub fn has_session(&self, session: &str) -> bool {
         self.mode == Mode::WaitingHuman
             && self
-                .token
+                .session
                 .as_deref()
-                .is_some_and(|t| t == token && !t.is_empty())
+                .is_some_and(|s| !s.is_empty() && same_secret(s, session))
     }
+
+    /// Takes the one socket for `session`; `false` when the session is not the person's
+    /// or its socket is open already.
+    pub fn claim_socket(&mut self, session: &str) -> bool {
+        if !self.has_session(session) || self.socket_open {
+            return false;
+        }
+        self.socket_open = true;
+        true
+    }
+
+    /// Gives back the socket `session` took (a socket of a session since replaced gives
+    /// back nothing).
+    pub fn release_socket(&mut self, session: &str) {
+        if self
+            .session
+            .as_deref()
+            .is_some_and(|s| same_secret(s, session))
+        {
+            self.socket_open = false;
+        }
+    }
+}
+
+/// How a page load was admitted to the live view.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LiveEntry {
+    /// The token was spent now: `session` is the person's cookie from here on.
+    Opened { session: String },
+    /// The person's cookie: a reload.
+    Returning,
+}
+
+/// Whether two secrets are equal, in a time that does not depend on where they first
+/// differ (only on their lengths, which are not secret: every token is 64 hex digits),
+/// so a client timing its refusals learns nothing of the token byte by byte. Every
+/// secret candor is shown (the daemon's token, a live view's token and session) is
+/// compared here.
+pub fn same_secret(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    // Every byte is looked at whatever the earlier ones were; `black_box` keeps the
+    // compiler from turning the fold back into an early exit.
+    let differ = a
+        .iter()
+        .zip(b)
+        .fold(0u8, |acc, (x, y)| acc | std::hint::black_box(x ^ y));
+    differ == 0
 }
 
 /// A fresh random token (hex of 32 bytes from the kernel): the daemon's, and each
@@ -147,9 +228,33 @@ impl Engine {
         *lock(&self.handoff.views) = Some(views);
     }
 
-    /// Whether `token` opens this task's live view now.
-    pub fn live_view_admits(&self, token: &str) -> bool {
-        lock(&self.handoff.state).admits(token)
+    /// A load of this task's live view with the query `token` and the `session` cookie,
+    /// if any ([`Handoff::enter`]).
+    pub fn live_view_enter(&self, token: Option<&str>, session: Option<&str>) -> Option<LiveEntry> {
+        lock(&self.handoff.state).enter(token, session)
+    }
+
+    /// Whether `session` is the person's at this task's live view now.
+    pub fn live_view_session(&self, session: &str) -> bool {
+        lock(&self.handoff.state).has_session(session)
+    }
+
+    /// Takes the live view's one socket for `session` ([`Handoff::claim_socket`]).
+    pub fn live_view_claim_socket(&self, session: &str) -> bool {
+        lock(&self.handoff.state).claim_socket(session)
+    }
+
+    /// Gives back the socket `session` took.
+    pub fn live_view_release_socket(&self, session: &str) {
+        lock(&self.handoff.state).release_socket(session);
+    }
+
+    /// The URL of the hand-off under way: where its live view is served.
+    pub fn live_view_url(&self) -> Option<String> {
+        let handoff = lock(&self.handoff.state);
+        (handoff.mode == Mode::WaitingHuman)
+            .then(|| handoff.url.clone())
+            .flatten()
     }
 
     /// The reason the agent gave for the hand-off under way.
@@ -268,6 +373,8 @@ impl Engine {
         handoff.mode = Mode::WaitingHuman;
         handoff.reason = Some(reason);
         handoff.token = Some(token);
+        handoff.session = None;
+        handoff.socket_open = false;
         handoff.url = Some(url.clone());
         handoff.tabs_before = tabs_before;
         handoff.summary = Summary::default();
@@ -310,6 +417,7 @@ impl Engine {
         handoff.back = Some((snapshot.data.clone(), summary));
         handoff.mode = Mode::HandoffComplete;
         handoff.token = None;
+        handoff.session = None;
         handoff.url = None;
         handoff.generation += 1;
         let generation = handoff.generation;
@@ -338,17 +446,45 @@ mod tests {
     }
 
     #[test]
-    fn the_token_opens_the_view_only_while_waiting() {
+    fn the_token_opens_one_session_once_and_only_while_waiting() {
         let mut handoff = Handoff {
             token: Some("abc".into()),
             ..Handoff::default()
         };
-        assert!(!handoff.admits("abc"));
+        assert_eq!(handoff.enter(Some("abc"), None), None, "not waiting yet");
         handoff.mode = Mode::WaitingHuman;
-        assert!(handoff.admits("abc"));
-        assert!(!handoff.admits("abd"));
-        assert!(!handoff.admits(""));
+        assert_eq!(handoff.enter(Some("abd"), None), None);
+        assert_eq!(handoff.enter(Some(""), None), None);
+        assert_eq!(
+            handoff.enter(None, Some("abc")),
+            None,
+            "a token is no session"
+        );
+        let Some(LiveEntry::Opened { session }) = handoff.enter(Some("abc"), None) else {
+            panic!("the token opens a session");
+        };
+        assert_eq!(handoff.enter(Some("abc"), None), None, "spent");
+        assert_eq!(
+            handoff.enter(Some("abc"), Some(&session)),
+            Some(LiveEntry::Returning)
+        );
+        assert!(handoff.claim_socket(&session));
+        assert!(!handoff.claim_socket(&session), "one socket");
+        assert!(!handoff.claim_socket("other"));
+        handoff.release_socket(&session);
+        assert!(handoff.claim_socket(&session));
         handoff.mode = Mode::HandoffComplete;
-        assert!(!handoff.admits("abc"));
+        assert!(!handoff.has_session(&session));
+        assert_eq!(handoff.enter(None, Some(&session)), None);
+    }
+
+    #[test]
+    fn secrets_are_equal_only_when_every_byte_is() {
+        assert!(same_secret("", ""));
+        assert!(same_secret("sesame", "sesame"));
+        assert!(!same_secret("sesame", "sesamE"));
+        assert!(!same_secret("sesame", "Sesame"));
+        assert!(!same_secret("sesame", "sesam"));
+        assert!(!same_secret("sesame", ""));
     }
 }

@@ -14,6 +14,7 @@ mod engine;
 mod envelope;
 mod error;
 pub mod flow;
+pub mod folders;
 pub mod handoff;
 mod host;
 mod journal;
@@ -29,7 +30,7 @@ pub use envelope::{
     ActionStatus, Envelope, Events, Execution, Image, PageInfo, Status, Verification,
 };
 pub use error::{Code, ToolError};
-pub use handoff::random_token;
+pub use handoff::{random_token, same_secret};
 pub use host::BrowserHost;
 pub use journal::redact_command;
 pub use render::{FENCE_CLOSE, FENCE_OPEN, render_json, render_text};

@@ -44,7 +44,8 @@ struct CheckpointsOut {
 #[derive(Debug, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 struct ArchiveOut {
-    path: String,
+    /// Absent when no folder could be named or made for it (`lastFailure` says why).
+    path: Option<String>,
     queued: u64,
     write_failures: u64,
     last_failure: Option<String>,
@@ -88,7 +89,7 @@ impl ToolSpec for Diagnostics {
             archive: ctx.archive().map(|archive| {
                 let health = archive.health();
                 ArchiveOut {
-                    path: health.path.display().to_string(),
+                    path: health.path.map(|p| p.display().to_string()),
                     queued: health.queued,
                     write_failures: health.write_failures,
                     last_failure: health.last_failure,

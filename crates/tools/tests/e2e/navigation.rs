@@ -502,6 +502,64 @@ async fn a_block_listed_origin_is_refused_by_name_and_a_link_to_it_is_not_follow
     h.shutdown().await;
 }
 
+/// A block-listed host written another way is the same host: `localhost.` (the DNS
+/// root's trailing dot, in any case), `127.0.0.1` as an IPv4-mapped or -compatible IPv6
+/// address or as one number, are refused by the rule that names the host, both when the
+/// agent navigates there and when the page's link goes there.
+#[tokio::test]
+async fn a_block_listed_host_written_another_way_is_refused_all_the_same() {
+    let other = FixtureServer::start();
+    let port = other.port();
+    let h = Harness::with(move |options| {
+        options.url_policy.block_origins = vec![
+            browser::OriginRule::parse("localhost").unwrap(),
+            browser::OriginRule::parse(&format!("127.0.0.1:{port}")).unwrap(),
+        ];
+    });
+    let here = h.server.port();
+    for url in [
+        format!("http://localhost.:{here}/second.html"),
+        format!("http://LocalHost.:{here}/second.html"),
+        format!("http://[::ffff:127.0.0.1]:{port}/second.html"),
+        format!("http://[::ffff:7f00:1]:{port}/second.html"),
+        format!("http://[::127.0.0.1]:{port}/second.html"),
+        format!("http://2130706433:{port}/second.html"),
+    ] {
+        let refused = h
+            .fails("navigate", json!({ "url": url }), "URL_BLOCKED")
+            .await;
+        assert!(
+            refused["message"]
+                .as_str()
+                .unwrap()
+                .contains("blocked by the blockOrigins rule"),
+            "{url}: {refused:#}"
+        );
+    }
+    for link in ["Dot", "Mapped"] {
+        h.ok(
+            "navigate",
+            json!({ "url": h.url(&format!("leave-for-variants.html?port={port}")) }),
+        )
+        .await;
+        h.call(
+            "act",
+            json!({ "action": "click", "role": "link", "name": link }),
+        )
+        .await;
+        let read = h.call("snapshot", json!({ "mode": "text" })).await;
+        assert_eq!(read["code"], "PAGE_LOAD_FAILED", "{link}: {read:#}");
+        assert!(
+            read["message"]
+                .as_str()
+                .unwrap()
+                .contains("ERR_BLOCKED_BY_CLIENT"),
+            "{link}: {read:#}"
+        );
+    }
+    h.shutdown().await;
+}
+
 /// The engine's call defaults (config `readMaxChars`, `snapshotMaxTokens`,
 /// `screenshotMaxWidth`, `settleMs`) shape every call that names no budget of its own;
 /// a call that names one still gets it.
