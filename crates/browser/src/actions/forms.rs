@@ -303,7 +303,7 @@ impl Run<'_> {
                 &target.session,
                 target.backend_id,
                 &script::ELEMENT_VALUE,
-                Vec::new(),
+                vec![json!(cdp::secret_field_selector())],
                 self.deadline,
             )
             .await?;
