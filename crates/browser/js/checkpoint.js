@@ -1,8 +1,9 @@
 // Checkpoints (SPEC §11): reads the page's restorable state in one pass — form fields,
 // `<details>`, contenteditable, the page's and scroll containers' scroll positions —
 // in the document, its open shadow roots and its same-origin frames, in document order.
-// Passwords, file inputs and one-time/card-number fields are never read: they are listed
-// as omitted, with why. Each field carries its identity (scope, kind, id, name, label,
+// Secret fields (those `secret`, the CSS selector of the one definition of a secret
+// field, matches: passwords, card numbers, one-time codes…) and file inputs are never
+// read: they are listed as omitted, with why. Each field carries its identity (scope, kind, id, name, label,
 // path) so it can be found again by the Rust side (`checkpoint/verdict.rs`), never by position
 // alone. Scroll containers are the ones the page has scrolled (the settle watcher keeps
 // them): one never scrolled is at its start.
@@ -14,9 +15,8 @@
 // listeners and its framework hear it (see `set`) — and the state read again for the
 // reply after two frames, so a framework has re-rendered from what it heard. Returns
 // {fields, scrolls, omitted, moreOmitted, dropped, applied}.
-async function checkpoint(plan, limits) {
+async function checkpoint(plan, limits, secret) {
   const SKIPPED_TYPES = ["submit", "button", "reset", "image", "hidden"];
-  const SECRET_AUTOCOMPLETE = ["one-time-code", "cc-number", "cc-csc", "current-password", "new-password"];
   const OMITTED_LISTED = 50;
   const squash = (text) => String(text || "").replace(/\s+/g, " ").trim();
   const clip = (text, max) => (text.length > max ? text.slice(0, max) : text);
@@ -144,9 +144,7 @@ async function checkpoint(plan, limits) {
         name: element.getAttribute("name") || "",
         label: label(element),
       };
-      const secret = kind === "password" || kind === "file" ||
-        SECRET_AUTOCOMPLETE.includes((element.getAttribute("autocomplete") || "").trim().toLowerCase());
-      if (secret) {
+      if (kind === "password" || kind === "file" || element.matches(secret)) {
         omit({ ...identity, reason: kind === "file" ? "file inputs are never captured" : "secret fields are never captured" });
         return;
       }

@@ -16,7 +16,9 @@ function elementSelectOptions(wanted) {
     else missing.push(want);
   }
   if (missing.length) {
-    return { error: "missing", missing, available: options.slice(0, 20).map((o) => o.label.trim() || o.value) };
+    // The first 20 options, each as far as 100 characters: enough to choose by.
+    const clip = (text) => (text.length > 100 ? text.slice(0, 100) + "…" : text);
+    return { error: "missing", missing, available: options.slice(0, 20).map((o) => clip(o.label.trim() || o.value)) };
   }
   if (chosen.length > 1 && !this.multiple) {
     return { error: "single" };

@@ -2,15 +2,16 @@
 // `scope` matches (a CSS selector; null: the whole document), open shadow roots included,
 // in document order. For each: what the DOM holds (`domValue`), what the user sees
 // (`displayValue`), selected options, checked state, validity; for a custom combobox, the
-// popup found through aria-controls/aria-owns and its aria-selected options. Password and
-// other secret fields are masked here, so their values never leave the page.
+// popup found through aria-controls/aria-owns and its aria-selected options. Secret fields
+// (those `secret`, the CSS selector of the one definition of a secret field, matches:
+// passwords, card numbers, one-time codes…) are masked here, so their values never leave
+// the page.
 //
 // Returns {controls, total, hiddenInputs, scopeMatched}, or {invalidSelector: reason}.
 // Reading changes nothing: validity is read, never checked (checkValidity fires events).
-function formState(scope, limit, valueChars) {
+function formState(scope, limit, valueChars, secret) {
   const SKIPPED_TYPES = ["submit", "button", "reset", "image"];
   const ARIA_CONTROLS = ["combobox", "listbox", "checkbox", "switch", "radio", "textbox", "searchbox", "slider", "spinbutton"];
-  const SECRET_AUTOCOMPLETE = ["current-password", "new-password", "one-time-code", "cc-number", "cc-csc"];
   const MASK = "[masked]";
   const clip = (text, max) => {
     const value = String(text);
@@ -139,8 +140,7 @@ function formState(scope, limit, valueChars) {
     const role = (element.getAttribute("role") || "").trim().split(/\s+/)[0] || null;
     const type = tag === "input" ? element.type : tag === "select" || tag === "textarea" ? tag : role || "textbox";
     const native = tag === "input" || tag === "select" || tag === "textarea";
-    const autocomplete = (element.getAttribute("autocomplete") || "").toLowerCase().split(/\s+/);
-    const masked = type === "password" || autocomplete.some((token) => SECRET_AUTOCOMPLETE.includes(token));
+    const masked = type === "password" || element.matches(secret);
     const control = {
       tag,
       type,
@@ -207,6 +207,8 @@ function formState(scope, limit, valueChars) {
     if (masked) {
       control.domValue = element.value ? MASK : "";
       control.displayValue = control.domValue;
+      // A select's chosen option is its value (a card's expiry month).
+      control.selectedOptions = null;
     }
     if (typeof control.domValue === "string") control.domValue = clip(control.domValue, valueChars);
     if (typeof control.displayValue === "string") control.displayValue = clip(control.displayValue, valueChars);

@@ -4,28 +4,48 @@
 // what the task's browser context grants (nothing while the agent is alone; during a
 // hand-off, what the person chose). The binding is taken off the global object
 // first, so the page cannot call it. Wrappers are Proxies, so they still read as native.
+//
+// Everything the watcher uses after this script has run (JSON.stringify, String,
+// Reflect.apply, Map's and Promise's methods) is taken now, before the page's scripts
+// (candor's page scripts do not run in a world of their own yet):
+// a page that replaces a built-in must not write the report — the origin a person is
+// asked to grant during a hand-off, the text the agent is told — nor let itself out.
+// The report is an object without a prototype, so no `toJSON` the page adds is heard.
 function watchPermissions() {
   const binding = "__candorPermissionRequest";
   const send = globalThis[binding];
   if (typeof send !== "function") return;
   delete globalThis[binding];
+  const apply = Reflect.apply;
+  const stringify = JSON.stringify;
+  const toText = String;
+  const create = Object.create;
+  const NativePromise = Promise;
+  const then = Promise.prototype.then;
+  const mapGet = Map.prototype.get;
+  const mapSet = Map.prototype.set;
+  const mapDelete = Map.prototype.delete;
   // Requests wait here until candor lets them go on: at once while the agent is alone;
   // during a hand-off, once the person has chosen (permission.rs).
   const held = new Map();
   let next = 1;
+  const release = (id) => {
+    const go = apply(mapGet, held, [id]);
+    apply(mapDelete, held, [id]);
+    if (go) go();
+  };
   Object.defineProperty(globalThis, Symbol.for("candor.permissions"), {
-    value: Object.freeze({
-      release(id) {
-        const go = held.get(id);
-        held.delete(id);
-        if (go) go();
-      },
-    }),
+    value: Object.freeze({ release }),
     enumerable: false,
   });
   const report = (permission, id) => {
     try {
-      send(JSON.stringify({ permission, origin: String(location.origin), id }));
+      const message = create(null);
+      message.permission = permission;
+      // `location` and its `origin` are unforgeable: no page script can redefine them.
+      message.origin = toText(location.origin);
+      message.id = id;
+      apply(send, globalThis, [apply(stringify, JSON, [message])]);
     } catch (_) {
       // Reporting must never break the page.
     }
@@ -37,15 +57,16 @@ function watchPermissions() {
     owner[method] = new Proxy(owner[method], {
       apply(target, self, args) {
         const permissions = permissionsOf(args);
-        if (!permissions.length) return Reflect.apply(target, self, args);
+        if (!permissions.length) return apply(target, self, args);
         const id = next++;
-        const released = new Promise((resolve) => held.set(id, resolve));
-        for (const permission of permissions) report(permission, returns ? id : 0);
+        const released = new NativePromise((resolve) => apply(mapSet, held, [id, resolve]));
+        // Indexed: an array's iterator is the page's to replace.
+        for (let i = 0; i < permissions.length; i += 1) report(permissions[i], returns ? id : 0);
         if (!returns) {
-          held.delete(id);
-          return Reflect.apply(target, self, args);
+          apply(mapDelete, held, [id]);
+          return apply(target, self, args);
         }
-        const result = released.then(() => Reflect.apply(target, self, args));
+        const result = apply(then, released, [() => apply(target, self, args)]);
         // Callback APIs (getCurrentPosition) answer nothing themselves.
         return method === "getCurrentPosition" ? undefined : result;
       },
@@ -54,7 +75,10 @@ function watchPermissions() {
   const proto = (name) => globalThis[name] && globalThis[name].prototype;
   const media = (args) => {
     const constraints = args[0] || {};
-    return [constraints.video && "camera", constraints.audio && "microphone"].filter(Boolean);
+    const asked = [];
+    if (constraints.video) asked[asked.length] = "camera";
+    if (constraints.audio) asked[asked.length] = "microphone";
+    return asked;
   };
   wrap(proto("Geolocation"), "getCurrentPosition", () => ["geolocation"]);
   wrap(proto("Geolocation"), "watchPosition", () => ["geolocation"], false);

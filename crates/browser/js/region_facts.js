@@ -6,8 +6,9 @@
 // (`[role, level, name]`) `regionElements` knew without asking Chromium, if it did. Inside a
 // scroll container, an element also says how many of its element children with a box were
 // left out before its first listed child and after its last (`unread`): the rows of a long
-// table scrolled out of its pane are counted, not read.
-function regionFacts() {
+// table scrolled out of its pane are counted, not read. `secret` is the CSS selector of the
+// one definition of a secret field: an element it matches has its value masked.
+function regionFacts(secret) {
   const elements = this.all;
   const known = this.known;
   const index = new Map(elements.map((element, i) => [element, i]));
@@ -106,6 +107,7 @@ function regionFacts() {
       tag,
       href: tag === "a" ? element.getAttribute("href") : null,
       type: tag === "input" ? (element.getAttribute("type") || "text").toLowerCase() : null,
+      secret: element.matches(secret),
       onclick: element.hasAttribute("onclick"),
       pointer: style.cursor === "pointer",
       clips: style.overflowX !== "visible" || style.overflowY !== "visible",

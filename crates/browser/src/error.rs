@@ -81,6 +81,14 @@ pub enum Error {
     InvalidSelector { selector: String, reason: String },
     #[error("no element found for {locator}: {reason}")]
     ElementNotFound { locator: String, reason: String },
+    /// A `<select>` has no option of some of the values asked for. `available` (the
+    /// first options' labels) is the page's; `missing` is the caller's.
+    #[error("{locator} has no option {missing:?}; the options it has are in the data")]
+    OptionNotFound {
+        locator: String,
+        missing: Vec<String>,
+        available: Vec<String>,
+    },
     #[error(
         "{matched} elements match {locator}; a locator must name exactly one (give nth, scope, or a ref)"
     )]

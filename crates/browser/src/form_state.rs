@@ -1,8 +1,9 @@
 //! Reading a page's form controls (SPEC §8, `browser_form_state`): values as the DOM
 //! holds them and as the user sees them, selections, checked state and validity, custom
-//! comboboxes with their popups, open shadow roots included. Secret fields (passwords,
-//! one-time codes, card numbers) are masked page-side (`js/form_state.js`), so their values
-//! never cross the wire. Reading changes nothing on the page.
+//! comboboxes with their popups, open shadow roots included. Secret fields (the one
+//! definition, `cdp::is_secret_field`: passwords, one-time codes, card numbers…) are masked
+//! page-side (`js/form_state.js`, handed the rule as a selector), so their values never
+//! cross the wire. Reading changes nothing on the page.
 
 use cdp::Deadline;
 use serde_json::{Value, json};
@@ -119,7 +120,12 @@ impl Tab {
         scope: Option<&str>,
         deadline: Deadline,
     ) -> Result<FormState, Error> {
-        let arguments = vec![json!(scope), json!(MAX_CONTROLS), json!(VALUE_CHARS)];
+        let arguments = vec![
+            json!(scope),
+            json!(MAX_CONTROLS),
+            json!(VALUE_CHARS),
+            json!(cdp::secret_field_selector()),
+        ];
         let reply = self.call_script(&FORM_STATE, arguments, deadline).await?;
         if let Some(reason) = reply.invalid_selector {
             return Err(Error::InvalidSelector {

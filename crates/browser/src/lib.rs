@@ -38,7 +38,7 @@ pub use actions::{
     UploadOutcome, UploadResponse, UrlPattern,
 };
 pub use browser::{Browser, BrowserOptions, Endpoint};
-pub use cdp::{Deadline, add_secret_keys, is_extra_secret_key};
+pub use cdp::{Deadline, add_secret_keys, is_secret_key, redact_secrets};
 pub use checkpoint::{Checkpoint, Reached, Restoration, Unrestored};
 pub use error::Error;
 pub use eval::{EvalValue, Evaluated};

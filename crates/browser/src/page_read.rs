@@ -26,9 +26,11 @@ impl Tab {
         Ok(clip(read, max_chars))
     }
 
-    /// `outerHTML` of the main document, at most `max_chars` characters.
+    /// `outerHTML` of the main document, at most `max_chars` characters, secret fields'
+    /// values blank (`js/page_html.js`).
     pub async fn read_html(&self, max_chars: usize, deadline: Deadline) -> Result<PageHtml, Error> {
-        let read = self.call_script(&PAGE_HTML, Vec::new(), deadline).await?;
+        let secret = serde_json::json!(cdp::secret_field_selector());
+        let read = self.call_script(&PAGE_HTML, vec![secret], deadline).await?;
         Ok(clip(read, max_chars))
     }
 

@@ -168,10 +168,12 @@ fn exception(script: &str, details: runtime::ExceptionDetails) -> Error {
 /// `{text, url, title}`: the visible text of the document (`innerText`).
 pub(crate) const PAGE_TEXT: Script<crate::page_read::PageRead> =
     script!("page_text" => crate::page_read::PageRead);
-/// `{html, url, title}`: the serialised document.
+/// `{html, url, title}`: the serialised document, secret fields' values blank (given the
+/// selector of the one definition of a secret field, `cdp::secret_field_selector`).
 pub(crate) const PAGE_HTML: Script<crate::page_read::PageRead> =
     script!("page_html" => crate::page_read::PageRead);
-/// On an element: `{tag, type, value, checked, editable, connected}`.
+/// On an element: `{tag, type, value, checked, editable, connected}`, a secret field's
+/// value as `secretValue` instead (given the secret field selector).
 pub(crate) const ELEMENT_VALUE: Script<crate::actions::ElementValue> =
     script!("element_value" => crate::actions::ElementValue);
 /// On a text field: select its contents so typing replaces them; `false` when it has
@@ -200,7 +202,8 @@ pub(crate) const SCROLL_POSITION: Script<crate::actions::ScrollPosition> =
     script!("scroll_position" => crate::actions::ScrollPosition);
 /// The elements near the viewport of a large page (by reference; see `region.rs`).
 pub(crate) const REGION_ELEMENTS: Script<InPage> = script!("region_elements" => InPage);
-/// On that array: what a snapshot needs of each element.
+/// On that array: what a snapshot needs of each element (given the secret field selector:
+/// which are secret).
 pub(crate) const REGION_FACTS: Script<Vec<crate::snapshot::region::RegionFact>> =
     script!("region_facts" => Vec<crate::snapshot::region::RegionFact>);
 /// `1`: the cheapest possible round trip into the page (benchmarks, liveness).
@@ -210,7 +213,8 @@ pub(crate) const WAIT_FOR: Script<crate::wait::WaitReply> =
     script!("wait_for" => crate::wait::WaitReply);
 /// Runs the caller's code (browser_eval): `{ran, mode, type, value}` or `{threw}` or `{pending}`.
 pub(crate) const EVAL: Script<crate::eval::EvalReply> = script!("eval" => crate::eval::EvalReply);
-/// `{controls, total, hiddenInputs, scopeMatched}`: every form control in scope, secrets masked.
+/// `{controls, total, hiddenInputs, scopeMatched}`: every form control in scope, secret
+/// fields masked (given the secret field selector).
 pub(crate) const FORM_STATE: Script<crate::form_state::FormStateReply> =
     script!("form_state" => crate::form_state::FormStateReply);
 /// `{quiet, waitedMs, region}`: waits until the page stops changing (see `settle.rs`).
@@ -256,7 +260,8 @@ pub(crate) const NEXT_SCREEN: Script<crate::snapshot::next_screen::Scrolled> =
 pub(crate) const STRUCTURED_DATA: Script<crate::structured::Reply> =
     script!("structured_data" => crate::structured::Reply);
 
-/// The page's restorable state, after applying a plan if given (see `checkpoint/`).
+/// The page's restorable state, after applying a plan if given (see `checkpoint/`); secret
+/// fields omitted (given the secret field selector).
 pub(crate) const CHECKPOINT: Script<crate::checkpoint::Captured> =
     script!("checkpoint" => crate::checkpoint::Captured);
 
@@ -385,6 +390,15 @@ mod tests {
             (field.r#type.as_str(), field.value.as_deref(), field.checked),
             ("date", Some("2015-03-10"), None)
         );
+        // A secret field's value comes under its own key (a record drops it).
+        let card = decode(
+            &ELEMENT_VALUE,
+            json!({"tag": "input", "type": "text", "value": null, "secretValue": "4242",
+                "checked": null, "editable": true, "connected": true}),
+        )
+        .unwrap();
+        assert_eq!((card.held(), card.secret()), (Some("4242"), true));
+        assert!(!field.secret());
         let link = decode(
             &ELEMENT_VALUE,
             json!({"tag": "a", "type": "", "value": null, "checked": true,

@@ -14,11 +14,16 @@ mod error;
 pub mod protocol;
 mod record;
 mod replay;
+mod secrets;
 mod transport;
 
 pub use connection::{Connection, EventHandler, RawEvent, Session, SessionId};
 pub use deadline::Deadline;
 pub use error::Error;
 pub use record::Recorder;
-pub use replay::{ReplayTransport, add_secret_keys, is_extra_secret_key, redact};
+pub use replay::{ReplayTransport, redact};
+pub use secrets::{
+    REDACTED, SECRET_AUTOCOMPLETE, SECRET_NAMES, add_secret_keys, is_secret_field, is_secret_key,
+    redact_secrets, secret_field_selector,
+};
 pub use transport::{MessageSink, MessageStream, PipeTransport, Transport, WebSocketTransport};

@@ -23,9 +23,20 @@ pub enum Direction {
 }
 
 impl Recorder {
+    /// Creates (or empties) the tape at `path`, readable by its owner only: a tape is
+    /// redacted, but still a whole browsing session.
     pub fn create(path: &Path) -> std::io::Result<Self> {
+        use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+        let file = std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .mode(0o600)
+            .open(path)?;
+        // A file that was there keeps its mode through `open`.
+        file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
         Ok(Self {
-            file: Mutex::new(File::create(path)?),
+            file: Mutex::new(file),
             started: Instant::now(),
         })
     }
@@ -35,8 +46,8 @@ impl Recorder {
             Direction::Send => "send",
             Direction::Recv => "recv",
         };
-        // Redacted like every other record (SPEC §16): cookies, `Authorization`,
-        // passwords and typed text never reach the tape.
+        // Redacted like every other record (SPEC §16): secrets by key, secret fields'
+        // values and typing never reach the tape.
         let message = match serde_json::from_str::<serde_json::Value>(message) {
             Ok(mut value) => {
                 crate::replay::redact(&mut value);

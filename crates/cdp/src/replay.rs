@@ -14,56 +14,14 @@
 use std::collections::HashMap;
 use std::io;
 use std::path::Path;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 
 use futures::StreamExt;
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
+use crate::secrets::{REDACTED, is_secret_field, redact_secrets};
 use crate::transport::{MessageSink, MessageStream, Transport};
-
-/// Keys whose values never reach a tape, at any depth (case-insensitive).
-const SECRET_KEYS: &[&str] = &[
-    "cookie",
-    "cookies",
-    "set-cookie",
-    "associatedcookies",
-    "authorization",
-    "proxy-authorization",
-    "password",
-    "postdata",
-];
-
-/// Key names this process redacts besides the built-in ones (config `redactKeys`),
-/// lowercase. Redaction is a plain function called wherever a record is written (tapes,
-/// command journals, archives, CLI records); what else counts as secret is a property of
-/// the deployment, so it is set once, at start, for the whole process.
-static EXTRA_SECRET_KEYS: OnceLock<Vec<String>> = OnceLock::new();
-
-/// Adds key names to redact, for the rest of the process: a key whose name contains one
-/// of them (case-insensitive) is redacted like `password`. Only the first call counts;
-/// a later one returns false.
-pub fn add_secret_keys(keys: &[String]) -> bool {
-    EXTRA_SECRET_KEYS
-        .set(keys.iter().map(|k| k.to_ascii_lowercase()).collect())
-        .is_ok()
-}
-
-/// Whether a key named `key` is one of the names [`add_secret_keys`] added.
-pub fn is_extra_secret_key(key: &str) -> bool {
-    let key = key.to_ascii_lowercase();
-    EXTRA_SECRET_KEYS
-        .get()
-        .is_some_and(|extra| extra.iter().any(|secret| key.contains(secret.as_str())))
-}
-
-/// Whether a field named `key` never reaches a tape.
-fn is_secret_key(key: &str) -> bool {
-    SECRET_KEYS.iter().any(|s| key.eq_ignore_ascii_case(s)) || is_extra_secret_key(key)
-}
-
-/// The placeholder for what was redacted.
-const REDACTED: &str = "[redacted]";
 
 /// Keys that differ from one run to the next by design: left out when requests are
 /// compared (so are measured times passed to page-side scripts; see `request_key`).
@@ -74,53 +32,68 @@ fn is_probe(message: &Value) -> bool {
     message["method"] == "Runtime.evaluate" && message["params"]["expression"] == "0"
 }
 
-/// Removes what a tape must not hold from one CDP message: secret-looking fields
-/// (cookies, `Authorization`, passwords, request bodies) anywhere, and the text that
-/// input commands type (it may go into a password field; nothing here can tell).
+/// Removes what a tape must not hold from one CDP message: every secret by key
+/// ([`redact_secrets`]: cookies, `Authorization`, API keys, passwords, request bodies,
+/// `Set-Cookie` in raw header text), the values of secret fields in DOM replies
+/// ([`is_secret_field`]), and the whole of every typing command — its text, and its keys
+/// (`key`, `code`), which spell it too; it may go into a password field, or be what a
+/// person types during a hand-off.
 pub fn redact(message: &mut Value) {
-    redact_keys(message);
-    redact_password_values(message);
+    redact_secrets(message);
+    redact_secret_fields(message);
     let typing = matches!(
         message["method"].as_str(),
         Some("Input.insertText" | "Input.dispatchKeyEvent" | "Input.imeSetComposition")
     );
-    if typing && let Some(params) = message.get_mut("params").and_then(Value::as_object_mut) {
-        for key in ["text", "unmodifiedText"] {
-            if let Some(value) = params.get_mut(key) {
-                *value = Value::String(REDACTED.into());
-            }
-        }
+    if typing && let Some(params) = message.get_mut("params") {
+        *params = Value::String(REDACTED.into());
     }
 }
 
-/// The values of password inputs as the page set them: in flat attribute lists
+/// The values of secret fields as the page set them: in flat attribute lists
 /// (`[name, value, …]`, e.g. `DOM.describeNode`) and in `DOMSnapshot` string tables.
-fn redact_password_values(value: &mut Value) {
+fn redact_secret_fields(value: &mut Value) {
     if let Some(result) = value.get_mut("result")
         && result.get("documents").is_some()
         && result.get("strings").is_some()
     {
-        redact_snapshot_passwords(result);
+        redact_snapshot_secrets(result);
     }
     redact_attribute_lists(value);
+}
+
+/// Whether a flat attribute list (`[name, value, …]`) of an element named `tag` is a
+/// secret field's.
+fn secret_attributes(tag: &str, attributes: &[String]) -> bool {
+    is_secret_field(tag, |name| {
+        attributes
+            .chunks(2)
+            .find(|pair| pair.len() == 2 && pair[0].eq_ignore_ascii_case(name))
+            .map(|pair| pair[1].clone())
+    })
 }
 
 fn redact_attribute_lists(value: &mut Value) {
     match value {
         Value::Object(map) => {
+            // A node without its name is taken for an input: a tape may hold too little,
+            // never a secret.
+            let tag = ["localName", "nodeName"]
+                .iter()
+                .find_map(|key| map.get(*key).and_then(Value::as_str))
+                .filter(|tag| !tag.is_empty())
+                .unwrap_or("input")
+                .to_string();
             if let Some(Value::Array(attributes)) = map.get_mut("attributes")
                 && attributes.iter().all(Value::is_string)
             {
-                let password = attributes.chunks(2).any(|pair| {
-                    pair[0] == "type"
-                        && pair
-                            .get(1)
-                            .and_then(Value::as_str)
-                            .is_some_and(|t| t.eq_ignore_ascii_case("password"))
-                });
-                if password {
+                let texts: Vec<String> = attributes
+                    .iter()
+                    .filter_map(|a| a.as_str().map(str::to_string))
+                    .collect();
+                if secret_attributes(&tag, &texts) {
                     for pair in attributes.chunks_mut(2) {
-                        if pair[0] == "value" && pair.len() == 2 {
+                        if pair.len() == 2 && pair[0] == "value" {
                             pair[1] = Value::String(REDACTED.into());
                         }
                     }
@@ -134,9 +107,9 @@ fn redact_attribute_lists(value: &mut Value) {
 }
 
 /// `DOMSnapshot.captureSnapshot`: strings are shared in one table and nodes refer to
-/// them by index; the `value` attribute and the live value of password inputs are
+/// them by index; the `value` attribute and the live value of secret fields are
 /// replaced in the table.
-fn redact_snapshot_passwords(result: &mut Value) {
+fn redact_snapshot_secrets(result: &mut Value) {
     let mut secret = Vec::new();
     {
         let strings = result["strings"].as_array().cloned().unwrap_or_default();
@@ -150,7 +123,8 @@ fn redact_snapshot_passwords(result: &mut Value) {
         };
         for document in result["documents"].as_array().into_iter().flatten() {
             let nodes = &document["nodes"];
-            let mut password_nodes = Vec::new();
+            let names = nodes["nodeName"].as_array();
+            let mut secret_nodes = Vec::new();
             for (node, attributes) in nodes["attributes"]
                 .as_array()
                 .into_iter()
@@ -161,26 +135,33 @@ fn redact_snapshot_passwords(result: &mut Value) {
                     .as_array()
                     .map(|a| a.chunks(2).collect())
                     .unwrap_or_default();
-                if pairs.iter().any(|p| {
-                    text(&p[0]) == "type"
-                        && p.get(1)
-                            .is_some_and(|v| text(v).eq_ignore_ascii_case("password"))
-                }) {
-                    password_nodes.push(node as u64);
+                let texts: Vec<String> = pairs
+                    .iter()
+                    .flat_map(|p| p.iter().map(&text))
+                    .collect();
+                let tag = names
+                    .and_then(|n| n.get(node))
+                    .map(&text)
+                    .filter(|t| !t.is_empty())
+                    .unwrap_or_else(|| "input".into());
+                if secret_attributes(&tag, &texts) {
+                    secret_nodes.push(node as u64);
                     secret.extend(
                         pairs
                             .iter()
-                            .filter(|p| text(&p[0]) == "value" && p.len() == 2)
+                            .filter(|p| p.len() == 2 && text(&p[0]) == "value")
                             .filter_map(|p| p[1].as_u64()),
                     );
                 }
             }
-            let live = &nodes["inputValue"];
-            let indexes = live["index"].as_array().cloned().unwrap_or_default();
-            let values = live["value"].as_array().cloned().unwrap_or_default();
-            for (node, value) in indexes.iter().zip(values.iter()) {
-                if node.as_u64().is_some_and(|n| password_nodes.contains(&n)) {
-                    secret.extend(value.as_u64());
+            // Live values: an input's, a textarea's.
+            for live in [&nodes["inputValue"], &nodes["textValue"]] {
+                let indexes = live["index"].as_array().cloned().unwrap_or_default();
+                let values = live["value"].as_array().cloned().unwrap_or_default();
+                for (node, value) in indexes.iter().zip(values.iter()) {
+                    if node.as_u64().is_some_and(|n| secret_nodes.contains(&n)) {
+                        secret.extend(value.as_u64());
+                    }
                 }
             }
         }
@@ -191,31 +172,6 @@ fn redact_snapshot_passwords(result: &mut Value) {
                 *string = Value::String(REDACTED.into());
             }
         }
-    }
-}
-
-fn redact_keys(value: &mut Value) {
-    match value {
-        Value::Object(map) => {
-            for (key, value) in map.iter_mut() {
-                if is_secret_key(key) {
-                    *value = Value::String(REDACTED.into());
-                } else {
-                    redact_keys(value);
-                }
-            }
-            // Header arrays: [{name, value}].
-            if map
-                .get("name")
-                .and_then(Value::as_str)
-                .is_some_and(is_secret_key)
-                && let Some(value) = map.get_mut("value")
-            {
-                *value = Value::String(REDACTED.into());
-            }
-        }
-        Value::Array(items) => items.iter_mut().for_each(redact_keys),
-        _ => {}
     }
 }
 
@@ -428,6 +384,7 @@ impl Transport for ReplayTransport {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::secrets::add_secret_keys;
 
     #[test]
     fn secrets_and_typed_text_never_reach_a_tape() {
@@ -447,11 +404,25 @@ mod tests {
 
         let mut typed = json!({ "method": "Input.insertText", "params": { "text": "hunter2" } });
         redact(&mut typed);
-        assert_eq!(typed["params"]["text"], REDACTED);
+        assert_eq!(typed["params"], REDACTED);
+        // A key spells what is typed as well as its text does.
+        let mut key = json!({ "method": "Input.dispatchKeyEvent",
+            "params": { "type": "keyDown", "key": "h", "code": "KeyH", "text": "h" } });
+        redact(&mut key);
+        assert_eq!(key["params"], REDACTED);
         let mut described = json!({ "result": { "node": {
             "attributes": ["type", "password", "value", "hunter2"] } } });
         redact(&mut described);
         assert_eq!(described["result"]["node"]["attributes"][3], REDACTED);
+        // Any secret field, by the one definition: here a card number.
+        let mut card = json!({ "result": { "node": { "localName": "input",
+            "attributes": ["autocomplete", "billing cc-number", "value", "4242"] } } });
+        redact(&mut card);
+        assert_eq!(card["result"]["node"]["attributes"][3], REDACTED);
+        let mut plain = json!({ "result": { "node": { "localName": "input",
+            "attributes": ["autocomplete", "billing cc-name", "value", "Ada"] } } });
+        redact(&mut plain);
+        assert_eq!(plain["result"]["node"]["attributes"][3], "Ada");
         let mut captured = json!({ "id": 3, "result": {
             "strings": ["type", "password", "value", "hunter2", "text", "visible"],
             "documents": [{ "nodes": {

@@ -288,9 +288,10 @@ keys! {
     /// Keep a task's archive of observations when the task ends.
     keep_archive: bool = false,
         "keepArchive", "CANDOR_KEEP_ARCHIVE", "keep-archive";
-    /// More field names to redact in tapes, journals, archives and CLI records, besides
-    /// password, token, cookie, authorization, secret and api key (matched within a
-    /// name, ignoring case).
+    /// More names of secrets, besides password, passwd, secret, token, authorization,
+    /// cookie, api key and postdata: keys containing one (ignoring case) are redacted in
+    /// tapes, journals, archives and CLI records, and inputs named with one are secret
+    /// fields.
     redact_keys: Vec<FieldName> = Vec::new(),
         "redactKeys", "CANDOR_REDACT_KEYS", "redact-key";
 }

@@ -18,6 +18,10 @@ use static_site::{Files, StaticSite};
 /// The longest `/slow` will wait, so a typo cannot hang a test run.
 const SLOWEST: Duration = Duration::from_secs(60);
 
+/// The session cookie `/sign-in` sets (`sid=` this), for tests that look for it where it
+/// must not be.
+pub const SIGN_IN_COOKIE: &str = "sid-Vq3Lp9XzK1";
+
 /// A running fixture server. Dropping it stops the server and frees the port.
 #[derive(Debug)]
 pub struct FixtureServer {
@@ -66,6 +70,16 @@ fn app() -> Router {
         .route("/upload/{code}", axum::routing::post(status))
         .route("/echo-title/{text}", get(echo_title))
         .route("/expires", expires())
+        .route("/sign-in", axum::routing::post(sign_in))
+}
+
+/// `/sign-in`: a POST (its body ignored) answered with a page and a session cookie.
+async fn sign_in() -> Response {
+    (
+        [(header::SET_COOKIE, format!("sid={SIGN_IN_COOKIE}; Path=/"))],
+        page("Signed in", "Signed in."),
+    )
+        .into_response()
 }
 
 /// `/expires`: a page with a field the first time; every later request is sent to

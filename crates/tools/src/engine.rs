@@ -945,14 +945,43 @@ fn finish(
 }
 
 /// Every place in `envelope` that holds what came from the page: the data's (`in_data`,
-/// known from the output's types), and the envelope's own — the page's title, the
-/// evidence of an expectation, a dialog's message.
+/// known from the output's types), and the envelope's own — the page's URL and title,
+/// the evidence of an expectation, a dialog's message, a new tab's URL, a download's file
+/// name, URL and path, the origin a permission request came from, the URLs of tabs
+/// reopened after a crash. A page writes each of these (a URL by `history.replaceState`,
+/// a file name by a `download` attribute), so none is ever candor's own words.
 fn page_content(envelope: &Envelope, in_data: Vec<String>) -> Vec<String> {
     let mut pointers = Vec::new();
-    if envelope.page.as_ref().is_some_and(|p| !p.title.is_empty()) {
-        pointers.push("/page/title".into());
+    if let Some(page) = &envelope.page {
+        for (key, value) in [("url", &page.url), ("title", &page.title)] {
+            if !value.is_empty() {
+                pointers.push(format!("/page/{key}"));
+            }
+        }
     }
     pointers.extend(in_data);
+    let events = &envelope.events;
+    let mut each = |list: &Option<Value>, at: &str, keys: &[&str]| {
+        for (index, item) in list.iter().flat_map(listed).enumerate() {
+            for key in keys {
+                if item.get(*key).is_some_and(|v| !v.is_null()) {
+                    pointers.push(format!("{at}/{index}/{key}"));
+                }
+            }
+        }
+    };
+    each(&events.download, "/events/download", &["name", "url", "path"]);
+    each(&events.permission, "/events/permission", &["origin"]);
+    if let Some(recovered) = &events.recovered {
+        each(&recovered.get("tabs").cloned(), "/events/recovered/tabs", &["url"]);
+    }
+    if events
+        .new_tab
+        .as_ref()
+        .is_some_and(|tab| tab.get("url").is_some())
+    {
+        pointers.push("/events/newTab/url".into());
+    }
     if let Some(expect) = &envelope.verification.expect {
         if expect.get("actual").is_some() {
             pointers.push("/verification/expect/actual".into());
@@ -977,6 +1006,11 @@ fn page_content(envelope: &Envelope, in_data: Vec<String>) -> Vec<String> {
         }
     }
     pointers
+}
+
+/// The items of an event that is a list.
+fn listed(value: &Value) -> impl Iterator<Item = &Value> {
+    value.as_array().into_iter().flatten()
 }
 
 /// The refusal of a command while the task's circuit is open.

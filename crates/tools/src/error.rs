@@ -226,6 +226,14 @@ struct DialogData {
     message: PageText,
 }
 
+/// `ELEMENT_NOT_FOUND`'s data for a select: the values asked for that are not there, and
+/// the first options the page has (their labels are the page's).
+#[derive(serde::Serialize)]
+struct MissingOptions {
+    missing: Vec<String>,
+    available: Vec<PageText>,
+}
+
 /// `STALE_REF`'s data: the element the ref named, as the page named it.
 #[derive(serde::Serialize)]
 struct Stale {
@@ -410,6 +418,17 @@ impl ToolError {
                 message,
                 "check the selector against a browser_snapshot, or browser_wait for it first",
             ),
+            E::OptionNotFound {
+                missing, available, ..
+            } => ToolError::new(
+                Code::ElementNotFound,
+                message,
+                "select one of the available options, by its value or its label",
+            )
+            .with_typed_data(&MissingOptions {
+                missing,
+                available: available.into_iter().map(PageText).collect(),
+            }),
             E::AmbiguousLocator {
                 matched, candidates, ..
             } => ToolError::new(
@@ -528,6 +547,11 @@ mod tests {
                 r#ref: "e1".into(),
                 reason: "the element e1 named is no longer on the page".into(),
                 element: Some(format!("button {PAGE:?}")),
+            },
+            browser::Error::OptionNotFound {
+                locator: "selector \"#colour\"".into(),
+                missing: vec!["Mauve".into()],
+                available: vec!["Red".into(), PAGE.into()],
             },
         ];
         for case in cases {

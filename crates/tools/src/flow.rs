@@ -12,7 +12,8 @@
 //! ([`Target`]); a `wait` is kept because the steps after it relied on the condition it
 //! waited for. Failed and refused commands are left out.
 //!
-//! **Secrets.** Text typed into a password input, and every text a command marked
+//! **Secrets.** Text typed into a secret field (a password, a card number, a one-time
+//! code: the one definition, `cdp::is_secret_field`), and every text a command marked
 //! `sensitive` carries beyond its action and locator (what it typed, chose, opened, ran),
 //! is replaced when the step is recorded by a named variable (`{{password}}`, named after
 //! the field), so the secret never reaches the log or the file; a sensitive command's
@@ -369,7 +370,7 @@ pub(crate) struct Recorded {
 pub(crate) struct Acted {
     pub target: Option<browser::ElementIdentity>,
     pub r#ref: Option<String>,
-    /// The text went into a password input.
+    /// The text went into a secret field (`cdp::is_secret_field`).
     pub secret: bool,
 }
 
@@ -442,7 +443,7 @@ impl Recorded {
                 if map.get("text").is_some_and(Value::is_string) {
                     map.insert("text".into(), json!(format!("{{{{{name}}}}}")));
                 }
-                variables.push((name, secret_variable("typed into a password field")));
+                variables.push((name, secret_variable("typed into a secret field")));
             }
             if sensitive {
                 let base = field.unwrap_or_else(|| "secret".into());

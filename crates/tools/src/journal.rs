@@ -57,19 +57,6 @@ pub(crate) fn epoch_ms(time: SystemTime) -> u64 {
         .unwrap_or_default()
 }
 
-/// Keys whose values never reach a record (SPEC §16).
-const SECRET_KEYS: &[&str] = &[
-    "password",
-    "passwd",
-    "token",
-    "authorization",
-    "cookie",
-    "secret",
-    "apikey",
-    "api_key",
-    "api-key",
-];
-
 /// A copy of a command's params fit for a record: secret-looking fields replaced, and
 /// the text an `act` types (`type`, `fill`) never kept, since the field may be a password
 /// input and nothing before the call can tell (SPEC §16).
@@ -92,26 +79,13 @@ pub fn redact_command(method: &str, params: &Value) -> Value {
 /// The `act` params that carry typed text.
 const TYPED_KEYS: &[&str] = &["text", "value"];
 
-/// A copy of `params` with secret-looking fields replaced.
+/// A copy of `params` with its secrets replaced: the one rule of tapes, journals,
+/// archives and CLI records (`browser::redact_secrets`: secret names matched within a
+/// key, in any case, with the configured `redactKeys`).
 pub(crate) fn redact(params: &Value) -> Value {
-    match params {
-        Value::Object(map) => Value::Object(
-            map.iter()
-                .map(|(key, value)| {
-                    let lowered = key.to_ascii_lowercase();
-                    if SECRET_KEYS.iter().any(|secret| lowered.contains(secret))
-                        || browser::is_extra_secret_key(key)
-                    {
-                        (key.clone(), Value::String("[redacted]".into()))
-                    } else {
-                        (key.clone(), redact(value))
-                    }
-                })
-                .collect(),
-        ),
-        Value::Array(items) => Value::Array(items.iter().map(redact).collect()),
-        other => other.clone(),
-    }
+    let mut redacted = params.clone();
+    browser::redact_secrets(&mut redacted);
+    redacted
 }
 
 #[cfg(test)]

@@ -33,5 +33,5 @@ pub use error::{Code, ToolError};
 pub use handoff::{random_token, same_secret};
 pub use host::BrowserHost;
 pub use journal::redact_command;
-pub use render::{FENCE_CLOSE, FENCE_OPEN, render_json, render_text};
+pub use render::{FENCE_CLOSE, FENCE_CLOSE_ESCAPED, FENCE_OPEN, render_json, render_text};
 pub use resilience::DEFAULT_CIRCUIT_OPEN;

@@ -125,7 +125,7 @@ pub(crate) enum SelectReply {
     /// The element is no `<select>`.
     NotSelect,
     /// Some of the options asked for are not there; `available` holds the labels (or
-    /// values) of the first 20 options.
+    /// values) of the first 20 options, each clipped to 100 characters.
     Missing {
         missing: Vec<String>,
         available: Vec<String>,
@@ -194,13 +194,10 @@ impl Run<'_> {
                 what: locator.to_string(),
                 reason: "it takes one option; several were given".into(),
             }),
-            SelectReply::Missing { missing, available } => Err(Error::ElementNotFound {
-                locator: format!("{locator} options {values:?}"),
-                reason: format!(
-                    "no option {} (some there: {})",
-                    json!(missing),
-                    json!(available)
-                ),
+            SelectReply::Missing { missing, available } => Err(Error::OptionNotFound {
+                locator: locator.to_string(),
+                missing,
+                available,
             }),
         }
     }
@@ -306,7 +303,7 @@ impl Run<'_> {
                 &target.session,
                 target.backend_id,
                 &script::ELEMENT_VALUE,
-                Vec::new(),
+                vec![json!(cdp::secret_field_selector())],
                 self.deadline,
             )
             .await?;

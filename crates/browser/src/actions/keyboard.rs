@@ -19,11 +19,11 @@ pub(super) struct Edited {
     /// The field holds what was meant: fill's value; for type, what it held plus the
     /// keys (or, in a date or time field, the value they spell).
     pub verified: bool,
-    /// What the field holds after (a password's only as its length).
+    /// What the field holds after (a secret field's only as its length).
     pub value_after: String,
-    /// type: the keys sent (a password's only as their count).
+    /// type: the keys sent (into a secret field, only as their count).
     pub keys_sent: Option<String>,
-    /// The field is a password input: what was typed is a secret.
+    /// The field is a secret field (`cdp::is_secret_field`): what was typed is a secret.
     pub secret: bool,
 }
 
@@ -46,7 +46,8 @@ impl Run<'_> {
     /// back. For fill the value is a promise: a field that holds something else is
     /// `InputMismatch`. For type the keys are the promise, and what the field holds after
     /// is a fact reported beside them (a page may consume keys and echo them elsewhere).
-    /// Passwords are never echoed.
+    /// A secret field's value (a password, a card number, a one-time code) is never
+    /// echoed.
     ///
     /// Fill on an input whose value has its own format (date, time, colour, range,
     /// number, …) takes that format or a typed form of it (`typed_value.rs`), refuses
@@ -71,14 +72,14 @@ impl Run<'_> {
                 session,
                 target.backend_id,
                 &script::ELEMENT_VALUE,
-                Vec::new(),
+                vec![json!(cdp::secret_field_selector())],
                 me.deadline,
             )
         };
         let before = read(self).await?;
-        let password = before.r#type == "password";
+        let secret = before.secret();
         let shown = |v: &str| {
-            if password {
+            if secret {
                 format!("({} characters, not shown)", v.chars().count())
             } else {
                 v.to_string()
@@ -88,7 +89,10 @@ impl Run<'_> {
         if let (true, Some(typed)) = (replace, typed) {
             let value =
                 typed_value::normalise(typed, text).ok_or_else(|| Error::InvalidParams {
-                    what: format!("the value {text:?} for {locator}"),
+                    what: format!(
+                        "the value {} for {locator}",
+                        if secret { shown(text) } else { format!("{text:?}") }
+                    ),
                     reason: typed.formats().to_string(),
                 })?;
             self.focus(target).await?;
@@ -102,18 +106,18 @@ impl Run<'_> {
                 )
                 .await?;
             // An input's value is always a string.
-            let actual = read(self).await?.value.unwrap_or_default();
+            let actual = read(self).await?.held().unwrap_or_default().to_string();
             if actual != value {
                 return Err(Error::InputMismatch {
-                    expected: value,
-                    actual,
+                    expected: shown(&value),
+                    actual: shown(&actual),
                 });
             }
             return Ok(Edited {
                 verified: true,
-                value_after: actual,
+                value_after: shown(&actual),
                 keys_sent: None,
-                secret: false,
+                secret,
             });
         }
         if !before.editable {
@@ -171,7 +175,7 @@ impl Run<'_> {
         }
         // An editable element always holds a value (a field's, or a contenteditable's
         // text).
-        let actual = read(self).await?.value.unwrap_or_default();
+        let actual = read(self).await?.held().unwrap_or_default().to_string();
         let expected = match typed {
             // Keys typed into a date or time field fill its parts: "03/10/2015" typed
             // holds 2015-03-10.
@@ -179,7 +183,7 @@ impl Run<'_> {
                 typed_value::normalise(typed, text).unwrap_or_else(|| text.to_string())
             }
             _ if replace => text.to_string(),
-            _ => format!("{}{text}", before.value.as_deref().unwrap_or_default()),
+            _ => format!("{}{text}", before.held().unwrap_or_default()),
         };
         // contenteditable's innerText may end with a newline it added itself.
         let matches = actual == expected
@@ -194,7 +198,7 @@ impl Run<'_> {
             verified: matches,
             value_after: shown(&actual),
             keys_sent: (!replace).then(|| shown(text)),
-            secret: password,
+            secret,
         })
     }
 

@@ -25,7 +25,7 @@ use std::time::{Duration, Instant};
 
 use cdp::Deadline;
 use cdp::protocol::dom;
-use serde_json::Value;
+use serde_json::{Value, json};
 
 pub(crate) use forms::SelectReply;
 pub use forms::{
@@ -116,9 +116,9 @@ pub struct ActOutcome {
     pub point: Option<(f64, f64)>,
     /// type/fill: the value read back equals what was meant.
     pub input_value_verified: Option<bool>,
-    /// type: the keys sent (a password's only as their count).
+    /// type: the keys sent (into a secret field, only as their count).
     pub keys_sent: Option<String>,
-    /// type/fill: what the field holds after (a password's only as its length).
+    /// type/fill: what the field holds after (a secret field's only as its length).
     pub value_after: Option<String>,
     /// How long the action waited for its target to become actionable (uncovered,
     /// still, shown); `None` when it was at once.
@@ -142,7 +142,7 @@ pub struct ActOutcome {
     pub dialog_open: bool,
     /// The element acted on, in words that outlive the tab (a flow's step keeps it).
     pub target: Option<crate::ElementIdentity>,
-    /// type/fill went into a password input: the text is a secret.
+    /// type/fill went into a secret field (`cdp::is_secret_field`): the text is a secret.
     pub secret: bool,
     /// click/dblclick: a press split by a re-render — the element pressed (or the target)
     /// was gone from the document by the release, and no click reached the target.
@@ -164,8 +164,12 @@ pub(crate) struct ElementValue {
     /// An input's type, lower case (`text` when it has none); empty for anything else.
     pub r#type: String,
     /// The value of an input, textarea or select, or a contenteditable's text; `None`
-    /// for any other element.
+    /// for any other element, and for a secret field (its value is `secret_value`).
     pub value: Option<String>,
+    /// A secret field's value (`cdp::is_secret_field`): a key so named is dropped from
+    /// every record (a tape), and the engine never echoes it.
+    #[serde(default, rename = "secretValue")]
+    pub secret_value: Option<String>,
     /// A checkbox's or radio's state, or `aria-checked`; `None` for an element that has
     /// neither.
     pub checked: Option<bool>,
@@ -174,6 +178,18 @@ pub(crate) struct ElementValue {
     /// It is in the document.
     #[allow(dead_code)] // Sent by the script; no action needs it yet.
     pub connected: bool,
+}
+
+impl ElementValue {
+    /// What the element holds, a secret field's value included.
+    pub fn held(&self) -> Option<&str> {
+        self.value.as_deref().or(self.secret_value.as_deref())
+    }
+
+    /// It is a secret field: what it holds is never shown.
+    pub fn secret(&self) -> bool {
+        self.secret_value.is_some()
+    }
 }
 
 /// A failed action, and whether any input had reached the page.
@@ -596,7 +612,7 @@ impl Run<'_> {
                             &target.session,
                             target.backend_id,
                             &script::ELEMENT_VALUE,
-                            Vec::new(),
+                            vec![json!(cdp::secret_field_selector())],
                             self.deadline,
                         )
                         .await?;

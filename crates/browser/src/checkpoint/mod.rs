@@ -371,7 +371,11 @@ impl Tab {
         });
         self.call_script(
             &crate::script::CHECKPOINT,
-            vec![plan.unwrap_or(serde_json::Value::Null), limits],
+            vec![
+                plan.unwrap_or(serde_json::Value::Null),
+                limits,
+                json!(cdp::secret_field_selector()),
+            ],
             deadline,
         )
         .await

@@ -99,6 +99,9 @@ pub struct Node {
     pub borders: (f64, f64),
     /// An input's live value, as the DOM holds it (`2015-03-10` for a date).
     pub dom_value: Option<String>,
+    /// A secret field (`cdp::is_secret_field`: a password, a card number, a one-time
+    /// code…): its value is never shown.
+    pub secret: bool,
     /// Element children not read (a region read, inside a scroll container): before the
     /// first read child and after the last.
     pub unread: (usize, usize),
@@ -188,6 +191,8 @@ pub(super) struct DomFacts {
     pub borders: (f64, f64),
     /// An input's live value, as the DOM holds it.
     pub dom_value: Option<String>,
+    /// A secret field (`cdp::is_secret_field`).
+    pub secret: bool,
     pub tabbable: bool,
 }
 
@@ -481,6 +486,7 @@ pub(super) fn read_dom(
                     dom_value: input_values
                         .get(&(index as i64))
                         .map(|v| text(*v).to_string()),
+                    secret: cdp::is_secret_field(&tag, attribute),
                     tabbable: attribute("tabindex")
                         .and_then(|t| t.trim().parse::<i64>().ok())
                         .is_some_and(|t| t >= 0),
@@ -642,6 +648,7 @@ pub(super) fn node_from_ax(
         scrolls: facts.is_some_and(|f| f.scrolls),
         borders: facts.map_or((0.0, 0.0), |f| f.borders),
         dom_value: facts.and_then(|f| f.dom_value.clone()),
+        secret: facts.is_some_and(|f| f.secret),
         unread: (0, 0),
         tabbable: facts.is_some_and(|f| f.tabbable),
         children: Vec::new(),

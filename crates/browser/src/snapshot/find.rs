@@ -53,10 +53,12 @@ pub(crate) fn find(
         // Text whose element already matched adds nothing.
         let mut ancestor = node.parent;
         let mut inside_match = false;
+        let mut inside_secret = false;
         let mut path = Vec::new();
         while let Some(a) = ancestor {
             inside_match |= matched[a];
             let an = &nodes[a];
+            inside_secret |= an.secret;
             if LANDMARKS.contains(&an.role.as_str()) {
                 let label = normalise(&an.name);
                 path.push(if label.is_empty() {
@@ -66,6 +68,10 @@ pub(crate) fn find(
                 });
             }
             ancestor = an.parent;
+        }
+        // A secret field's own text is its value: never found, never shown.
+        if inside_secret {
+            continue;
         }
         matched[index] = true;
         if inside_match && node.role == "StaticText" {

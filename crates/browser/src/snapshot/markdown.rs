@@ -107,7 +107,7 @@ impl Writer<'_> {
                 .as_deref()
                 .filter(|v| !v.is_empty() && *v != name)
             {
-                if node.input_type.as_deref() == Some("password") {
+                if node.secret {
                     control.push_str(" value=\"••••\"");
                 } else {
                     control.push_str(&format!(" value={value:?}"));

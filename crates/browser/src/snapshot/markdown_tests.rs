@@ -70,6 +70,7 @@ fn links_images_and_controls_read_inline() {
     page.nodes[7].value = Some("a@b.c".into());
     page.nodes[8].value = Some("hunter2".into());
     page.nodes[8].input_type = Some("password".into());
+    page.nodes[8].secret = true;
     page.nodes[9].value = Some("Query".into());
     assert_eq!(
         read(&page),

@@ -404,6 +404,7 @@ impl Builder<'_> {
         // field that took one as its name would change its ref as the user types.
         let mut child_blocks = child_blocks;
         if raw_name.is_empty()
+            && !node.secret
             && child_blocks.len() == 1
             && let Some(text) = only_text(&child_blocks)
             && !text.is_empty()
@@ -432,11 +433,13 @@ impl Builder<'_> {
         } else {
             child_blocks
         };
-        // A text field's own text is its value, already shown as `value=`.
-        let child_blocks = if node.value.as_deref().is_some_and(|value| {
-            let value = normalise(value);
-            !value.is_empty() && only_text(&child_blocks) == Some(value)
-        }) {
+        // A text field's own text is its value, already shown as `value=`; a secret
+        // field's is never shown.
+        let child_blocks = if node.secret
+            || node.value.as_deref().is_some_and(|value| {
+                let value = normalise(value);
+                !value.is_empty() && only_text(&child_blocks) == Some(value)
+            }) {
             Vec::new()
         } else {
             child_blocks
@@ -902,7 +905,7 @@ fn describe(node: &Node, role: &str, name: &str, has_ref: bool) -> (String, Opti
         node.value.as_deref()
     };
     if let Some(value) = value.map(normalise).filter(|v| !v.is_empty() && *v != name) {
-        if node.input_type.as_deref() == Some("password") {
+        if node.secret {
             text.push_str(" value=\"••••\"");
         } else {
             text.push_str(" value=");
@@ -1029,7 +1032,10 @@ pub(crate) fn text_under(nodes: &[Node], index: usize, max: usize) -> String {
             }
             text.push_str(node.name.trim());
         }
-        stack.extend(node.children.iter().rev());
+        // A secret field's own text is its value.
+        if !node.secret {
+            stack.extend(node.children.iter().rev());
+        }
     }
     clip(&normalise(&text), max)
 }

@@ -363,7 +363,7 @@ fn an_unlabelled_field_keeps_its_ref_when_a_value_is_typed() {
 }
 
 #[test]
-fn values_and_states_follow_the_name_and_passwords_are_masked() {
+fn values_and_states_follow_the_name_and_secret_fields_are_masked() {
     let page = el(
         "RootWebArea",
         "",
@@ -371,12 +371,18 @@ fn values_and_states_follow_the_name_and_passwords_are_masked() {
             el("textbox", "Email", vec![]),
             el("textbox", "Password", vec![]),
             el("checkbox", "Agree", vec![]),
+            el("textbox", "", vec![text("4242 4242")]),
         ],
     );
     let mut obs = observation(page);
+    // A card number known by its autocomplete token: neither its value nor its own text
+    // (Chromium's inner text of a field) is shown, nor taken for its name.
+    obs.nodes[4].value = Some("4242 4242".into());
+    obs.nodes[4].secret = true;
     obs.nodes[1].value = Some("a@b.c".into());
     obs.nodes[2].value = Some("hunter2".into());
     obs.nodes[2].input_type = Some("password".into());
+    obs.nodes[2].secret = true;
     obs.nodes[3].states = vec![("checked", "true".into()), ("disabled", "true".into())];
     let text = shape(&obs);
     assert!(
@@ -384,6 +390,8 @@ fn values_and_states_follow_the_name_and_passwords_are_masked() {
         "{text}"
     );
     assert!(!text.contains("hunter2"), "{text}");
+    assert!(!text.contains("4242"), "{text}");
+    assert!(text.contains("textbox [ref] value=\"••••\""), "{text}");
     assert!(
         text.contains("checkbox \"Agree\" [ref] checked disabled"),
         "{text}"

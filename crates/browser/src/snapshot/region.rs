@@ -152,7 +152,7 @@ impl crate::Tab {
                 session,
                 &script::REGION_FACTS,
                 This::Object(array),
-                Vec::new(),
+                vec![serde_json::json!(cdp::secret_field_selector())],
                 deadline
             ),
             async { Ok::<_, Error>(session.call(&properties, deadline).await?) },
@@ -267,6 +267,9 @@ pub(crate) struct RegionFact {
     href: Option<String>,
     #[serde(rename = "type")]
     input_type: Option<String>,
+    /// A secret field (`cdp::is_secret_field`): its value is never shown.
+    #[serde(default)]
+    secret: bool,
     onclick: bool,
     pointer: bool,
     clips: bool,
@@ -377,6 +380,7 @@ fn build(
         node.unread = fact.unread;
         node.href = fact.href.clone();
         node.input_type = fact.input_type.clone();
+        node.secret = fact.secret;
         node.parent = Some(parent_of(i).map_or(0, |p| p + 1));
         node.children.clear();
         nodes.push(node);

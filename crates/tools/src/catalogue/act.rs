@@ -126,10 +126,10 @@ pub(crate) struct Output {
     relocated: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     input_value_verified: Option<bool>,
-    /// type: the keys sent (a password's only as their count).
+    /// type: the keys sent (into a secret field, only as their count).
     #[serde(skip_serializing_if = "Option::is_none")]
     keys_sent: Option<String>,
-    /// type/fill: what the field holds after (a password's only as its length); for
+    /// type/fill: what the field holds after (a secret field's only as its length); for
     /// type a fact, not a promise: a page may take the keys elsewhere.
     #[serde(skip_serializing_if = "Option::is_none")]
     value_after: Option<String>,

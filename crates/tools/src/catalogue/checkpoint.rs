@@ -53,7 +53,7 @@ pub(crate) struct List {
 struct Listed {
     id: String,
     tab_id: String,
-    url: String,
+    url: PageText,
     title: PageText,
     /// Milliseconds since the Unix epoch.
     time: u64,
@@ -68,7 +68,7 @@ pub(crate) struct Restored {
     tab_id: String,
     /// How the page was reached: in-place, history or url.
     reached: &'static str,
-    url: String,
+    url: PageText,
     restoration: Restoration,
 }
 
@@ -166,7 +166,7 @@ fn list(ctx: &Ctx<'_>) -> Output {
             .map(|c| Listed {
                 id: c.id.clone(),
                 tab_id: c.tab.clone(),
-                url: c.url.clone(),
+                url: PageText(c.url.clone()),
                 title: PageText(c.title.clone()),
                 time: millis(c.time),
                 fields: c.fields(),
@@ -237,7 +237,7 @@ async fn restore(
         state_id: id,
         tab_id: tab_id.to_string(),
         reached: restoration.reached.as_str(),
-        url: state.url,
+        url: PageText(state.url),
         restoration: Restoration {
             verified: restoration.verified,
             restored: restoration.restored,

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use super::{Annotations, PageGuard, ToolSpec};
 use crate::engine::Ctx;
 use crate::error::ToolError;
+use crate::untrusted::PageText;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -24,7 +25,8 @@ pub(crate) struct Params {
 #[serde(rename_all = "camelCase")]
 pub(crate) struct Output {
     r#type: String,
-    message: String,
+    /// The page's words.
+    message: PageText,
     answer: &'static str,
 }
 
@@ -61,7 +63,7 @@ impl ToolSpec for Dialog {
         let answered = answered?;
         Ok(Output {
             r#type: answered.kind,
-            message: answered.message,
+            message: PageText(answered.message),
             answer: answered.answer,
         })
     }

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use super::{Annotations, PageGuard, ToolSpec};
 use crate::engine::Ctx;
 use crate::error::{Code, ToolError};
+use crate::untrusted::PageText;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -36,8 +37,8 @@ pub(crate) struct Params {
 #[serde(rename_all = "camelCase")]
 pub(crate) struct Output {
     tab_id: String,
-    url: String,
-    title: String,
+    url: PageText,
+    title: PageText,
     /// The load event fired within the deadline.
     loaded: bool,
     same_document: bool,
@@ -140,8 +141,8 @@ impl ToolSpec for Navigate {
         let reason = report_unfinished(ctx, &target, &outcome);
         Ok(Output {
             tab_id: tab_id.to_string(),
-            url: state.url,
-            title: state.title,
+            url: PageText(state.url),
+            title: PageText(state.title),
             loaded: outcome.loaded,
             same_document: outcome.same_document,
             waited_ms: outcome.waited.as_millis() as u64,

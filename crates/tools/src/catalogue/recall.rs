@@ -78,7 +78,7 @@ pub(crate) struct Listed {
     id: String,
     command_id: String,
     tab_id: String,
-    url: String,
+    url: PageText,
     title: PageText,
     /// Milliseconds since the Unix epoch.
     time: u64,
@@ -96,7 +96,7 @@ impl From<Bundle> for Listed {
             id: bundle.id,
             command_id: bundle.command_id,
             tab_id: bundle.tab,
-            url: bundle.url,
+            url: PageText(bundle.url),
             title: PageText(bundle.title),
             time: bundle.time,
             mode: bundle.mode,

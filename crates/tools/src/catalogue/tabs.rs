@@ -44,7 +44,7 @@ enum Action {
 pub(crate) struct TabLine {
     id: String,
     title: PageText,
-    url: String,
+    url: PageText,
     loading: bool,
     failed: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -202,7 +202,7 @@ impl ToolSpec for Tabs {
             .map(|summary| TabLine {
                 id: summary.id.to_string(),
                 title: PageText(summary.state.title.clone()),
-                url: summary.state.url.clone(),
+                url: PageText(summary.state.url.clone()),
                 loading: summary.state.loading,
                 failed: summary.state.failed.is_some(),
                 error_text: summary.state.failed.clone(),
