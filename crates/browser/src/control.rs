@@ -1,18 +1,25 @@
 //! The control renderer: a blank page that runs no page script, one per browser, against
-//! which a probe that went unanswered is judged (SPEC §15, `probe.rs`).
+//! which a probe that went unanswered is judged when the page's own evidence does not
+//! settle it (SPEC §15, `probe.rs`).
 //!
 //! A page that does not answer within the probe budget is either hung (its script never
-//! returns) or starved (the machine has no CPU to spare for it, as when many tasks share
-//! a small one). One round trip into a renderer with nothing to do tells them apart: it is
-//! quick when the machine is fine, and slow when it is starved. It goes the way a probe
-//! goes (CDP to the browser process, on to a renderer, into V8), so it works wherever the
-//! browser does — launched, attached or on a grid — without reading its process table.
+//! returns) or slow (a task of its own that does end, stretched by a machine with no CPU
+//! to spare). The page's CPU time tells them apart when it can be read (`probe.rs`); one
+//! round trip into a renderer with nothing to do is the second opinion: quick when the
+//! browser and the machine answer, slow when they are stopped or starved. It goes the way
+//! a probe goes (CDP to the browser process, on to a renderer, into V8), so it works
+//! wherever the browser does — launched, attached or on a grid — without reading its
+//! process table.
 //!
-//! The control is made at the first probe that goes unanswered, not sooner (a probe
-//! that is answered costs nothing more, and a new renderer started beside a page that is
-//! merely slow, such as one in a storm of dialogs, would slow it further), and kept while
-//! the browser lives, in a browser context of its own: no task sees it among its tabs,
-//! and no page shares its renderer.
+//! Making the control is a new renderer's start (hundreds of milliseconds on a loaded
+//! machine), which says nothing about the machine: a control not made yet is no reading
+//! (`Reading::Unmade`), neither health nor starvation, and no probe waits for it. It is
+//! started when a probe first goes a while without an answer (`prepare`), so it is
+//! usually ready by the time a verdict needs it, and kept while the browser lives, in a
+//! browser context of its own: no task sees it among its tabs, and no page shares its
+//! renderer. Not at launch: a browser context of its own costs Chromium 156 three
+//! renderers (the blank page and two of the browser's own UI pages), about 80 MB, which a
+//! browser whose pages always answer never needs.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -49,10 +56,12 @@ pub(crate) struct Control {
 /// How a round trip into the control went.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Reading {
-    /// It answered after this long (making it, the first time, not counted).
+    /// It answered after this long.
     Answered(Duration),
-    /// It did not answer (or was not made) within the time given.
+    /// It did not answer within the time given.
     Silent,
+    /// It is not made yet (being made now): no reading.
+    Unmade,
     /// There is no control: the browser refused to make one.
     Absent,
 }
@@ -75,12 +84,17 @@ impl Control {
             .unwrap_or(false)
     }
 
-    /// One round trip into the control by `by`, making it first if it is not made yet.
+    /// One round trip into the control by `by`; a control not made yet is started and
+    /// is no reading.
     pub(crate) async fn read(self: &Arc<Control>, by: Deadline) -> Reading {
-        let session = match self.session(by).await {
-            Some(Made::Ready(session)) => session,
-            Some(Made::Refused) => return Reading::Absent,
-            Some(Made::Not) | None => return Reading::Silent,
+        let made = self.made.borrow().clone();
+        let session = match made {
+            Made::Ready(session) => session,
+            Made::Refused => return Reading::Absent,
+            Made::Not => {
+                self.prepare();
+                return Reading::Unmade;
+            }
         };
         let started = Instant::now();
         match session.call(&crate::probe::probe_call(), by).await {
@@ -99,24 +113,13 @@ impl Control {
 
     /// Starts making the control unless it is made or being made: in its own task, so
     /// a probe that stops waiting does not leave it half made.
-    fn prepare(self: &Arc<Control>) {
+    pub(crate) fn prepare(self: &Arc<Control>) {
         if !self.making.swap(true, Ordering::AcqRel) {
             let control = Arc::clone(self);
             tokio::spawn(async move {
                 let made = control.make(Deadline::after(MAKE_BUDGET)).await;
                 control.made.send_replace(made);
             });
-        }
-    }
-
-    /// The control as made by `by` (made first, if need be).
-    async fn session(self: &Arc<Control>, by: Deadline) -> Option<Made> {
-        self.prepare();
-        let mut made = self.made.subscribe();
-        let ready = made.wait_for(|made| !matches!(made, Made::Not));
-        match tokio::time::timeout_at(by.at().into(), ready).await {
-            Ok(Ok(made)) => Some(made.clone()),
-            _ => None,
         }
     }
 

@@ -8,16 +8,31 @@
 //! waits behind it: an unanswered probe then proves nothing and is no verdict. Input that
 //! never returns is.
 //!
-//! Nor is silence a verdict when the machine, not the page, is at fault: a renderer
-//! starved of CPU (many tasks on a small machine) misses the budget as a hung one does.
-//! So an unanswered probe is judged against the browser's control renderer (`control.rs`,
-//! a blank page made at the first unanswered probe and kept): when it answers
-//! within a quarter of the budget the machine is fine and the page is hung —
-//! `PageUnresponsive`, and the tab is marked so until the next answer, a new document or a
-//! crash. When it is slow too the machine is starved: the same probe is waited on, a
-//! budget at a time, until the page answers, or stays silent a whole budget while the
-//! control is quick (hung after all), or the command's deadline comes; a starved page is
-//! never marked. A probe answered within its budget costs nothing more.
+//! Nor is silence alone a verdict: on a saturated machine (many tasks on two cores) a
+//! renderer busy with a task that does end gets a small share of a core, and misses the
+//! budget as a hung one does. So a probe unanswered after an eighth of its budget starts
+//! gathering evidence from the browser, and a verdict needs a whole budget of silence and
+//! one of these:
+//! - the page's main thread ran a quarter of the budget of CPU time since then and still
+//!   did not answer (answering costs well under a millisecond): its script never yields.
+//!   The CPU time is the page's own `Performance.getMetrics` `ThreadTime`, which Chromium
+//!   answers at a V8 interrupt while the page's script runs, so it needs no process id
+//!   and works on a grid as on a launched browser;
+//! - it ran at least a fortieth of the budget (50 ms at the default: a long task) and the
+//!   browser's control renderer (`control.rs`, a blank page) answers within a quarter of
+//!   the budget: the machine answers, the page does not;
+//! - no CPU time can be read (a page stuck outside script, a browser without the
+//!   `Performance` domain) and the control stays quick a whole budget of silence — the
+//!   judgement before CPU time was read.
+//!
+//! Evidence of the opposite ends the search for a verdict: a dialog opened since the probe
+//! was sent (the page is running, one dialog at a time) holds the probe like an open one;
+//! a page that ran less than a fortieth of the budget has not had the CPU to answer, and
+//! a control that is slow says the machine is starved: the same probe is waited on, and
+//! judged again every quarter budget, until it is answered or the command's deadline
+//! comes. A control not made yet is no reading either way. A starved page is never marked
+//! unresponsive, so never crashed. A probe answered within an eighth of its budget costs
+//! nothing more.
 //!
 //! Recovery crashes the hung renderer (`Page.crash`, handled without the page's help), so
 //! the navigation or reload that follows starts in a fresh one; it follows only the
@@ -26,10 +41,11 @@
 //! Not here: deciding what a command does about it (refuse, report, recover) — that is
 //! the faces' business, in `tools`.
 
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use cdp::Deadline;
-use cdp::protocol::{page, runtime};
+use cdp::protocol::{page, performance, runtime};
 
 use crate::Error;
 use crate::control::Reading;
@@ -41,14 +57,23 @@ pub const DEFAULT_UNRESPONSIVE: Duration = Duration::from_millis(2000);
 /// How long a watch waits between two probes.
 const WATCH_INTERVAL: Duration = Duration::from_millis(250);
 
-/// An unanswered probe is a verdict only when the control renderer answers within this
-/// share of the budget (a quarter); slower, the machine is starved.
-const CONTROL_SHARE: u32 = 4;
+/// A probe unanswered after this share of its budget (an eighth) starts gathering
+/// evidence: a healthy page answers in milliseconds, even on a loaded machine.
+const GRACE_SHARE: u32 = 8;
+
+/// The page's main thread running this share of the budget (a quarter) of CPU time
+/// without answering is a hang on its own; so is the control answering within it.
+const STRONG_SHARE: u32 = 4;
+
+/// Less CPU time than this share of the budget (a fortieth: 50 ms at the default, a long
+/// task) and the page has not had the CPU to answer: no verdict.
+const WEAK_SHARE: u32 = 40;
 
 /// How long recovery waits for the crash it asked for.
 const CRASH_BUDGET: Duration = Duration::from_millis(2000);
 
 const PROBE_METHOD: &str = <runtime::Evaluate as cdp::protocol::Command>::METHOD;
+const METRICS_METHOD: &str = <performance::GetMetrics as cdp::protocol::Command>::METHOD;
 
 /// What a probe learned.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -80,54 +105,149 @@ impl Recovery {
 
 impl Tab {
     /// One cheap round trip into the page within `budget` (and `deadline`). No answer
-    /// marks the tab unresponsive and is `PageUnresponsive` — unless a pending navigation
-    /// or an open dialog explains the silence (`Probe::Held`), or the machine is starved:
-    /// then the probe waits on, until the page answers, or stays silent for a whole
-    /// budget while the machine is fine, or `deadline` comes (`Timeout`).
+    /// marks the tab unresponsive and is `PageUnresponsive` — when the evidence says the
+    /// page is hung (see the module's doc). A pending navigation, an open dialog or one
+    /// opened since, or our own work explains the silence (`Probe::Held`); evidence of a
+    /// starved page has the probe waited on, until the page answers, the evidence turns,
+    /// or `deadline` comes (`Timeout`).
     pub async fn probe(&self, budget: Duration, deadline: Deadline) -> Result<Probe, Error> {
         self.check_usable_or_dialog()?;
-        if self.state().open_dialog.is_some() {
+        let state = self.state();
+        if state.open_dialog.is_some() {
             return Ok(Probe::Held);
         }
+        let dialogs = state.dialogs_seen;
         let started = Instant::now();
-        // One probe, waited for in steps of a budget: a late answer is still an answer,
-        // and a starved renderer is not handed more to catch up on.
+        // One probe, waited for throughout: a late answer is still an answer, and a
+        // starved renderer is not handed more to catch up on.
         let call = probe_call();
         let answer = self.session().call(&call, deadline);
         tokio::pin!(answer);
-        // Since when the machine is known to be fine: from the start, until the control
-        // says otherwise.
-        let mut fine_since = Some(started);
-        let mut step_ends = started + budget;
-        loop {
-            let answered = tokio::time::timeout_at(step_ends.into(), &mut answer).await;
-            if let Ok(answered) = answered {
-                return self.answered(answered, started);
-            }
-            if let Some(held) = self.held() {
-                return held;
-            }
-            let reading = tokio::select! {
-                answered = &mut answer => return self.answered(answered, started),
-                reading = self.shared.control.read(deadline.within(budget)) => reading,
-            };
-            let now = Instant::now();
-            if machine_starved(reading, budget) {
+        let grace = started + budget / GRACE_SHARE;
+        if let Ok(answered) = tokio::time::timeout_at(grace.into(), &mut answer).await {
+            return self.answered(answered, started, dialogs);
+        }
+        // Silent a while: the control is readied for a verdict that may need it, and the
+        // CPU time the page's main thread runs from here on is measured.
+        self.shared.control.prepare();
+        let samples = Mutex::new(Samples::default());
+        let sampled = self.sample_cpu_time(&samples, budget, deadline);
+        let judged = async {
+            let mut fine_since = Some(started);
+            let mut check_at = started + budget;
+            loop {
+                tokio::time::sleep_until(check_at.into()).await;
+                if let Some(held) = self.held(dialogs) {
+                    return held;
+                }
+                let verdict = self
+                    .judge(&samples, &mut fine_since, budget, deadline)
+                    .await;
                 tracing::debug!(
                     tab = self.label(),
-                    ?reading,
-                    "a probe unanswered on a starved machine: waiting on"
+                    ?verdict,
+                    after = ?started.elapsed(),
+                    "an unanswered probe judged"
                 );
-                fine_since = None;
-            } else if now.duration_since(*fine_since.get_or_insert(now)) >= budget {
-                self.update(|s| s.unresponsive = true);
-                return Err(Error::PageUnresponsive {
-                    tab: self.label().to_string(),
-                    after: started.elapsed(),
-                });
+                if verdict == Verdict::Hung {
+                    self.update(|s| s.unresponsive = true);
+                    return Err(Error::PageUnresponsive {
+                        tab: self.label().to_string(),
+                        after: started.elapsed(),
+                    });
+                }
+                check_at = Instant::now() + budget / STRONG_SHARE;
             }
-            step_ends = now + budget;
+        };
+        tokio::select! {
+            answered = &mut answer => self.answered(answered, started, dialogs),
+            judged = judged => judged,
+            never = sampled => match never {},
         }
+    }
+
+    /// What the evidence says of a page silent a whole budget (see the module's doc):
+    /// the CPU time its main thread ran while silent, and the control when that does not
+    /// settle it (`fine_since`: since when the control has been quick).
+    async fn judge(
+        &self,
+        samples: &Mutex<Samples>,
+        fine_since: &mut Option<Instant>,
+        budget: Duration,
+        deadline: Deadline,
+    ) -> Verdict {
+        let read_by = deadline.within(budget / STRONG_SHARE);
+        let quick = |reading: Reading| match reading {
+            Reading::Answered(took) => took <= budget / STRONG_SHARE,
+            Reading::Absent => true,
+            Reading::Silent | Reading::Unmade => false,
+        };
+        let cpu = lock(samples).cpu(budget);
+        match cpu {
+            Cpu::Ran(ran) if ran >= budget / STRONG_SHARE => Verdict::Hung,
+            Cpu::Ran(ran) if ran < budget / WEAK_SHARE => Verdict::WaitOn,
+            Cpu::NotYet => Verdict::WaitOn,
+            Cpu::Ran(_) => {
+                if quick(self.shared.control.read(read_by).await) {
+                    Verdict::Hung
+                } else {
+                    Verdict::WaitOn
+                }
+            }
+            // No CPU time: the control alone, quick for a whole budget of the silence.
+            Cpu::Unknown => {
+                let reading = self.shared.control.read(read_by).await;
+                let now = Instant::now();
+                if reading == Reading::Unmade {
+                    Verdict::WaitOn
+                } else if !quick(reading) {
+                    *fine_since = None;
+                    Verdict::WaitOn
+                } else if now.duration_since(*fine_since.get_or_insert(now)) >= budget {
+                    Verdict::Hung
+                } else {
+                    Verdict::WaitOn
+                }
+            }
+        }
+    }
+
+    /// Reads the CPU time the page's main thread has run (since `Performance.enable`, when
+    /// the tab was attached) into `samples`, an eighth of `budget` apart, until the page
+    /// gives none. Chromium runs this call at a V8 interrupt, so a page whose script never
+    /// returns answers it; a page stuck outside script does not, and a browser without
+    /// the metric answers without it.
+    async fn sample_cpu_time(
+        &self,
+        samples: &Mutex<Samples>,
+        budget: Duration,
+        deadline: Deadline,
+    ) -> std::convert::Infallible {
+        loop {
+            lock(samples).asked = Some(Instant::now());
+            let metrics = self
+                .session()
+                .call(&performance::GetMetrics {}, deadline)
+                .await;
+            let thread_time = metrics
+                .ok()
+                .and_then(|m| m.value("ThreadTime"))
+                .and_then(|seconds| Duration::try_from_secs_f64(seconds).ok());
+            let read = {
+                let mut sampled = lock(samples);
+                sampled.asked = None;
+                match thread_time {
+                    Some(cpu) => sampled.read(cpu),
+                    None => sampled.unavailable = true,
+                }
+                thread_time.is_some()
+            };
+            if !read {
+                break;
+            }
+            tokio::time::sleep(budget / GRACE_SHARE).await;
+        }
+        std::future::pending().await
     }
 
     /// What the page's answer to a probe (or its silence until the deadline) says.
@@ -135,6 +255,7 @@ impl Tab {
         &self,
         answered: Result<T, cdp::Error>,
         started: Instant,
+        dialogs: u64,
     ) -> Result<Probe, Error> {
         match answered {
             // Any answer, an error included, comes from a renderer that is listening.
@@ -142,7 +263,7 @@ impl Tab {
                 self.update(|s| s.unresponsive = false);
                 Ok(Probe::Answered(started.elapsed()))
             }
-            Err(cdp::Error::Timeout { .. }) => match self.held() {
+            Err(cdp::Error::Timeout { .. }) => match self.held(dialogs) {
                 Some(held) => held,
                 None => Err(Error::Timeout {
                     waiting_for: format!("{} to answer a probe", self.label()),
@@ -154,14 +275,18 @@ impl Tab {
     }
 
     /// A silence that proves nothing: the tab is gone or crashed (that error), or a
-    /// pending navigation, an open dialog or our own work holds the probe (`Held`).
-    fn held(&self) -> Option<Result<Probe, Error>> {
+    /// pending navigation, an open dialog, a dialog opened since the probe was sent (when
+    /// the tab had seen `dialogs`: the page is running, each dialog holding it until it is
+    /// answered) or our own work holds the probe (`Held`).
+    fn held(&self, dialogs: u64) -> Option<Result<Probe, Error>> {
         if let Err(err) = self.check_usable_or_dialog() {
             return Some(Err(err));
         }
         let state = self.state();
-        let held =
-            state.navigating.is_some() || state.open_dialog.is_some() || self.busy_with_our_work();
+        let held = state.navigating.is_some()
+            || state.open_dialog.is_some()
+            || state.dialogs_seen > dialogs
+            || self.busy_with_our_work();
         held.then_some(Ok(Probe::Held))
     }
 
@@ -226,7 +351,9 @@ impl Tab {
             .connection()
             .in_flight(session.id())
             .iter()
-            .any(|method| method != PROBE_METHOD && !method.starts_with("Input."))
+            .any(|method| {
+                method != PROBE_METHOD && method != METRICS_METHOD && !method.starts_with("Input.")
+            })
     }
 
     /// Like `check_usable`, but an open dialog is no failure here.
@@ -238,14 +365,63 @@ impl Tab {
     }
 }
 
-/// Whether a reading of the control says the machine is starved: it did not come back
-/// within a quarter of `budget`. A browser without a control is judged as a fine one.
-fn machine_starved(reading: Reading, budget: Duration) -> bool {
-    match reading {
-        Reading::Answered(took) => took > budget / CONTROL_SHARE,
-        Reading::Silent => true,
-        Reading::Absent => false,
+/// The CPU time of a silent page's main thread, as read while its probe waits.
+#[derive(Default)]
+struct Samples {
+    /// The first reading and the last.
+    first: Option<Duration>,
+    last: Option<Duration>,
+    /// Since when a reading has been asked for and not come back.
+    asked: Option<Instant>,
+    /// The page gives no CPU time (a browser without the metric, a call refused).
+    unavailable: bool,
+}
+
+/// What the CPU time says so far.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Cpu {
+    /// The page's main thread ran this much between the first reading and the last.
+    Ran(Duration),
+    /// Too few readings yet, and none overdue.
+    NotYet,
+    /// No reading can be had: the metric is missing, or a reading has been asked for a
+    /// whole budget (the main thread runs no script to answer it: stuck outside script,
+    /// or stopped).
+    Unknown,
+}
+
+impl Samples {
+    fn read(&mut self, cpu: Duration) {
+        self.first.get_or_insert(cpu);
+        self.last = Some(cpu);
     }
+
+    fn cpu(&self, budget: Duration) -> Cpu {
+        let overdue = self.asked.is_some_and(|asked| asked.elapsed() >= budget);
+        if self.unavailable || overdue {
+            return Cpu::Unknown;
+        }
+        match (self.first, self.last) {
+            // A new document starts its count again: no reading across it.
+            (Some(first), Some(last)) => last.checked_sub(first).map_or(Cpu::Unknown, Cpu::Ran),
+            _ => Cpu::NotYet,
+        }
+    }
+}
+
+fn lock(samples: &Mutex<Samples>) -> std::sync::MutexGuard<'_, Samples> {
+    // A poisoned lock means a panic elsewhere while holding it; the samples still hold.
+    samples.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// What an unanswered probe's evidence says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Verdict {
+    /// The page runs script that never yields.
+    Hung,
+    /// No verdict yet: the page has not had the CPU to answer, the machine is starved,
+    /// or there is no reading.
+    WaitOn,
 }
 
 /// The probe: the cheapest call that needs a page's renderer.
