@@ -1,25 +1,24 @@
 //! The control renderer: a blank page that runs no page script, one per browser, against
-//! which a probe that went unanswered is judged when the page's own evidence does not
-//! settle it (SPEC §15, `probe.rs`).
+//! which a probe that went unanswered is judged when the page's own CPU time cannot be
+//! read (SPEC §15, `probe.rs`).
 //!
 //! A page that does not answer within the probe budget is either hung (its script never
-//! returns) or slow (a task of its own that does end, stretched by a machine with no CPU
-//! to spare). The page's CPU time tells them apart when it can be read (`probe.rs`); one
-//! round trip into a renderer with nothing to do is the second opinion: quick when the
-//! browser and the machine answer, slow when they are stopped or starved. It goes the way
-//! a probe goes (CDP to the browser process, on to a renderer, into V8), so it works
-//! wherever the browser does — launched, attached or on a grid — without reading its
-//! process table.
+//! returns) or slow: a task that does end, on a machine with no CPU to spare, or a
+//! browser that is itself stopped. One round trip into a renderer with nothing to do
+//! tells the machine's part: quick when the browser and the machine answer, slow when
+//! they do not. It goes the way a probe goes (CDP to the browser process, on to a
+//! renderer, into V8), so it works wherever the browser does — launched, attached or on a
+//! grid — without reading its process table. A waking renderer is scheduled ahead of busy
+//! ones, so it stays quick on a loaded machine: it says the browser answers, not how much
+//! CPU a busy page gets, which is why the page's own CPU time is read first.
 //!
-//! Making the control is a new renderer's start (hundreds of milliseconds on a loaded
-//! machine), which says nothing about the machine: a control not made yet is no reading
-//! (`Reading::Unmade`), neither health nor starvation, and no probe waits for it. It is
-//! started when a probe first goes a while without an answer (`prepare`), so it is
-//! usually ready by the time a verdict needs it, and kept while the browser lives, in a
-//! browser context of its own: no task sees it among its tabs, and no page shares its
-//! renderer. Not at launch: a browser context of its own costs Chromium 156 three
-//! renderers (the blank page and two of the browser's own UI pages), about 80 MB, which a
-//! browser whose pages always answer never needs.
+//! It is made when a verdict first needs it (`Reading::Unmade` meanwhile: no reading,
+//! neither health nor starvation, and no probe waits for it, since its making is a new
+//! renderer's start and says nothing of the machine), and kept while the browser lives,
+//! in a browser context of its own: no task sees it among its tabs, and no page shares
+//! its renderer. Not at launch: a window in a context of its own costs Chromium 156 three
+//! renderers (the blank page and two of the browser's own UI pages), about 85 MB, which a
+//! browser whose pages answer or give their CPU time never needs.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -113,7 +112,7 @@ impl Control {
 
     /// Starts making the control unless it is made or being made: in its own task, so
     /// a probe that stops waiting does not leave it half made.
-    pub(crate) fn prepare(self: &Arc<Control>) {
+    fn prepare(self: &Arc<Control>) {
         if !self.making.swap(true, Ordering::AcqRel) {
             let control = Arc::clone(self);
             tokio::spawn(async move {

@@ -10,29 +10,36 @@
 //!
 //! Nor is silence alone a verdict: on a saturated machine (many tasks on two cores) a
 //! renderer busy with a task that does end gets a small share of a core, and misses the
-//! budget as a hung one does. So a probe unanswered after an eighth of its budget starts
-//! gathering evidence from the browser, and a verdict needs a whole budget of silence and
-//! one of these:
-//! - the page's main thread ran a quarter of the budget of CPU time since then and still
-//!   did not answer (answering costs well under a millisecond): its script never yields.
-//!   The CPU time is the page's own `Performance.getMetrics` `ThreadTime`, which Chromium
-//!   answers at a V8 interrupt while the page's script runs, so it needs no process id
-//!   and works on a grid as on a launched browser;
-//! - it ran at least a fortieth of the budget (50 ms at the default: a long task) and the
-//!   browser's control renderer (`control.rs`, a blank page) answers within a quarter of
-//!   the budget: the machine answers, the page does not;
-//! - no CPU time can be read (a page stuck outside script, a browser without the
-//!   `Performance` domain) and the control stays quick a whole budget of silence — the
-//!   judgement before CPU time was read.
+//! budget as a hung one does, though answering `0` costs it well under a millisecond of
+//! CPU time. So a probe unanswered after an eighth of its budget gathers evidence from
+//! the browser: the CPU time of the page's main thread (`Performance.getMetrics`,
+//! `ThreadTime`), read an eighth of the budget apart. Chromium runs that call at a V8
+//! interrupt, so a page whose script never returns answers it; no process id is needed,
+//! and it works on a grid as on a launched browser. A verdict — `PageUnresponsive`, the
+//! tab marked so until the next answer, a new document or a crash — needs a whole budget
+//! of silence and one of:
+//! - a quarter of the budget of CPU time run since the first reading: the page's script
+//!   does not yield;
+//! - a fortieth of it (50 ms at the default: a long task) with the last reading back
+//!   within a quarter budget: the page is running, the way to it is quick (a reading goes
+//!   the way a probe does: browser, renderer, V8), and the probe still waits behind its
+//!   script. On a saturated machine this takes a page whose long task would have ended
+//!   after the budget for hung: the budget is how long the agent waits, and the page had
+//!   the CPU to answer many times over;
+//! - no CPU time to read (a browser without the metric, or a reading asked a whole budget
+//!   ago and not back: a page stuck outside script, or stopped) and the browser's control
+//!   renderer (`control.rs`, a blank page) answering within a quarter budget for a whole
+//!   budget of the silence — the judgement before CPU time was read.
 //!
-//! Evidence of the opposite ends the search for a verdict: a dialog opened since the probe
-//! was sent (the page is running, one dialog at a time) holds the probe like an open one;
-//! a page that ran less than a fortieth of the budget has not had the CPU to answer, and
-//! a control that is slow says the machine is starved: the same probe is waited on, and
-//! judged again every quarter budget, until it is answered or the command's deadline
-//! comes. A control not made yet is no reading either way. A starved page is never marked
-//! unresponsive, so never crashed. A probe answered within an eighth of its budget costs
-//! nothing more.
+//! Anything else is no verdict, and the same probe is waited on, judged again every
+//! quarter budget, until it is answered or the command's deadline comes (`Timeout`): a
+//! page that ran less than a fortieth of the budget has not had the CPU to answer; a slow
+//! or silent control says the machine is starved; a control not made yet is no reading
+//! (it is made when first needed, and its making is a new renderer's start, which says
+//! nothing of the machine). A dialog opened since the probe was sent (the page is running,
+//! each dialog holding it until it is answered) holds the probe like an open one. A page
+//! starved of CPU is never marked unresponsive, so never crashed. A probe answered within
+//! an eighth of its budget costs nothing more.
 //!
 //! Recovery crashes the hung renderer (`Page.crash`, handled without the page's help), so
 //! the navigation or reload that follows starts in a fresh one; it follows only the
@@ -127,9 +134,8 @@ impl Tab {
         if let Ok(answered) = tokio::time::timeout_at(grace.into(), &mut answer).await {
             return self.answered(answered, started, dialogs);
         }
-        // Silent a while: the control is readied for a verdict that may need it, and the
-        // CPU time the page's main thread runs from here on is measured.
-        self.shared.control.prepare();
+        // Silent a while: the CPU time the page's main thread runs from here on is
+        // measured.
         let samples = Mutex::new(Samples::default());
         let sampled = self.sample_cpu_time(&samples, budget, deadline);
         let judged = async {
@@ -167,8 +173,8 @@ impl Tab {
     }
 
     /// What the evidence says of a page silent a whole budget (see the module's doc):
-    /// the CPU time its main thread ran while silent, and the control when that does not
-    /// settle it (`fine_since`: since when the control has been quick).
+    /// the CPU time its main thread ran while silent, or, when that cannot be read, the
+    /// control (`fine_since`: since when it has been quick).
     async fn judge(
         &self,
         samples: &Mutex<Samples>,
@@ -176,47 +182,42 @@ impl Tab {
         budget: Duration,
         deadline: Deadline,
     ) -> Verdict {
-        let read_by = deadline.within(budget / STRONG_SHARE);
-        let quick = |reading: Reading| match reading {
-            Reading::Answered(took) => took <= budget / STRONG_SHARE,
-            Reading::Absent => true,
-            Reading::Silent | Reading::Unmade => false,
-        };
+        let strong = budget / STRONG_SHARE;
         let cpu = lock(samples).cpu(budget);
         match cpu {
-            Cpu::Ran(ran) if ran >= budget / STRONG_SHARE => Verdict::Hung,
-            Cpu::Ran(ran) if ran < budget / WEAK_SHARE => Verdict::WaitOn,
-            Cpu::NotYet => Verdict::WaitOn,
-            Cpu::Ran(_) => {
-                if quick(self.shared.control.read(read_by).await) {
-                    Verdict::Hung
-                } else {
-                    Verdict::WaitOn
-                }
+            Cpu::Ran { ran, .. } if ran >= strong => return Verdict::Hung,
+            Cpu::Ran { ran, took } if ran >= budget / WEAK_SHARE && took <= strong => {
+                return Verdict::Hung;
             }
-            // No CPU time: the control alone, quick for a whole budget of the silence.
-            Cpu::Unknown => {
-                let reading = self.shared.control.read(read_by).await;
-                let now = Instant::now();
-                if reading == Reading::Unmade {
-                    Verdict::WaitOn
-                } else if !quick(reading) {
-                    *fine_since = None;
-                    Verdict::WaitOn
-                } else if now.duration_since(*fine_since.get_or_insert(now)) >= budget {
-                    Verdict::Hung
-                } else {
-                    Verdict::WaitOn
-                }
-            }
+            Cpu::Ran { .. } | Cpu::NotYet => return Verdict::WaitOn,
+            Cpu::Unknown => {}
+        }
+        // No CPU time: the control alone, quick for a whole budget of the silence.
+        let reading = self.shared.control.read(deadline.within(strong)).await;
+        let now = Instant::now();
+        let quick = match reading {
+            Reading::Answered(took) => took <= strong,
+            Reading::Absent => true,
+            Reading::Silent => false,
+            Reading::Unmade => return Verdict::WaitOn,
+        };
+        if !quick {
+            *fine_since = None;
+            Verdict::WaitOn
+        } else if now.duration_since(*fine_since.get_or_insert(now)) >= budget {
+            Verdict::Hung
+        } else {
+            Verdict::WaitOn
         }
     }
 
     /// Reads the CPU time the page's main thread has run (since `Performance.enable`, when
     /// the tab was attached) into `samples`, an eighth of `budget` apart, until the page
     /// gives none. Chromium runs this call at a V8 interrupt, so a page whose script never
-    /// returns answers it; a page stuck outside script does not, and a browser without
-    /// the metric answers without it.
+    /// returns answers it — the way the control renderer's round trip goes, browser to
+    /// renderer to V8, so how long it took says what the control would; a page stuck
+    /// outside script does not answer, and a browser without the metric answers without
+    /// it.
     async fn sample_cpu_time(
         &self,
         samples: &Mutex<Samples>,
@@ -224,7 +225,8 @@ impl Tab {
         deadline: Deadline,
     ) -> std::convert::Infallible {
         loop {
-            lock(samples).asked = Some(Instant::now());
+            let asked = Instant::now();
+            lock(samples).asked = Some(asked);
             let metrics = self
                 .session()
                 .call(&performance::GetMetrics {}, deadline)
@@ -237,7 +239,7 @@ impl Tab {
                 let mut sampled = lock(samples);
                 sampled.asked = None;
                 match thread_time {
-                    Some(cpu) => sampled.read(cpu),
+                    Some(cpu) => sampled.read(cpu, asked.elapsed()),
                     None => sampled.unavailable = true,
                 }
                 thread_time.is_some()
@@ -368,9 +370,9 @@ impl Tab {
 /// The CPU time of a silent page's main thread, as read while its probe waits.
 #[derive(Default)]
 struct Samples {
-    /// The first reading and the last.
+    /// The first reading and the last, with how long the last took to come back.
     first: Option<Duration>,
-    last: Option<Duration>,
+    last: Option<(Duration, Duration)>,
     /// Since when a reading has been asked for and not come back.
     asked: Option<Instant>,
     /// The page gives no CPU time (a browser without the metric, a call refused).
@@ -380,8 +382,9 @@ struct Samples {
 /// What the CPU time says so far.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Cpu {
-    /// The page's main thread ran this much between the first reading and the last.
-    Ran(Duration),
+    /// The page's main thread ran `ran` between the first reading and the last, which
+    /// came back after `took`.
+    Ran { ran: Duration, took: Duration },
     /// Too few readings yet, and none overdue.
     NotYet,
     /// No reading can be had: the metric is missing, or a reading has been asked for a
@@ -391,9 +394,9 @@ enum Cpu {
 }
 
 impl Samples {
-    fn read(&mut self, cpu: Duration) {
+    fn read(&mut self, cpu: Duration, took: Duration) {
         self.first.get_or_insert(cpu);
-        self.last = Some(cpu);
+        self.last = Some((cpu, took));
     }
 
     fn cpu(&self, budget: Duration) -> Cpu {
@@ -403,7 +406,9 @@ impl Samples {
         }
         match (self.first, self.last) {
             // A new document starts its count again: no reading across it.
-            (Some(first), Some(last)) => last.checked_sub(first).map_or(Cpu::Unknown, Cpu::Ran),
+            (Some(first), Some((last, took))) => last
+                .checked_sub(first)
+                .map_or(Cpu::Unknown, |ran| Cpu::Ran { ran, took }),
             _ => Cpu::NotYet,
         }
     }
