@@ -393,6 +393,21 @@ enum Cpu {
     Unknown,
 }
 
+impl Cpu {
+    /// The verdict the CPU time gives on a page silent a whole budget (`found_hung`: the
+    /// tab was found hung before), or `None` when it cannot be read and only the control
+    /// can say.
+    fn verdict(self, found_hung: bool, budget: Duration) -> Option<Verdict> {
+        let strong = budget / STRONG_SHARE;
+        Some(match self {
+            Cpu::Ran { ran, .. } if ran >= strong || found_hung => Verdict::Hung,
+            Cpu::Ran { ran, took } if ran >= budget / WEAK_SHARE && took <= strong => Verdict::Hung,
+            Cpu::Ran { .. } | Cpu::NotYet => Verdict::WaitOn,
+            Cpu::Unknown => return None,
+        })
+    }
+}
+
 impl Samples {
     fn read(&mut self, cpu: Duration, took: Duration) {
         self.first.get_or_insert(cpu);
@@ -436,5 +451,79 @@ pub(crate) fn probe_call() -> runtime::Evaluate {
         return_by_value: Some(true),
         silent: Some(true),
         ..Default::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const BUDGET: Duration = Duration::from_millis(2000);
+
+    fn ms(ms: u64) -> Duration {
+        Duration::from_millis(ms)
+    }
+
+    fn ran(ran: u64, took: u64) -> Cpu {
+        Cpu::Ran {
+            ran: ms(ran),
+            took: ms(took),
+        }
+    }
+
+    fn check(cpu: Cpu, found_hung: bool, expected: Option<Verdict>) {
+        assert_eq!(cpu.verdict(found_hung, BUDGET), expected, "{cpu:?}");
+    }
+
+    #[test]
+    fn a_quarter_budget_of_cpu_time_without_an_answer_is_a_hang_however_slow_the_reading() {
+        check(ran(500, 1900), false, Some(Verdict::Hung));
+        check(ran(499, 1900), false, Some(Verdict::WaitOn));
+    }
+
+    #[test]
+    fn a_long_tasks_worth_is_a_hang_only_when_the_reading_came_back_within_a_quarter_budget() {
+        check(ran(50, 500), false, Some(Verdict::Hung));
+        check(ran(50, 501), false, Some(Verdict::WaitOn));
+        check(ran(49, 1), false, Some(Verdict::WaitOn));
+    }
+
+    #[test]
+    fn a_tab_found_hung_stays_so_while_a_reading_comes_back_and_the_probe_does_not() {
+        check(ran(0, 1900), true, Some(Verdict::Hung));
+        check(Cpu::NotYet, true, Some(Verdict::WaitOn));
+    }
+
+    #[test]
+    fn no_reading_yet_is_no_verdict_and_no_reading_at_all_is_the_controls() {
+        check(Cpu::NotYet, false, Some(Verdict::WaitOn));
+        check(Cpu::Unknown, false, None);
+        check(Cpu::Unknown, true, None);
+    }
+
+    #[test]
+    fn readings_give_the_cpu_time_between_the_first_and_the_last() {
+        let mut samples = Samples::default();
+        assert_eq!(samples.cpu(BUDGET), Cpu::NotYet);
+        samples.read(ms(1000), ms(3));
+        assert_eq!(samples.cpu(BUDGET), ran(0, 3));
+        samples.read(ms(1300), ms(40));
+        samples.read(ms(1700), ms(7));
+        assert_eq!(samples.cpu(BUDGET), ran(700, 7));
+        // A new document counts from zero again: no reading across it.
+        samples.read(ms(20), ms(7));
+        assert_eq!(samples.cpu(BUDGET), Cpu::Unknown);
+    }
+
+    #[test]
+    fn a_reading_asked_a_whole_budget_ago_or_a_missing_metric_is_no_reading() {
+        let mut samples = Samples::default();
+        samples.read(ms(1000), ms(3));
+        samples.asked = Instant::now().checked_sub(BUDGET);
+        assert_eq!(samples.cpu(BUDGET), Cpu::Unknown);
+        samples.asked = Some(Instant::now());
+        assert_eq!(samples.cpu(BUDGET), ran(0, 3));
+        samples.unavailable = true;
+        assert_eq!(samples.cpu(BUDGET), Cpu::Unknown);
     }
 }
