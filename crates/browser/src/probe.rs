@@ -17,7 +17,9 @@
 //! interrupt, so a page whose script never returns answers it; no process id is needed,
 //! and it works on a grid as on a launched browser. A verdict — `PageUnresponsive`, the
 //! tab marked so until the next answer, a new document or a crash — needs a whole budget
-//! of silence and one of:
+//! of silence (from the probe's sending, or from the sending of input still unanswered,
+//! since the page handles input on the thread a probe needs; never from before its last
+//! answer) and one of:
 //! - a quarter of the budget of CPU time run since the first reading: the page's script
 //!   does not yield;
 //! - a fortieth of it (50 ms at the default: a long task) with the last reading back
@@ -26,6 +28,9 @@
 //!   script. On a saturated machine this takes a page whose long task would have ended
 //!   after the budget for hung: the budget is how long the agent waits, and the page had
 //!   the CPU to answer many times over;
+//! - the tab already found hung, and a reading came back while the probe did not: the
+//!   page is still inside a task running script, as when it was found hung (a reading is
+//!   answered at an interrupt, a probe only once the task ends);
 //! - no CPU time to read (a browser without the metric, or a reading asked a whole budget
 //!   ago and not back: a page stuck outside script, or stopped) and the browser's control
 //!   renderer (`control.rs`, a blank page) answering within a quarter budget for a whole
@@ -124,12 +129,14 @@ impl Tab {
             return Ok(Probe::Held);
         }
         let dialogs = state.dialogs_seen;
+        let found_hung = state.unresponsive;
         let started = Instant::now();
         // One probe, waited for throughout: a late answer is still an answer, and a
         // starved renderer is not handed more to catch up on.
         let call = probe_call();
         let answer = self.session().call(&call, deadline);
         tokio::pin!(answer);
+        let silent_since = self.silent_since(started);
         let grace = started + budget / GRACE_SHARE;
         if let Ok(answered) = tokio::time::timeout_at(grace.into(), &mut answer).await {
             return self.answered(answered, started, dialogs);
@@ -140,14 +147,14 @@ impl Tab {
         let sampled = self.sample_cpu_time(&samples, budget, deadline);
         let judged = async {
             let mut fine_since = Some(started);
-            let mut check_at = started + budget;
+            let mut check_at = silent_since + budget;
             loop {
                 tokio::time::sleep_until(check_at.into()).await;
                 if let Some(held) = self.held(dialogs) {
                     return held;
                 }
                 let verdict = self
-                    .judge(&samples, &mut fine_since, budget, deadline)
+                    .judge(&samples, found_hung, &mut fine_since, budget, deadline)
                     .await;
                 tracing::debug!(
                     tab = self.label(),
@@ -173,24 +180,21 @@ impl Tab {
     }
 
     /// What the evidence says of a page silent a whole budget (see the module's doc):
-    /// the CPU time its main thread ran while silent, or, when that cannot be read, the
-    /// control (`fine_since`: since when it has been quick).
+    /// the CPU time its main thread ran while silent (and whether the tab was
+    /// `found_hung` before), or, when that cannot be read, the control (`fine_since`:
+    /// since when it has been quick).
     async fn judge(
         &self,
         samples: &Mutex<Samples>,
+        found_hung: bool,
         fine_since: &mut Option<Instant>,
         budget: Duration,
         deadline: Deadline,
     ) -> Verdict {
         let strong = budget / STRONG_SHARE;
         let cpu = lock(samples).cpu(budget);
-        match cpu {
-            Cpu::Ran { ran, .. } if ran >= strong => return Verdict::Hung,
-            Cpu::Ran { ran, took } if ran >= budget / WEAK_SHARE && took <= strong => {
-                return Verdict::Hung;
-            }
-            Cpu::Ran { .. } | Cpu::NotYet => return Verdict::WaitOn,
-            Cpu::Unknown => {}
+        if let Some(verdict) = cpu.verdict(found_hung, budget) {
+            return verdict;
         }
         // No CPU time: the control alone, quick for a whole budget of the silence.
         let reading = self.shared.control.read(deadline.within(strong)).await;
@@ -262,7 +266,10 @@ impl Tab {
         match answered {
             // Any answer, an error included, comes from a renderer that is listening.
             Ok(_) | Err(cdp::Error::Protocol { .. } | cdp::Error::Decode { .. }) => {
-                self.update(|s| s.unresponsive = false);
+                self.update(|s| {
+                    s.unresponsive = false;
+                    s.probe_answered_at = Some(Instant::now());
+                });
                 Ok(Probe::Answered(started.elapsed()))
             }
             Err(cdp::Error::Timeout { .. }) => match self.held(dialogs) {
@@ -343,6 +350,26 @@ impl Tab {
         }
     }
 
+    /// Since when the page has answered nothing of ours, for a probe sent at `sent`: then,
+    /// or since the sending of input still unanswered, if earlier (the page handles input
+    /// on the thread a probe needs: a click whose handler never returns is the page's
+    /// silence from the click on), but not before its last answer to a probe.
+    fn silent_since(&self, sent: Instant) -> Instant {
+        let session = self.session();
+        let input = session
+            .connection()
+            .in_flight(session.id())
+            .into_iter()
+            .filter(|(method, _)| method.starts_with("Input."))
+            .map(|(_, at)| at)
+            .min();
+        let since = input.map_or(sent, |input| input.min(sent));
+        match self.state().probe_answered_at {
+            Some(answered) => since.max(answered).min(sent),
+            None => since,
+        }
+    }
+
     /// Work we asked of the page is still running (a read of a large page can keep its
     /// renderer busy for seconds, and a probe waits behind it): the probe's silence is
     /// ours, not the page's. Input that does not return is the page's doing, and so is a
@@ -353,7 +380,7 @@ impl Tab {
             .connection()
             .in_flight(session.id())
             .iter()
-            .any(|method| {
+            .any(|(method, _)| {
                 method != PROBE_METHOD && method != METRICS_METHOD && !method.starts_with("Input.")
             })
     }

@@ -56,6 +56,8 @@ pub struct PageState {
     /// How many JavaScript dialogs this tab has had; they are in its dialog log
     /// ([`Tab::dialogs_since`]).
     pub dialogs_seen: u64,
+    /// When the page last answered a probe (`probe.rs`).
+    pub(crate) probe_answered_at: Option<Instant>,
     /// File choosers intercepted so far, and the input of the last one.
     pub(crate) file_choosers: u64,
     pub(crate) file_chooser_input: Option<i64>,
