@@ -75,9 +75,15 @@ struct Inner {
     /// Set under the `pending` lock by `close`, so no call can register after it.
     shut: AtomicBool,
     recorder: Option<Arc<Recorder>>,
-    /// The calls awaiting their reply, by id: their session, method, and when they were
-    /// sent.
-    in_flight: Mutex<HashMap<u64, (Option<SessionId>, String, Instant)>>,
+    /// The calls awaiting their reply, by id.
+    in_flight: Mutex<HashMap<u64, Call>>,
+}
+
+/// A call awaiting its reply: its session, its method, and when it was sent.
+struct Call {
+    session: Option<SessionId>,
+    method: String,
+    sent: Instant,
 }
 
 /// Keeps a call in `in_flight` while its caller waits, however the wait ends (a reply,
@@ -213,8 +219,8 @@ impl Connection {
     pub fn in_flight(&self, session: Option<&SessionId>) -> Vec<(String, Instant)> {
         let mut calls: Vec<(u64, String, Instant)> = lock(&self.inner.in_flight)
             .iter()
-            .filter(|(_, (s, _, _))| s.as_ref() == session)
-            .map(|(id, (_, method, sent))| (*id, method.clone(), *sent))
+            .filter(|(_, call)| call.session.as_ref() == session)
+            .map(|(id, call)| (*id, call.method.clone(), call.sent))
             .collect();
         calls.sort_by_key(|(id, _, _)| *id);
         calls
@@ -288,7 +294,12 @@ impl Connection {
             message["sessionId"] = Value::String(session.0.clone());
         }
         let (reply_tx, reply_rx) = oneshot::channel();
-        lock(&self.inner.in_flight).insert(id, (session.cloned(), method.to_string(), started));
+        let call = Call {
+            session: session.cloned(),
+            method: method.to_string(),
+            sent: started,
+        };
+        lock(&self.inner.in_flight).insert(id, call);
         let _in_flight = InFlight {
             inner: &self.inner,
             id,

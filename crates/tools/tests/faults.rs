@@ -609,14 +609,12 @@ async fn a_page_busy_between_alerts_for_longer_than_the_budget_is_never_unrespon
     // the page's main thread burns CPU time meanwhile), but opens an alert every fifth of
     // a second: a dialog opened since the probe was sent says the page is running.
     let h = Harness::new();
-    h.ok("navigate", json!({ "url": h.url("faults/slow-alerts.html") }))
-        .await;
-    let (clicked, took) = timed(
-        &h,
-        "act",
-        json!({ "action": "click", "selector": "#slow" }),
+    h.ok(
+        "navigate",
+        json!({ "url": h.url("faults/slow-alerts.html") }),
     )
     .await;
+    let (clicked, took) = timed(&h, "act", json!({ "action": "click", "selector": "#slow" })).await;
     eprintln!("15 alerts 200 ms apart: {} ms", took.as_millis());
     assert_eq!(clicked["ok"], true, "{clicked:#}");
     assert_eq!(clicked["events"]["dialog"]["count"], 15, "{clicked:#}");
