@@ -74,7 +74,8 @@ const WATCH_INTERVAL: Duration = Duration::from_millis(250);
 const GRACE_SHARE: u32 = 8;
 
 /// The page's main thread running this share of the budget (a quarter) of CPU time
-/// without answering is a hang on its own; so is the control answering within it.
+/// without answering is a hang on its own; a reading of the page, or the control, that
+/// comes back within it is quick.
 const STRONG_SHARE: u32 = 4;
 
 /// Less CPU time than this share of the budget (a fortieth: 50 ms at the default, a long
@@ -92,8 +93,8 @@ const METRICS_METHOD: &str = <performance::GetMetrics as cdp::protocol::Command>
 pub enum Probe {
     /// The page answered, after this long.
     Answered(Duration),
-    /// No verdict: a pending navigation, an open dialog, or work we asked of the page
-    /// holds the probe.
+    /// No verdict: a pending navigation, an open dialog or one opened since the probe was
+    /// sent, or work we asked of the page holds the probe.
     Held,
 }
 
@@ -146,7 +147,7 @@ impl Tab {
         let samples = Mutex::new(Samples::default());
         let sampled = self.sample_cpu_time(&samples, budget, deadline);
         let judged = async {
-            let mut fine_since = Some(started);
+            let mut fine_since = Some(silent_since);
             let mut check_at = silent_since + budget;
             loop {
                 tokio::time::sleep_until(check_at.into()).await;
