@@ -1,18 +1,24 @@
 //! The control renderer: a blank page that runs no page script, one per browser, against
-//! which a probe that went unanswered is judged (SPEC §15, `probe.rs`).
+//! which a probe that went unanswered is judged when the page's own CPU time cannot be
+//! read (SPEC §15, `probe.rs`).
 //!
 //! A page that does not answer within the probe budget is either hung (its script never
-//! returns) or starved (the machine has no CPU to spare for it, as when many tasks share
-//! a small one). One round trip into a renderer with nothing to do tells them apart: it is
-//! quick when the machine is fine, and slow when it is starved. It goes the way a probe
-//! goes (CDP to the browser process, on to a renderer, into V8), so it works wherever the
-//! browser does — launched, attached or on a grid — without reading its process table.
+//! returns) or slow: a task that does end, on a machine with no CPU to spare, or a
+//! browser that is itself stopped. One round trip into a renderer with nothing to do
+//! tells the machine's part: quick when the browser and the machine answer, slow when
+//! they do not. It goes the way a probe goes (CDP to the browser process, on to a
+//! renderer, into V8), so it works wherever the browser does — launched, attached or on a
+//! grid — without reading its process table. A waking renderer is scheduled ahead of busy
+//! ones, so it stays quick on a loaded machine: it says the browser answers, not how much
+//! CPU a busy page gets, which is why the page's own CPU time is read first.
 //!
-//! The control is made at the first probe that goes unanswered, not sooner (a probe
-//! that is answered costs nothing more, and a new renderer started beside a page that is
-//! merely slow, such as one in a storm of dialogs, would slow it further), and kept while
-//! the browser lives, in a browser context of its own: no task sees it among its tabs,
-//! and no page shares its renderer.
+//! It is made when a verdict first needs it (`Reading::Unmade` meanwhile: no reading,
+//! neither health nor starvation, and no probe waits for it, since its making is a new
+//! renderer's start and says nothing of the machine), and kept while the browser lives,
+//! in a browser context of its own: no task sees it among its tabs, and no page shares
+//! its renderer. Not at launch: a window in a context of its own costs Chromium 156 three
+//! renderers (the blank page and two of the browser's own UI pages), about 85 MB, which a
+//! browser whose pages answer or give their CPU time never needs.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -49,10 +55,12 @@ pub(crate) struct Control {
 /// How a round trip into the control went.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Reading {
-    /// It answered after this long (making it, the first time, not counted).
+    /// It answered after this long.
     Answered(Duration),
-    /// It did not answer (or was not made) within the time given.
+    /// It did not answer within the time given.
     Silent,
+    /// It is not made yet (being made now): no reading.
+    Unmade,
     /// There is no control: the browser refused to make one.
     Absent,
 }
@@ -75,12 +83,17 @@ impl Control {
             .unwrap_or(false)
     }
 
-    /// One round trip into the control by `by`, making it first if it is not made yet.
+    /// One round trip into the control by `by`; a control not made yet is started and
+    /// is no reading.
     pub(crate) async fn read(self: &Arc<Control>, by: Deadline) -> Reading {
-        let session = match self.session(by).await {
-            Some(Made::Ready(session)) => session,
-            Some(Made::Refused) => return Reading::Absent,
-            Some(Made::Not) | None => return Reading::Silent,
+        let made = self.made.borrow().clone();
+        let session = match made {
+            Made::Ready(session) => session,
+            Made::Refused => return Reading::Absent,
+            Made::Not => {
+                self.prepare();
+                return Reading::Unmade;
+            }
         };
         let started = Instant::now();
         match session.call(&crate::probe::probe_call(), by).await {
@@ -106,17 +119,6 @@ impl Control {
                 let made = control.make(Deadline::after(MAKE_BUDGET)).await;
                 control.made.send_replace(made);
             });
-        }
-    }
-
-    /// The control as made by `by` (made first, if need be).
-    async fn session(self: &Arc<Control>, by: Deadline) -> Option<Made> {
-        self.prepare();
-        let mut made = self.made.subscribe();
-        let ready = made.wait_for(|made| !matches!(made, Made::Not));
-        match tokio::time::timeout_at(by.at().into(), ready).await {
-            Ok(Ok(made)) => Some(made.clone()),
-            _ => None,
         }
     }
 

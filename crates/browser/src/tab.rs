@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use cdp::protocol::{inspector, network, page, runtime, target};
+use cdp::protocol::{inspector, network, page, performance, runtime, target};
 use cdp::{Deadline, RawEvent, Session};
 use serde_json::Value;
 use tokio::sync::watch;
@@ -56,6 +56,8 @@ pub struct PageState {
     /// How many JavaScript dialogs this tab has had; they are in its dialog log
     /// ([`Tab::dialogs_since`]).
     pub dialogs_seen: u64,
+    /// When the page last answered a probe (`probe.rs`).
+    pub(crate) probe_answered_at: Option<Instant>,
     /// File choosers intercepted so far, and the input of the last one.
     pub(crate) file_choosers: u64,
     pub(crate) file_chooser_input: Option<i64>,
@@ -175,21 +177,31 @@ impl Tab {
         let tab = Tab { shared };
         browser.register(&tab, Arc::downgrade(&tab.shared));
         let network = network::Enable::default();
-        let enabled = tokio::try_join!(
-            session.call(&page::Enable {}, deadline),
-            session.call(&page::SetLifecycleEventsEnabled { enabled: true }, deadline),
-            session.call(&runtime::Enable {}, deadline),
-            session.call(&network, deadline),
-            session.call(
-                &target::SetAutoAttach {
-                    auto_attach: true,
-                    wait_for_debugger_on_start: false,
-                    flatten: true,
-                },
-                deadline
-            ),
-        );
+        let enabled = async {
+            tokio::try_join!(
+                session.call(&page::Enable {}, deadline),
+                session.call(&page::SetLifecycleEventsEnabled { enabled: true }, deadline),
+                session.call(&runtime::Enable {}, deadline),
+                session.call(&network, deadline),
+                session.call(
+                    &target::SetAutoAttach {
+                        auto_attach: true,
+                        wait_for_debugger_on_start: false,
+                        flatten: true,
+                    },
+                    deadline
+                ),
+            )
+        };
+        // The page's CPU time, which the probe reads when the page stops answering
+        // (`probe.rs`); it must be enabled while the page still answers. A browser
+        // without it (a tape recorded before) only costs the probe that evidence.
+        let (enabled, metrics) =
+            tokio::join!(enabled, session.call(&performance::Enable {}, deadline));
         enabled?;
+        if let Err(err) = metrics {
+            tracing::debug!(%err, tab = tab.label(), "no CPU time for the probe");
+        }
         Ok(tab)
     }
 

@@ -1,5 +1,5 @@
 //! Engine behaviour in real Chromium: launch and cleanup, the CDP tape, attaching over
-//! a WebSocket, and a crashed renderer.
+//! a WebSocket, a crashed renderer, and what a page whose script never returns still tells.
 
 // Helpers outside #[test] functions: a failed unwrap is a failed test.
 #![allow(clippy::unwrap_used)]
@@ -227,5 +227,65 @@ async fn a_page_that_cannot_run_script_is_unverified_not_timed_out() {
     assert!(tab.state().unverified);
     assert!(!tab.state().crashed);
     assert!(task.list()[0].state.unverified);
+    browser.close(deadline()).await;
+}
+
+/// The main thread's CPU time of `tab`'s page, in seconds, as the probe reads it.
+async fn thread_time(tab: &browser::Tab) -> f64 {
+    let metrics = tab
+        .session()
+        .call_raw(
+            "Performance.getMetrics",
+            serde_json::json!({}),
+            Deadline::after(Duration::from_secs(10)),
+        )
+        .await
+        .unwrap();
+    metrics["metrics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["name"] == "ThreadTime")
+        .and_then(|m| m["value"].as_f64())
+        .unwrap_or_else(|| panic!("no ThreadTime in {metrics}"))
+}
+
+#[tokio::test]
+async fn a_page_whose_script_never_returns_still_tells_its_cpu_time_and_it_advances() {
+    // The probe's evidence of a hang (`probe.rs`): Chromium answers Performance.getMetrics
+    // at a V8 interrupt, so a page spinning in script gives the CPU time it keeps running,
+    // while a probe waits behind that script.
+    let server = FixtureServer::start();
+    let browser = Browser::start(launch_options(), deadline()).await.unwrap();
+    let mut task = Task::create(&browser, "spin", deadline()).await.unwrap();
+    let (_, tab) = task.open_tab(deadline()).await.unwrap();
+    let url = task.check_url(&server.url("second.html")).unwrap();
+    tab.navigate(&url, deadline()).await.unwrap();
+
+    let _ = tab
+        .session()
+        .call_raw(
+            "Runtime.evaluate",
+            serde_json::json!({ "expression": "for (;;) {}" }),
+            Deadline::after(Duration::from_millis(100)),
+        )
+        .await;
+    let first = thread_time(&tab).await;
+    let started = Instant::now();
+    while thread_time(&tab).await - first < 0.1 {
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "the spinning page's CPU time did not advance"
+        );
+    }
+    let probe = tab
+        .session()
+        .call_raw(
+            "Runtime.evaluate",
+            serde_json::json!({ "expression": "0" }),
+            Deadline::after(Duration::from_millis(200)),
+        )
+        .await;
+    assert!(probe.is_err(), "the spinning page answered {probe:?}");
     browser.close(deadline()).await;
 }

@@ -75,8 +75,15 @@ struct Inner {
     /// Set under the `pending` lock by `close`, so no call can register after it.
     shut: AtomicBool,
     recorder: Option<Arc<Recorder>>,
-    /// The calls awaiting their reply, by id: their session and method.
-    in_flight: Mutex<HashMap<u64, (Option<SessionId>, String)>>,
+    /// The calls awaiting their reply, by id.
+    in_flight: Mutex<HashMap<u64, Call>>,
+}
+
+/// A call awaiting its reply: its session, its method, and when it was sent.
+struct Call {
+    session: Option<SessionId>,
+    method: String,
+    sent: Instant,
 }
 
 /// Keeps a call in `in_flight` while its caller waits, however the wait ends (a reply,
@@ -208,15 +215,18 @@ impl Connection {
     }
 
     /// The methods sent on `session` (`None`: the browser) still awaiting their reply,
-    /// oldest first.
-    pub fn in_flight(&self, session: Option<&SessionId>) -> Vec<String> {
-        let mut calls: Vec<(u64, String)> = lock(&self.inner.in_flight)
+    /// oldest first, each with when it was sent.
+    pub fn in_flight(&self, session: Option<&SessionId>) -> Vec<(String, Instant)> {
+        let mut calls: Vec<(u64, String, Instant)> = lock(&self.inner.in_flight)
             .iter()
-            .filter(|(_, (s, _))| s.as_ref() == session)
-            .map(|(id, (_, method))| (*id, method.clone()))
+            .filter(|(_, call)| call.session.as_ref() == session)
+            .map(|(id, call)| (*id, call.method.clone(), call.sent))
             .collect();
-        calls.sort();
-        calls.into_iter().map(|(_, method)| method).collect()
+        calls.sort_by_key(|(id, _, _)| *id);
+        calls
+            .into_iter()
+            .map(|(_, method, sent)| (method, sent))
+            .collect()
     }
 
     /// Gives the connection up from this side, for a peer known to be gone while its
@@ -284,7 +294,12 @@ impl Connection {
             message["sessionId"] = Value::String(session.0.clone());
         }
         let (reply_tx, reply_rx) = oneshot::channel();
-        lock(&self.inner.in_flight).insert(id, (session.cloned(), method.to_string()));
+        let call = Call {
+            session: session.cloned(),
+            method: method.to_string(),
+            sent: started,
+        };
+        lock(&self.inner.in_flight).insert(id, call);
         let _in_flight = InFlight {
             inner: &self.inner,
             id,

@@ -604,6 +604,26 @@ async fn a_hundred_alerts_in_a_loop_are_answered_and_reported_once() {
 }
 
 #[tokio::test]
+async fn a_page_busy_between_alerts_for_longer_than_the_budget_is_never_unresponsive() {
+    // Its handler runs three seconds without returning (the probe waits behind it, and
+    // the page's main thread burns CPU time meanwhile), but opens an alert every fifth of
+    // a second: a dialog opened since the probe was sent says the page is running.
+    let h = Harness::new();
+    h.ok(
+        "navigate",
+        json!({ "url": h.url("faults/slow-alerts.html") }),
+    )
+    .await;
+    let (clicked, took) = timed(&h, "act", json!({ "action": "click", "selector": "#slow" })).await;
+    eprintln!("15 alerts 200 ms apart: {} ms", took.as_millis());
+    assert_eq!(clicked["ok"], true, "{clicked:#}");
+    assert_eq!(clicked["events"]["dialog"]["count"], 15, "{clicked:#}");
+    let read = h.ok("snapshot", json!({ "mode": "text" })).await;
+    assert!(text_of(&read).contains("Raised 15 slow alerts"), "{read:#}");
+    finish(h).await;
+}
+
+#[tokio::test]
 async fn fifty_window_opens_end_in_a_named_result_and_the_task_goes_on() {
     let h = Harness::new();
     h.ok("navigate", json!({ "url": h.url("faults/popups.html") }))

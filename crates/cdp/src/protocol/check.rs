@@ -19,6 +19,7 @@ fn all_commands() -> Vec<(&'static str, Value)> {
         super::fetch::commands(),
         super::network::commands(),
         super::page::commands(),
+        super::performance::commands(),
         super::runtime::commands(),
         super::target::commands(),
     ]

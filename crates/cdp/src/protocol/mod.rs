@@ -21,6 +21,7 @@ pub mod input;
 pub mod inspector;
 pub mod network;
 pub mod page;
+pub mod performance;
 pub mod runtime;
 pub mod target;
 
