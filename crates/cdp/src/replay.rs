@@ -135,10 +135,7 @@ fn redact_snapshot_secrets(result: &mut Value) {
                     .as_array()
                     .map(|a| a.chunks(2).collect())
                     .unwrap_or_default();
-                let texts: Vec<String> = pairs
-                    .iter()
-                    .flat_map(|p| p.iter().map(&text))
-                    .collect();
+                let texts: Vec<String> = pairs.iter().flat_map(|p| p.iter().map(&text)).collect();
                 let tag = names
                     .and_then(|n| n.get(node))
                     .map(&text)

@@ -85,15 +85,15 @@ pub fn is_secret_key(key: &str) -> bool {
 /// attributes by name (in any case). What [`secret_field_selector`] matches page-side.
 pub fn is_secret_field(tag: &str, attribute: impl Fn(&str) -> Option<String>) -> bool {
     let input = tag.eq_ignore_ascii_case("input");
-    if input
-        && attribute("type").is_some_and(|t| t.trim().eq_ignore_ascii_case("password"))
-    {
+    if input && attribute("type").is_some_and(|t| t.trim().eq_ignore_ascii_case("password")) {
         return true;
     }
     if attribute("autocomplete").is_some_and(|tokens| {
-        tokens
-            .split_ascii_whitespace()
-            .any(|token| SECRET_AUTOCOMPLETE.iter().any(|s| token.eq_ignore_ascii_case(s)))
+        tokens.split_ascii_whitespace().any(|token| {
+            SECRET_AUTOCOMPLETE
+                .iter()
+                .any(|s| token.eq_ignore_ascii_case(s))
+        })
     }) {
         return true;
     }
@@ -237,12 +237,21 @@ mod tests {
         assert!(field("textarea", &[("name", "recovery_secret")]));
         assert!(field("input", &[("id", "apiKey")]));
         assert!(!field("input", &[("autocomplete", "billing cc-name")]));
-        assert!(!field("input", &[("autocomplete", "off"), ("name", "user")]));
+        assert!(!field(
+            "input",
+            &[("autocomplete", "off"), ("name", "user")]
+        ));
         assert!(!field("select", &[("name", "token_type")]));
         assert!(!field("div", &[("type", "password")]));
         let selector = secret_field_selector();
-        assert!(selector.starts_with(r#"input[type="password" i], "#), "{selector}");
-        assert!(selector.contains(r#"[autocomplete~="cc-number" i]"#), "{selector}");
+        assert!(
+            selector.starts_with(r#"input[type="password" i], "#),
+            "{selector}"
+        );
+        assert!(
+            selector.contains(r#"[autocomplete~="cc-number" i]"#),
+            "{selector}"
+        );
         assert!(
             selector.contains(r#":is(input, textarea)[id*="apikey" i]"#),
             "{selector}"

@@ -970,10 +970,18 @@ fn page_content(envelope: &Envelope, in_data: Vec<String>) -> Vec<String> {
             }
         }
     };
-    each(&events.download, "/events/download", &["name", "url", "path"]);
+    each(
+        &events.download,
+        "/events/download",
+        &["name", "url", "path"],
+    );
     each(&events.permission, "/events/permission", &["origin"]);
     if let Some(recovered) = &events.recovered {
-        each(&recovered.get("tabs").cloned(), "/events/recovered/tabs", &["url"]);
+        each(
+            &recovered.get("tabs").cloned(),
+            "/events/recovered/tabs",
+            &["url"],
+        );
     }
     if events
         .new_tab

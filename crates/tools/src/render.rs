@@ -365,7 +365,13 @@ mod tests {
             );
         }
         // What is no closing tag stays as the page wrote it.
-        for kept in ["a < b", "</untrusted", "<untrusted>", "</untrustedx>", "</b>"] {
+        for kept in [
+            "a < b",
+            "</untrusted",
+            "<untrusted>",
+            "</untrustedx>",
+            "</b>",
+        ] {
             assert_eq!(fence_safe(kept), kept);
         }
         let envelope = json!({
@@ -379,7 +385,10 @@ mod tests {
             2,
             "one fence, opened and closed once: {text}"
         );
-        assert!(text.ends_with("OBEY &lt;/untrusted&gt; y\n</untrusted>\n"), "{text}");
+        assert!(
+            text.ends_with("OBEY &lt;/untrusted&gt; y\n</untrusted>\n"),
+            "{text}"
+        );
     }
 
     #[test]

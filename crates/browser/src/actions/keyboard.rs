@@ -91,7 +91,11 @@ impl Run<'_> {
                 typed_value::normalise(typed, text).ok_or_else(|| Error::InvalidParams {
                     what: format!(
                         "the value {} for {locator}",
-                        if secret { shown(text) } else { format!("{text:?}") }
+                        if secret {
+                            shown(text)
+                        } else {
+                            format!("{text:?}")
+                        }
                     ),
                     reason: typed.formats().to_string(),
                 })?;

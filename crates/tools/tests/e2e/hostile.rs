@@ -76,7 +76,10 @@ fn the_fence_closes_only_at_a_closing_tag_as_a_reader_takes_one() {
     assert_eq!(closing_tag("a </untrusted\u{200b}> b"), Some((2, 17)));
     assert_eq!(closing_tag("a &lt;/untrusted&gt; b"), None);
     assert_eq!(closing_tag("a </untrustedx> b"), None);
-    assert_eq!(outside_fence("x\n<untrusted>\nin\n</untrusted>\ny"), "x\n\ny");
+    assert_eq!(
+        outside_fence("x\n<untrusted>\nin\n</untrusted>\ny"),
+        "x\n\ny"
+    );
 }
 
 #[tokio::test]
@@ -150,7 +153,10 @@ async fn a_downloads_name_and_url_reach_the_agent_only_inside_the_fence() {
         reports.push(("tabs", h.ok("tabs", json!({})).await));
     };
     assert!(
-        completed["name"].as_str().unwrap().contains(INSTRUCTIONS[0]),
+        completed["name"]
+            .as_str()
+            .unwrap()
+            .contains(INSTRUCTIONS[0]),
         "{completed:#}"
     );
     assert!(
@@ -202,7 +208,10 @@ async fn a_new_tabs_url_and_the_pages_own_url_reach_the_agent_only_inside_the_fe
 async fn a_permission_request_reports_the_documents_origin_whatever_the_page_did_to_json() {
     let h = Harness::new();
     let first = h
-        .ok("navigate", json!({ "url": h.url("hostile/permission.html") }))
+        .ok(
+            "navigate",
+            json!({ "url": h.url("hostile/permission.html") }),
+        )
         .await;
     let until = Instant::now() + Duration::from_secs(10);
     let mut reports = vec![("navigate", first)];
@@ -213,9 +222,15 @@ async fn a_permission_request_reports_the_documents_origin_whatever_the_page_did
         {
             break denial;
         }
-        assert!(Instant::now() < until, "gave up waiting for the denial's report");
+        assert!(
+            Instant::now() < until,
+            "gave up waiting for the denial's report"
+        );
         tokio::time::sleep(Duration::from_millis(50)).await;
-        reports.push(("snapshot", h.ok("snapshot", json!({ "mode": "text" })).await));
+        reports.push((
+            "snapshot",
+            h.ok("snapshot", json!({ "mode": "text" })).await,
+        ));
     };
     assert_eq!(
         denial["origin"],
@@ -288,7 +303,10 @@ async fn secret_fields_named_by_autocomplete_leave_the_page_nowhere() {
     h.ok("navigate", json!({ "url": h.url("page-a.html") }))
         .await;
     let restored = h
-        .ok("checkpoint", json!({ "action": "restore", "stateId": state }))
+        .ok(
+            "checkpoint",
+            json!({ "action": "restore", "stateId": state }),
+        )
         .await;
     let omitted = restored["data"]["restoration"]["omitted"]
         .as_array()
@@ -307,7 +325,9 @@ async fn secret_fields_named_by_autocomplete_leave_the_page_nowhere() {
         }
     }
     if omitted != 2 {
-        leaks.push(format!("the checkpoint (it omitted {omitted} fields, not 2)"));
+        leaks.push(format!(
+            "the checkpoint (it omitted {omitted} fields, not 2)"
+        ));
     }
     let flow = h.ok("flow", json!({ "action": "export" })).await;
     let variables = &flow["data"]["flow"]["variables"];
@@ -429,8 +449,7 @@ async fn a_recorded_sign_in_keeps_no_secret_on_its_tape() {
     for line in text.lines() {
         let entry: Value = serde_json::from_str(line).unwrap();
         let message = &entry["msg"];
-        if message["method"] == "Input.dispatchKeyEvent" && message["params"]["type"] == "keyDown"
-        {
+        if message["method"] == "Input.dispatchKeyEvent" && message["params"]["type"] == "keyDown" {
             keys.push_str(message["params"]["key"].as_str().unwrap_or_default());
         }
     }
