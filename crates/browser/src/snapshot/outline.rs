@@ -22,8 +22,6 @@ pub(crate) struct Line {
     pub parent: Option<usize>,
     /// An element (counted as shown or omitted), not text.
     pub element: bool,
-    /// Elements this line stands for beyond itself (a count line of `budget.rs`).
-    pub hidden_elements: usize,
     /// Where the node's ref goes in `text` (a byte offset): refs are given once the whole
     /// page is known and put in by position, never by looking for a marker in text the
     /// page could have written.
@@ -320,7 +318,6 @@ impl Builder<'_> {
                     rect: node.bounds.or(parent_rect),
                     parent: None,
                     element: false,
-                    hidden_elements: 0,
                     ref_at: None,
                     scrolled: out_of,
                     scroller: false,
@@ -460,7 +457,6 @@ impl Builder<'_> {
             rect,
             parent: None,
             element: true,
-            hidden_elements: 0,
             ref_at,
             scrolled: out_of,
             scroller,
@@ -652,7 +648,7 @@ impl Builder<'_> {
 fn only_text(blocks: &[Block]) -> Option<String> {
     let mut parts = Vec::new();
     for line in blocks.iter().flat_map(|b| &b.lines) {
-        if line.element || line.hidden_elements > 0 {
+        if line.element {
             return None;
         }
         parts.push(line.text.as_str());
@@ -670,9 +666,7 @@ fn merge_text(nodes: &[Node], blocks: Vec<Block>) -> Vec<Block> {
     // Per block of `out`: the last text node merged into it.
     let mut tails: Vec<Option<usize>> = Vec::with_capacity(blocks.len());
     for block in blocks {
-        let is_text = block.lines.len() == 1
-            && !block.lines[0].element
-            && block.lines[0].hidden_elements == 0;
+        let is_text = block.lines.len() == 1 && !block.lines[0].element;
         let next = block.lines[0].node;
         let sep = next.map_or(Some(Sep::Line), |n| nodes[n].sep_before);
         if is_text
@@ -680,7 +674,6 @@ fn merge_text(nodes: &[Node], blocks: Vec<Block>) -> Vec<Block> {
             && let Some(last) = out.last_mut()
             && last.lines.len() == 1
             && !last.lines[0].element
-            && last.lines[0].hidden_elements == 0
             && last.lines[0].depth == block.lines[0].depth
         {
             let tail = tails.last_mut().expect("a tail per block");
@@ -703,7 +696,7 @@ fn merge_text(nodes: &[Node], blocks: Vec<Block>) -> Vec<Block> {
     }
     for block in &mut out {
         for line in &mut block.lines {
-            if !line.element && line.hidden_elements == 0 {
+            if !line.element {
                 line.text = clip(&line.text, MAX_TEXT);
             }
         }
