@@ -137,3 +137,17 @@ pub fn assert_not_started(envelope: &Value) {
     );
     assert_eq!(envelope["execution"]["retrySafe"], true, "{envelope:#}");
 }
+
+/// The ref on the first line of a snapshot's text containing `needle`.
+pub fn ref_on(snapshot: &str, needle: &str) -> String {
+    let line = snapshot
+        .lines()
+        .find(|l| l.contains(needle))
+        .unwrap_or_else(|| panic!("no line with {needle} in\n{snapshot}"));
+    let start = line
+        .find(" [e")
+        .unwrap_or_else(|| panic!("no ref on {line}"))
+        + 2;
+    let end = start + line[start..].find(']').unwrap();
+    line[start..end].to_string()
+}

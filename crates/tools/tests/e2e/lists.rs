@@ -5,7 +5,7 @@
 
 use serde_json::{Value, json};
 
-use crate::harness::Harness;
+use crate::harness::{Harness, page_text, ref_on};
 
 fn harness() -> Harness {
     Harness::with(|options| options.enable_eval = true)
@@ -18,36 +18,14 @@ fn text(envelope: &Value) -> String {
         .to_string()
 }
 
-/// The ref on the first line of `snapshot` containing `needle`.
-fn ref_on(snapshot: &str, needle: &str) -> String {
-    let line = snapshot
-        .lines()
-        .find(|l| l.contains(needle))
-        .unwrap_or_else(|| panic!("no line with {needle} in\n{snapshot}"));
-    let start = line
-        .find(" [e")
-        .unwrap_or_else(|| panic!("no ref on {line}"))
-        + 2;
-    let end = start + line[start..].find(']').unwrap();
-    line[start..end].to_string()
-}
-
 /// A snapshot at the default budget.
 async fn snapshot(h: &Harness) -> Value {
     h.ok("snapshot", json!({})).await
 }
 
-async fn page_says(h: &Harness, selector: &str) -> String {
-    let read = h
-        .ok(
-            "eval",
-            json!({ "expression": format!("document.querySelector({selector:?}).textContent") }),
-        )
-        .await;
-    read["data"]["value"]
-        .as_str()
-        .unwrap_or_default()
-        .to_string()
+/// Whether a line of the page's own text (text mode, no script of ours) reads `what`.
+async fn page_says(h: &Harness, what: &str) -> bool {
+    page_text(h).await.lines().any(|l| l.trim() == what)
 }
 
 #[tokio::test]
@@ -82,8 +60,8 @@ async fn every_message_of_a_mail_pane_is_listed_and_the_last_one_opens_by_ref() 
     assert!(read["data"].get("lists").is_none(), "{read:#}");
     let r = ref_on(&shown, "Contract renewal (signed)");
     h.ok("act", json!({ "action": "click", "ref": r })).await;
-    assert_eq!(
-        page_says(&h, "#opened").await,
+    assert!(
+        page_says(&h, "opened: Contract renewal (signed)").await,
         "opened: Contract renewal (signed)"
     );
     h.shutdown().await;
@@ -117,7 +95,7 @@ async fn a_custom_dropdown_lists_every_option_of_its_scrolled_list_and_one_is_ch
         json!({ "action": "click", "ref": ref_on(&shown, "\"Huge\"") }),
     )
     .await;
-    assert_eq!(page_says(&h, "#chosen").await, "size: Huge");
+    assert!(page_says(&h, "size: Huge").await, "size: Huge");
     h.shutdown().await;
 }
 
@@ -155,7 +133,10 @@ async fn twelve_priced_results_in_a_pane_are_all_listed_so_the_cheapest_is_booke
         json!({ "action": "click", "ref": ref_on(book, "Book") }),
     )
     .await;
-    assert_eq!(page_says(&h, "#booked").await, "booked: QF189 at $189");
+    assert!(
+        page_says(&h, "booked: QF189 at $189").await,
+        "booked: QF189 at $189"
+    );
     h.shutdown().await;
 }
 
@@ -252,7 +233,7 @@ async fn a_jquery_ui_selectmenus_options_each_have_a_ref_and_one_is_chosen_by_it
         json!({ "action": "click", "ref": ref_on(&shown[listbox..], "\"Faster\"") }),
     )
     .await;
-    assert_eq!(page_says(&h, "#chosen").await, "speed: Faster");
+    assert!(page_says(&h, "speed: Faster").await, "speed: Faster");
     h.shutdown().await;
 }
 
@@ -276,7 +257,7 @@ async fn names_and_values_read_as_the_page_has_them() {
         json!({ "action": "click", "ref": ref_on(save, "Save") }),
     )
     .await;
-    assert_eq!(page_says(&h, "#status").await, "saved");
+    assert!(page_says(&h, "saved").await, "saved");
     // The textarea's whole value, to its last word.
     let notes = shown
         .lines()

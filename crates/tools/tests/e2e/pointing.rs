@@ -5,24 +5,10 @@
 
 use serde_json::{Value, json};
 
-use crate::harness::{Harness, page_text};
+use crate::harness::{Harness, page_text, ref_on};
 
 fn harness() -> Harness {
     Harness::with(|options| options.enable_eval = true)
-}
-
-/// The ref on the first line of `snapshot` containing `needle`.
-fn ref_on(snapshot: &str, needle: &str) -> String {
-    let line = snapshot
-        .lines()
-        .find(|l| l.contains(needle))
-        .unwrap_or_else(|| panic!("no line with {needle} in\n{snapshot}"));
-    let start = line
-        .find(" [e")
-        .unwrap_or_else(|| panic!("no ref on {line}"))
-        + 2;
-    let end = start + line[start..].find(']').unwrap();
-    line[start..end].to_string()
 }
 
 async fn snapshot(h: &Harness) -> String {
