@@ -19,7 +19,7 @@ use tokio::sync::{mpsc, oneshot, watch};
 
 use crate::protocol::{Command, Event};
 use crate::record::{Direction, Recorder};
-use crate::{Deadline, Error, Transport};
+use crate::{Deadline, Error, Received, Transport};
 
 /// A flattened session id, as Chromium names it in `Target.attachedToTarget`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, Deserialize)]
@@ -171,7 +171,10 @@ impl Connection {
             while let Some(message) = stream.next().await {
                 let Some(inner) = reader.upgrade() else { break };
                 match message {
-                    Ok(text) => inner.dispatch(&text),
+                    Ok(Received::Message(text)) => inner.dispatch(&text),
+                    Ok(Received::TooLarge { size, limit, head }) => {
+                        inner.drop_too_large(size, limit, &head);
+                    }
                     Err(err) => {
                         tracing::debug!(%err, "CDP transport read failed");
                         break;
@@ -314,6 +317,11 @@ impl Connection {
                 code,
                 message,
             },
+            Error::TooLarge { size, limit, .. } => Error::TooLarge {
+                method: method.to_string(),
+                size,
+                limit,
+            },
             other => other,
         })
     }
@@ -422,6 +430,23 @@ impl Inner {
         }
     }
 
+    /// A message the transport dropped as too large: the call it answers fails with
+    /// `TooLarge`, and nothing else changes. An event that large is lost (logged).
+    fn drop_too_large(&self, size: usize, limit: usize, head: &str) {
+        // Not on the tape: nothing of it was kept to write.
+        let waiting = reply_id(head).and_then(|id| self.lock_pending().remove(&id));
+        match waiting {
+            Some(reply) => {
+                let _ = reply.send(Err(Error::TooLarge {
+                    method: String::new(),
+                    size,
+                    limit,
+                }));
+            }
+            None => tracing::warn!(size, head, "dropped a CDP message past the size limit"),
+        }
+    }
+
     fn close(&self) {
         let drained: Vec<_> = {
             let mut pending = self.lock_pending();
@@ -499,9 +524,39 @@ impl Session {
     }
 }
 
+/// The `id` of a reply from its first bytes: Chromium writes it first
+/// (`{"id":12,"result":…`). `None` for an event, or a head that names no whole id.
+fn reply_id(head: &str) -> Option<u64> {
+    let rest = head
+        .trim_start()
+        .strip_prefix('{')?
+        .trim_start()
+        .strip_prefix("\"id\"")?
+        .trim_start()
+        .strip_prefix(':')?
+        .trim_start();
+    let end = rest.find(|c: char| !c.is_ascii_digit())?;
+    rest[..end].parse().ok()
+}
+
 fn decode<T: DeserializeOwned>(method: &str, raw: &RawValue) -> Result<T, Error> {
     serde_json::from_str(raw.get()).map_err(|e| Error::Decode {
         method: method.to_string(),
         reason: e.to_string(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::reply_id;
+
+    #[test]
+    fn a_replys_id_is_read_from_its_head_and_an_events_is_not() {
+        assert_eq!(reply_id(r#"{"id":12,"result":{"strings":["x"#), Some(12));
+        assert_eq!(reply_id(r#" { "id" : 7 , "result""#), Some(7));
+        assert_eq!(reply_id(r#"{"method":"DOM.attributeModified","#), None);
+        // Cut inside the number: the id is not known whole.
+        assert_eq!(reply_id(r#"{"id":1234"#), None);
+        assert_eq!(reply_id(r#"{"result":{},"id":3}"#), None);
+    }
 }

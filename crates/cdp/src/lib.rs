@@ -21,4 +21,6 @@ pub use deadline::Deadline;
 pub use error::Error;
 pub use record::Recorder;
 pub use replay::{ReplayTransport, add_secret_keys, is_extra_secret_key, redact};
-pub use transport::{MessageSink, MessageStream, PipeTransport, Transport, WebSocketTransport};
+pub use transport::{
+    MAX_MESSAGE, MessageSink, MessageStream, PipeTransport, Received, Transport, WebSocketTransport,
+};

@@ -20,7 +20,7 @@ use futures::StreamExt;
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
-use crate::transport::{MessageSink, MessageStream, Transport};
+use crate::transport::{MessageSink, MessageStream, Received, Transport};
 
 /// Keys whose values never reach a tape, at any depth (case-insensitive).
 const SECRET_KEYS: &[&str] = &[
@@ -419,7 +419,10 @@ impl Transport for ReplayTransport {
             Ok::<_, io::Error>(playback)
         });
         let stream = futures::stream::unfold(received, |mut received| async move {
-            received.recv().await.map(|text| (Ok(text), received))
+            received
+                .recv()
+                .await
+                .map(|text| (Ok(Received::Message(text)), received))
         });
         (Box::pin(sink), stream.boxed())
     }
