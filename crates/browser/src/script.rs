@@ -165,12 +165,10 @@ fn exception(script: &str, details: runtime::ExceptionDetails) -> Error {
     Error::Script { class, message }
 }
 
-/// `{text, url, title}`: the visible text of the document (`innerText`).
-pub(crate) const PAGE_TEXT: Script<crate::page_read::PageRead> =
-    script!("page_text" => crate::page_read::PageRead);
-/// `{html, url, title}`: the serialised document.
-pub(crate) const PAGE_HTML: Script<crate::page_read::PageRead> =
-    script!("page_html" => crate::page_read::PageRead);
+/// `{text, totalChars, url, title}`: the visible text of the document (`innerText`) or
+/// the serialised document, clipped in the page to a number of characters.
+pub(crate) const PAGE_READ: Script<crate::page_read::PageRead> =
+    script!("page_read" => crate::page_read::PageRead);
 /// On an element: `{tag, type, value, checked, editable, connected}`.
 pub(crate) const ELEMENT_VALUE: Script<crate::actions::ElementValue> =
     script!("element_value" => crate::actions::ElementValue);

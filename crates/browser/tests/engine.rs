@@ -50,6 +50,28 @@ async fn dropping_the_last_handle_kills_the_browser_too() {
     assert!(!profile.exists());
 }
 
+/// A browser candor gives up on (its connection closed: a read failed, a peer went
+/// silent) is killed at once with its profile, even while tasks still hold it — not left
+/// running beside the browser that replaces it.
+#[tokio::test]
+async fn a_browser_whose_connection_is_given_up_is_killed_while_still_held() {
+    let browser = Browser::start(launch_options(), deadline()).await.unwrap();
+    let pid = browser.pid().unwrap();
+    let profile = browser.user_data_dir().unwrap();
+    browser.connection().abandon();
+    assert!(!browser.is_connected());
+    let started = Instant::now();
+    while process_exists(pid) || profile.exists() {
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "chromium {pid} lives on after its connection was given up (profile there: {})",
+            profile.exists()
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    drop(browser);
+}
+
 #[tokio::test]
 async fn a_missing_executable_is_a_launch_error_naming_it() {
     let options = BrowserOptions {

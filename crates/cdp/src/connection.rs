@@ -71,7 +71,8 @@ struct Inner {
     pending: Mutex<HashMap<u64, oneshot::Sender<Reply>>>,
     outgoing: mpsc::UnboundedSender<String>,
     subscribers: Mutex<Subscribers>,
-    closed: watch::Receiver<bool>,
+    /// True once the connection is closed, from either side.
+    closed: watch::Sender<bool>,
     /// Set under the `pending` lock by `close`, so no call can register after it.
     shut: AtomicBool,
     recorder: Option<Arc<Recorder>>,
@@ -136,7 +137,7 @@ impl Connection {
     pub fn start(transport: Box<dyn Transport>, recorder: Option<Arc<Recorder>>) -> Self {
         let (mut sink, mut stream) = transport.split();
         let (outgoing, mut outgoing_rx) = mpsc::unbounded_channel::<String>();
-        let (closed_tx, closed) = watch::channel(false);
+        let (closed, _) = watch::channel(false);
         let inner = Arc::new(Inner {
             next_id: AtomicU64::new(1),
             pending: Mutex::new(HashMap::new()),
@@ -184,7 +185,6 @@ impl Connection {
             if let Some(inner) = reader.upgrade() {
                 inner.close();
             }
-            let _ = closed_tx.send(true);
         });
 
         Self { inner }
@@ -230,9 +230,10 @@ impl Connection {
         self.inner.close();
     }
 
-    /// Resolves once the transport has closed.
+    /// Resolves once the connection is closed: the transport ended, a write failed, or
+    /// it was given up ([`Connection::abandon`]).
     pub async fn closed(&self) {
-        let mut closed = self.inner.closed.clone();
+        let mut closed = self.inner.closed.subscribe();
         let _ = closed.wait_for(|closed| *closed).await;
     }
 
@@ -458,6 +459,7 @@ impl Inner {
         }
         // Taken after `shut` is set, so no subscriber can be added behind this.
         self.lock_subscribers().clear();
+        self.closed.send_replace(true);
     }
 }
 

@@ -896,6 +896,8 @@ fn finish(
                         | Code::CommandCancelled
                         | Code::PageUnresponsive
                         | Code::NavigationTimeout
+                        // The read after the action was dropped: what it did is not known.
+                        | Code::PageTooLarge
                 ) {
                     ActionStatus::Unknown
                 } else {
