@@ -12,19 +12,19 @@ function pageRead(mode, maxChars) {
     const root = document.body || document.documentElement;
     whole = root ? root.innerText : "";
   }
-  let chars = 0;
-  let end = -1;
-  for (let i = 0; i < whole.length; i++, chars++) {
-    if (chars === maxChars) end = i;
-    const unit = whole.charCodeAt(i);
-    if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < whole.length) {
-      const next = whole.charCodeAt(i + 1);
-      if (next >= 0xdc00 && next <= 0xdfff) i++;
-    }
+  // Counted by the engine's regular expressions, not a loop: a text of hundreds of
+  // megabytes with no surrogate (the usual case) is counted at once.
+  const pairs = /[\ud800-\udbff][\udc00-\udfff]/g;
+  const totalChars = whole.length - (whole.length - whole.replace(pairs, "").length) / 2;
+  let end = 0;
+  for (let chars = 0; chars < maxChars && end < whole.length; chars++) {
+    const unit = whole.charCodeAt(end);
+    const next = whole.charCodeAt(end + 1);
+    end += unit >= 0xd800 && unit <= 0xdbff && next >= 0xdc00 && next <= 0xdfff ? 2 : 1;
   }
   return {
-    text: end < 0 ? whole : whole.slice(0, end),
-    totalChars: chars,
+    text: whole.slice(0, end),
+    totalChars,
     url: location.href,
     title: String(document.title).slice(0, 4096),
   };

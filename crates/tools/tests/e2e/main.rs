@@ -14,6 +14,7 @@ mod conditions;
 mod coverage;
 mod flows;
 mod harness;
+mod hostile;
 mod inputs;
 mod lists;
 mod navigation;

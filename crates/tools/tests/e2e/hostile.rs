@@ -1,0 +1,86 @@
+//! Pages that try to take more than a page may: a reply larger than the connection can
+//! carry, text of many megabytes, a DOM nested deeper than a stack, downloads without end.
+//! Each costs at most its own command, named; fixtures in `fixtures/hostile/`.
+
+use serde_json::json;
+
+use crate::harness::Harness;
+
+/// A page with a 300 MB attribute: its html and text reads come back clipped in the page
+/// to their budget, whole characters, with the page's full length.
+#[tokio::test]
+async fn text_and_html_reads_of_a_page_too_large_to_send_come_back_clipped() {
+    let h = Harness::new();
+    h.ok(
+        "navigate",
+        json!({ "url": h.url("hostile/huge-attribute.html") }),
+    )
+    .await;
+    let html = h
+        .ok("snapshot", json!({ "mode": "html", "maxChars": 2000 }))
+        .await;
+    let data = &html["data"];
+    let text = data["text"].as_str().unwrap();
+    assert_eq!(text.chars().count(), 2000, "{data:#}");
+    assert!(text.starts_with("<!DOCTYPE html>"), "{text}");
+    assert!(text.contains("data-huge=\"xxxx"), "{text}");
+    assert_eq!(data["truncated"], true, "{data:#}");
+    assert_eq!(data["chars"], 2000, "{data:#}");
+    assert!(
+        data["totalChars"].as_u64().unwrap() > 300_000_000,
+        "{data:#}"
+    );
+
+    let read = h
+        .ok("snapshot", json!({ "mode": "text", "maxChars": 2000 }))
+        .await;
+    let text = read["data"]["text"].as_str().unwrap();
+    assert!(text.contains("A page too large to read"), "{read:#}");
+    assert!(text.contains("Built 300 MB."), "{read:#}");
+    h.shutdown().await;
+}
+
+/// What crosses the connection for a text read is its budget, not the page: a page of
+/// 3 MB of text read with a budget of 1,000 characters sends no message near its size
+/// (read from the CDP tape of the run).
+#[tokio::test]
+async fn a_text_read_sends_only_its_budget_across_the_connection() {
+    let dir = tempfile::tempdir().unwrap();
+    let tape = dir.path().join("cdp.jsonl");
+    let recorded = tape.clone();
+    let h = Harness::with(move |options| options.browser.record_cdp = Some(recorded));
+    h.ok(
+        "navigate",
+        json!({ "url": h.url("hostile/huge-text.html?mb=3") }),
+    )
+    .await;
+    let read = h
+        .ok("snapshot", json!({ "mode": "text", "maxChars": 1000 }))
+        .await;
+    let data = &read["data"];
+    assert_eq!(data["truncated"], true, "{data:#}");
+    assert_eq!(data["chars"], 1000, "{data:#}");
+    assert!(
+        data["totalChars"].as_u64().unwrap() >= 3_000_000,
+        "{data:#}"
+    );
+    assert!(
+        data["text"]
+            .as_str()
+            .unwrap()
+            .contains("A page with too much text"),
+        "{data:#}"
+    );
+    h.shutdown().await;
+    let tape = std::fs::read_to_string(&tape).unwrap();
+    let largest = tape
+        .lines()
+        .filter(|line| line.contains("\"dir\":\"recv\""))
+        .map(str::len)
+        .max()
+        .unwrap();
+    assert!(
+        largest < 64 * 1024,
+        "the browser sent a message of {largest} bytes for a read of 1,000 characters"
+    );
+}
