@@ -84,3 +84,34 @@ async fn a_text_read_sends_only_its_budget_across_the_connection() {
         "the browser sent a message of {largest} bytes for a read of 1,000 characters"
     );
 }
+
+/// A DOM nested 2,000 levels deep (Chromium's own layout gives up near 3,000) reads
+/// like any page: every walk over the tree keeps its own stack, so the depth costs no
+/// thread stack. The link at the bottom of the nest gets a ref and can be found.
+#[tokio::test]
+async fn a_page_nested_thousands_deep_snapshots_finds_and_reads_as_markdown() {
+    let h = Harness::new();
+    let opened = h
+        .ok(
+            "navigate",
+            json!({ "url": h.url("hostile/deep-nesting.html") }),
+        )
+        .await;
+    assert_eq!(opened["page"]["title"], "Deep nesting", "{opened:#}");
+    let snapshot = h.ok("snapshot", json!({})).await;
+    let text = snapshot["data"]["text"].as_str().unwrap();
+    assert!(text.contains("Built 2000 levels."), "{text}");
+    assert!(text.contains("button \"Beside the nest\" ["), "{text}");
+    assert!(text.contains("link \"At the bottom\" ["), "{text}");
+    let found = h.ok("find", json!({ "text": "At the bottom" })).await;
+    assert_eq!(found["data"]["matches"][0]["role"], "link", "{found:#}");
+    let markdown = h.ok("snapshot", json!({ "mode": "markdown" })).await;
+    assert!(
+        markdown["data"]["text"]
+            .as_str()
+            .unwrap()
+            .contains("[At the bottom](#bottom)"),
+        "{markdown:#}"
+    );
+    h.shutdown().await;
+}
