@@ -134,6 +134,18 @@ pub enum Error {
     CheckpointUrlChanged { expected: String, reached: String },
     #[error("stale snapshot {snapshot}: {reason}")]
     StaleSnapshot { snapshot: String, reason: String },
+    /// A download canceled because the task passed a limit. Reported with the download
+    /// (which names the file), not as a command's failure.
+    #[error(
+        "a download was canceled: {}",
+        match limit {
+            crate::DownloadLimit::Count { max } =>
+                format!("the task had begun {max} downloads, as many as it may (downloadMaxCount)"),
+            crate::DownloadLimit::Bytes { max } =>
+                format!("the task's downloads would take more than {} MB (downloadMaxMb)", max / 1_000_000),
+        }
+    )]
+    DownloadLimit { limit: crate::DownloadLimit },
 }
 
 impl From<cdp::Error> for Error {

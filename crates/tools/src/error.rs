@@ -1,7 +1,7 @@
 //! Stable error codes (SPEC §4) and the one function that maps engine errors to them.
 
 use serde::Serialize;
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use crate::untrusted::PageText;
 
@@ -77,6 +77,10 @@ pub enum Code {
     CheckpointUrlChanged,
     /// The Selenium Grid failed to create the session; the grid's message is in `data`.
     GridSessionFailed,
+    /// A download canceled because its task passed a limit (config `downloadMaxCount`,
+    /// `downloadMaxMb`). Never a command's code: it is the `error` of the download in
+    /// `events.download`, and the command that started it goes on.
+    DownloadLimit,
 }
 
 impl Code {
@@ -505,6 +509,15 @@ impl ToolError {
                 message,
                 "take a new browser_snapshot and act on what it shows",
             ),
+            E::DownloadLimit { limit } => ToolError::new(
+                Code::DownloadLimit,
+                message,
+                "the files downloaded so far stay in the task's folder; a task that needs more is run with a higher downloadMaxCount or downloadMaxMb",
+            )
+            .with_data(match limit {
+                browser::DownloadLimit::Count { max } => json!({ "maxDownloads": max }),
+                browser::DownloadLimit::Bytes { max } => json!({ "maxBytes": max }),
+            }),
         }
     }
 }

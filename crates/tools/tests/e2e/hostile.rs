@@ -115,3 +115,92 @@ async fn a_page_nested_thousands_deep_snapshots_finds_and_reads_as_markdown() {
     );
     h.shutdown().await;
 }
+
+/// The final report of download `name`: the events of `envelope` and of the commands
+/// after it, until it is no longer in progress.
+async fn download_of(
+    h: &Harness,
+    mut envelope: serde_json::Value,
+    name: &str,
+) -> serde_json::Value {
+    let started = std::time::Instant::now();
+    loop {
+        for download in envelope["events"]["download"]
+            .as_array()
+            .into_iter()
+            .flatten()
+        {
+            if download["name"] == name && download["state"] != "inProgress" {
+                return download.clone();
+            }
+        }
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(20),
+            "{name} never finished"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        envelope = h.ok("tabs", json!({})).await;
+    }
+}
+
+/// A task's downloads are bounded (config `downloadMaxCount`, `downloadMaxMb`): the one
+/// that would pass the bytes, and the one past the count, are canceled and reported with
+/// `DOWNLOAD_LIMIT`; the clicks that started them succeed, the files before them stay,
+/// and nothing of the canceled ones is left in the task's folder.
+#[tokio::test]
+async fn downloads_past_the_tasks_count_or_bytes_are_canceled_with_a_named_error() {
+    let h = Harness::with(|options| {
+        options.downloads = browser::DownloadLimits {
+            max_count: 3,
+            max_bytes: 1_000_000,
+        };
+    });
+    h.ok(
+        "navigate",
+        json!({ "url": h.url("hostile/downloads.html") }),
+    )
+    .await;
+    let click = |selector: &'static str| {
+        let h = &h;
+        async move {
+            h.ok("act", json!({ "action": "click", "selector": selector }))
+                .await
+        }
+    };
+    let first = download_of(&h, click("#first").await, "report-1.csv").await;
+    assert_eq!(first["state"], "completed", "{first:#}");
+    let big = download_of(&h, click("#big").await, "big.bin").await;
+    assert_eq!(big["state"], "canceled", "{big:#}");
+    assert_eq!(big["error"]["code"], "DOWNLOAD_LIMIT", "{big:#}");
+    assert_eq!(big["error"]["data"]["maxBytes"], 1_000_000, "{big:#}");
+    assert!(
+        big["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("downloadMaxMb"),
+        "{big:#}"
+    );
+    let second = download_of(&h, click("#second").await, "report-2.csv").await;
+    assert_eq!(second["state"], "completed", "{second:#}");
+    let third = download_of(&h, click("#third").await, "report-3.csv").await;
+    assert_eq!(third["state"], "canceled", "{third:#}");
+    assert_eq!(third["error"]["code"], "DOWNLOAD_LIMIT", "{third:#}");
+    assert_eq!(third["error"]["data"]["maxDownloads"], 3, "{third:#}");
+    assert!(
+        third["error"]["hint"]
+            .as_str()
+            .is_some_and(|hint| !hint.is_empty())
+    );
+
+    let folder = std::path::Path::new(first["path"].as_str().unwrap())
+        .parent()
+        .unwrap()
+        .to_path_buf();
+    let mut files: Vec<String> = std::fs::read_dir(&folder)
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    files.sort();
+    assert_eq!(files, ["report-1.csv", "report-2.csv"]);
+    h.shutdown().await;
+}
