@@ -1,5 +1,5 @@
 //! Engine behaviour in real Chromium: launch and cleanup, the CDP tape, attaching over
-//! a WebSocket, and a crashed renderer.
+//! a WebSocket, a crashed renderer, and the requests a page may keep waiting.
 
 // Helpers outside #[test] functions: a failed unwrap is a failed test.
 #![allow(clippy::unwrap_used)]
@@ -249,5 +249,43 @@ async fn a_page_that_cannot_run_script_is_unverified_not_timed_out() {
     assert!(tab.state().unverified);
     assert!(!tab.state().crashed);
     assert!(task.list()[0].state.unverified);
+    browser.close(deadline()).await;
+}
+
+/// The page's text once it contains `needle` (bounded: the page is expected to get there).
+async fn text_until(tab: &browser::Tab, needle: &str) -> String {
+    let started = Instant::now();
+    loop {
+        let text = tab.read_text(1000, deadline()).await.unwrap().text;
+        if text.contains(needle) {
+            return text;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "the page never said {needle:?}: {text:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// During a hand-off a page's permission requests wait for the person — at most 20 at a
+/// time: a page asking 50 times gets 30 answers (denied) at once, the person the first
+/// request, and the rest their answers when the hand-off ends.
+#[tokio::test]
+async fn a_page_asking_for_permissions_in_a_flood_keeps_only_a_few_waiting() {
+    let server = FixtureServer::start();
+    let browser = Browser::start(launch_options(), deadline()).await.unwrap();
+    let mut task = Task::create(&browser, "flood", deadline()).await.unwrap();
+    task.hold_permissions(deadline()).await.unwrap();
+    let (_, tab) = task.open_tab(deadline()).await.unwrap();
+    let url = task
+        .check_url(&server.url("hostile/permission-flood.html"))
+        .unwrap();
+    tab.navigate(&url, deadline()).await.unwrap();
+    text_until(&tab, "Answered: 30").await;
+    let waiting = task.pending_permission().expect("a request waits");
+    assert_eq!(waiting.permission, "notifications");
+    task.release_permissions(deadline()).await.unwrap();
+    text_until(&tab, "Answered: 50").await;
     browser.close(deadline()).await;
 }
