@@ -204,3 +204,46 @@ async fn downloads_past_the_tasks_count_or_bytes_are_canceled_with_a_named_error
     assert_eq!(files, ["report-1.csv", "report-2.csv"]);
     h.shutdown().await;
 }
+
+/// An event larger than a message may be — a 300 MB string written to the console, which
+/// the browser sends whole — is dropped; the browser and the task go on.
+#[tokio::test]
+async fn a_console_message_too_large_to_send_is_dropped_and_the_task_goes_on() {
+    let h = Harness::new();
+    h.ok(
+        "navigate",
+        json!({ "url": h.url("hostile/huge-console.html") }),
+    )
+    .await;
+    let pid = h.engine.browser().await.unwrap().pid();
+    // Chromium takes its time to send the string (half a minute and more on a busy
+    // machine), its renderer busy meanwhile: the click may be reported as done or as
+    // unanswered, and reads are refused until the renderer is back.
+    let clicked = h
+        .call("act", json!({ "action": "click", "selector": "#log" }))
+        .await;
+    assert!(
+        clicked["ok"] == true || clicked["code"] == "PAGE_UNRESPONSIVE",
+        "{clicked:#}"
+    );
+    let started = std::time::Instant::now();
+    loop {
+        let read = h.call("snapshot", json!({ "mode": "text" })).await;
+        assert!(read["events"].get("recovered").is_none(), "{read:#}");
+        assert_ne!(read["code"], "BROWSER_DISCONNECTED", "{read:#}");
+        if read["data"]["text"]
+            .as_str()
+            .is_some_and(|text| text.contains("Logged 300 MB."))
+        {
+            break;
+        }
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(240),
+            "{read:#}"
+        );
+        tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+    }
+    assert_eq!(h.engine.browser().await.unwrap().pid(), pid);
+    assert!(h.engine.browser().await.unwrap().is_connected());
+    h.shutdown().await;
+}
