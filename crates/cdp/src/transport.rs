@@ -38,7 +38,7 @@ pub trait Transport: Send {
 pub enum Received {
     Message(String),
     /// A message past `limit` bytes, read to its end and dropped: its size, and its first
-    /// bytes ([`HEAD`] at most), which name the command it answers — Chromium writes a
+    /// bytes (64 at most), which name the command it answers — Chromium writes a
     /// reply's `id` first.
     TooLarge {
         size: usize,
@@ -52,7 +52,7 @@ pub enum Received {
 pub const MAX_MESSAGE: usize = 256 * 1024 * 1024;
 
 /// How much of a dropped message is kept: enough for `{"id":…,`.
-pub const HEAD: usize = 64;
+const HEAD: usize = 64;
 
 /// What a WebSocket may deliver at all before the socket itself gives up: messages between
 /// [`MAX_MESSAGE`] and this are read whole, then dropped like the pipe's. Chromium's own
