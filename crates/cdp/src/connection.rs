@@ -233,8 +233,16 @@ impl Connection {
     /// Resolves once the connection is closed: the transport ended, a write failed, or
     /// it was given up ([`Connection::abandon`]).
     pub async fn closed(&self) {
+        self.closing().await;
+    }
+
+    /// What [`Connection::closed`] waits for, holding nothing of the connection: it also
+    /// resolves when the connection is dropped, and does not keep it open meanwhile.
+    pub fn closing(&self) -> impl Future<Output = ()> + Send + 'static {
         let mut closed = self.inner.closed.subscribe();
-        let _ = closed.wait_for(|closed| *closed).await;
+        async move {
+            let _ = closed.wait_for(|closed| *closed).await;
+        }
     }
 
     /// Sends `method` on `session` and waits for its reply until `deadline`.
