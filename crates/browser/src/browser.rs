@@ -185,6 +185,10 @@ impl Browser {
         inner
             .connection
             .on_events(None, Arc::new(move |event| follow_target(&followed, event)));
+        if inner.process.lock().is_ok_and(|process| process.is_some()) {
+            let closing = inner.connection.closing();
+            tokio::spawn(kill_when_given_up(Arc::downgrade(&inner), closing));
+        }
         let grid_session = match &*inner.lease.lock().unwrap_or_else(|e| e.into_inner()) {
             Some(Lease::Grid(session)) => Some(session.address()),
             _ => None,
@@ -305,6 +309,30 @@ impl Browser {
 
     fn lock_process(&self) -> std::sync::MutexGuard<'_, Option<ChromiumProcess>> {
         self.inner.process.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// Kills a browser we launched as soon as its connection closes, however it closed (the
+/// transport ended or failed, or it was given up): candor cannot drive it any more, and
+/// tasks may hold it for a long while yet (each until its next command), so it must not
+/// live on beside the browser that replaces it — with its memory and its profile. `closing`
+/// holds nothing of the connection, so a dropped browser is not kept connected by it.
+async fn kill_when_given_up(browser: Weak<Inner>, closing: impl Future<Output = ()>) {
+    closing.await;
+    let process = browser.upgrade().and_then(|inner| {
+        inner
+            .process
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()
+    });
+    if let Some(process) = process {
+        tracing::debug!(
+            pid = process.pid(),
+            "the browser's connection closed: killing it"
+        );
+        // Dropping it kills the process group and waits for it: off the runtime's threads.
+        let _ = tokio::task::spawn_blocking(move || drop(process)).await;
     }
 }
 

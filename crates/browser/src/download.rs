@@ -6,6 +6,12 @@
 //! task claims a download when the frame that started it is one of its targets (a tab's
 //! main frame has the tab's target id), or, for a frame it cannot name, when the finished
 //! file lies in its folder.
+//!
+//! A page decides how much it downloads, so a task has limits ([`DownloadLimits`]): how
+//! many downloads it may begin, and how many bytes they may take together. A download
+//! past either is canceled as soon as that is known (`Browser.cancelDownload`; a file
+//! that finished before the cancel landed is removed) and reported with the limit it
+//! passed ([`Download::limit`]).
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -15,6 +21,38 @@ use cdp::protocol::{browser as cdp_browser, target};
 use cdp::{Deadline, RawEvent};
 
 use crate::{Browser, Error};
+
+/// How much a task may download (config `downloadMaxCount`, `downloadMaxMb`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DownloadLimits {
+    /// Downloads the task may begin; one more is canceled as it begins.
+    pub max_count: usize,
+    /// Bytes the task's downloads may take together (those finished and those under way);
+    /// the download that would pass it is canceled.
+    pub max_bytes: u64,
+}
+
+impl Default for DownloadLimits {
+    fn default() -> Self {
+        Self {
+            max_count: 100,
+            max_bytes: 500_000_000,
+        }
+    }
+}
+
+/// The limit a download was canceled for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DownloadLimit {
+    /// The task had begun `max` downloads already.
+    Count { max: usize },
+    /// The task's downloads would have taken more than `max` bytes.
+    Bytes { max: u64 },
+}
+
+/// Downloads canceled for a limit kept for the next report; past this, a page that
+/// downloads in a loop is canceled without a line each.
+const MAX_REFUSED_UNREPORTED: usize = 20;
 
 /// One download of a task, as last seen.
 #[derive(Debug, Clone, PartialEq)]
@@ -28,6 +66,8 @@ pub struct Download {
     pub received_bytes: u64,
     /// 0 when the server did not say.
     pub total_bytes: u64,
+    /// Canceled by candor: the limit of the task it passed.
+    pub limit: Option<DownloadLimit>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -65,6 +105,11 @@ pub(crate) struct Downloads {
 struct Log {
     context_id: String,
     folder: PathBuf,
+    limits: DownloadLimits,
+    /// The browser session, to cancel a download past a limit (sent from the reader).
+    browser: cdp::Session,
+    /// Downloads let begin (past the count, none is).
+    allowed: usize,
     /// Targets (tabs, out-of-process frames) of the task's browser context.
     targets: HashSet<String>,
     /// Downloads the task owns, in the order they began.
@@ -99,6 +144,9 @@ impl Downloads {
         let log = Arc::new(Mutex::new(Log {
             context_id: context_id.to_string(),
             folder: folder.path().to_path_buf(),
+            limits: DownloadLimits::default(),
+            browser: browser.connection().browser_session(),
+            allowed: 0,
             targets: HashSet::new(),
             owned: Vec::new(),
             unclaimed: HashMap::new(),
@@ -127,17 +175,31 @@ impl Downloads {
         self.folder.path()
     }
 
-    /// The downloads whose state changed since the last call.
+    pub(crate) fn set_limits(&self, limits: DownloadLimits) {
+        self.lock().limits = limits;
+    }
+
+    /// The downloads whose state changed since the last call. Those canceled for a limit
+    /// are reported once, then forgotten (a page downloading in a loop adds up to nothing).
     pub(crate) fn take_changes(&self) -> Vec<Download> {
-        let mut log = self.log.lock().unwrap_or_else(|e| e.into_inner());
-        log.owned
+        let mut log = self.lock();
+        let changes = log
+            .owned
             .iter_mut()
             .filter(|entry| entry.reported != Some(entry.download.state))
             .map(|entry| {
                 entry.reported = Some(entry.download.state);
                 entry.download.clone()
             })
-            .collect()
+            .collect();
+        log.owned.retain(|entry| {
+            entry.download.limit.is_none() || entry.reported != Some(entry.download.state)
+        });
+        changes
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Log> {
+        self.log.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
 
@@ -154,18 +216,12 @@ fn follow(log: &Weak<Mutex<Log>>, event: &RawEvent) -> bool {
         log.note_target(e.target_info);
     } else if let Some(e) = event.parse::<cdp_browser::DownloadWillBegin>() {
         if log.targets.contains(&e.frame_id) {
-            log.owned.push(Entry {
-                guid: e.guid,
-                download: Download {
-                    name: e.suggested_filename,
-                    url: e.url,
-                    path: None,
-                    state: DownloadState::InProgress,
-                    received_bytes: 0,
-                    total_bytes: 0,
-                },
-                reported: None,
-            });
+            log.claim(
+                e.guid,
+                e.suggested_filename,
+                e.url,
+                DownloadState::InProgress,
+            );
         } else {
             log.unclaimed.insert(e.guid.clone(), e);
         }
@@ -199,20 +255,21 @@ impl Log {
                 }
                 return;
             }
-            self.owned.push(Entry {
-                guid: e.guid.clone(),
-                download: Download {
-                    name: begun.suggested_filename,
-                    url: begun.url,
-                    path: None,
-                    state,
-                    received_bytes: 0,
-                    total_bytes: 0,
-                },
-                reported: None,
-            });
+            self.claim(e.guid.clone(), begun.suggested_filename, begun.url, state);
         }
+        // Bytes of the task's other downloads, finished or under way.
+        let others: u64 = self
+            .owned
+            .iter()
+            .filter(|entry| entry.guid != e.guid && entry.download.limit.is_none())
+            .map(|entry| entry.download.received_bytes)
+            .sum();
+        let max_bytes = self.limits.max_bytes;
         let Some(entry) = self.owned.iter_mut().find(|entry| entry.guid == e.guid) else {
+            // Refused past the count and not listed: a file that made it goes.
+            if let Some(path) = path {
+                let _ = std::fs::remove_file(path);
+            }
             return;
         };
         let download = &mut entry.download;
@@ -226,7 +283,71 @@ impl Log {
             }
             download.path = Some(path);
         }
+        // What it will take, when the server said; what it took so far otherwise.
+        let size = download.received_bytes.max(download.total_bytes);
+        if download.limit.is_none()
+            && state != DownloadState::Canceled
+            && others.saturating_add(size) > max_bytes
+        {
+            download.limit = Some(DownloadLimit::Bytes { max: max_bytes });
+            if let Some(path) = download.path.take() {
+                // Finished before a cancel could land: the file goes all the same.
+                let _ = std::fs::remove_file(path);
+            }
+            download.state = DownloadState::Canceled;
+            cancel(&self.browser, &self.context_id, &e.guid);
+        } else if download.limit.is_some() {
+            // A cancel is on its way: what comes before it lands changes nothing.
+            download.state = DownloadState::Canceled;
+            if let Some(path) = download.path.take() {
+                let _ = std::fs::remove_file(path);
+            }
+        }
     }
+
+    /// A download of the task's begins: let go on if the task may begin another, else
+    /// canceled at once (and listed, up to a bound, for the next report).
+    fn claim(&mut self, guid: String, name: String, url: String, state: DownloadState) {
+        let mut download = Download {
+            name,
+            url,
+            path: None,
+            state,
+            received_bytes: 0,
+            total_bytes: 0,
+            limit: None,
+        };
+        if self.allowed < self.limits.max_count {
+            self.allowed += 1;
+        } else {
+            cancel(&self.browser, &self.context_id, &guid);
+            let unreported = self
+                .owned
+                .iter()
+                .filter(|entry| entry.download.limit.is_some() && entry.reported.is_none())
+                .count();
+            if unreported >= MAX_REFUSED_UNREPORTED {
+                return;
+            }
+            download.limit = Some(DownloadLimit::Count {
+                max: self.limits.max_count,
+            });
+            download.state = DownloadState::Canceled;
+        }
+        self.owned.push(Entry {
+            guid,
+            download,
+            reported: None,
+        });
+    }
+}
+
+/// Cancels download `guid` (sent, not awaited: this runs on the reader).
+fn cancel(browser: &cdp::Session, context_id: &str, guid: &str) {
+    let _ = browser.send(&cdp_browser::CancelDownload {
+        guid: guid.to_string(),
+        browser_context_id: Some(context_id.to_string()),
+    });
 }
 
 /// What happened in a task since the last report that no command asked about.

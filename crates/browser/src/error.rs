@@ -71,6 +71,18 @@ pub enum Error {
     PoolUnavailable { endpoints: Vec<(String, String)> },
     #[error("the browser refused {method}: {message}")]
     Protocol { method: String, message: String },
+    /// The browser's reply to a read of the page was larger than one CDP message may be;
+    /// it was dropped, and the connection goes on.
+    #[error(
+        "the page is too large to read this way: the browser's reply to {method} was {} MB, more than the {} MB one message may carry",
+        size / 1_000_000,
+        limit / 1_000_000
+    )]
+    PageTooLarge {
+        method: String,
+        size: usize,
+        limit: usize,
+    },
     #[error("{tab} shows an error page: loading {url} failed with {error_text}")]
     PageLoadFailed {
         tab: String,
@@ -130,6 +142,18 @@ pub enum Error {
     CheckpointUrlChanged { expected: String, reached: String },
     #[error("stale snapshot {snapshot}: {reason}")]
     StaleSnapshot { snapshot: String, reason: String },
+    /// A download canceled because the task passed a limit. Reported with the download
+    /// (which names the file), not as a command's failure.
+    #[error(
+        "a download was canceled: {}",
+        match limit {
+            crate::DownloadLimit::Count { max } =>
+                format!("the task had begun {max} downloads, as many as it may (downloadMaxCount)"),
+            crate::DownloadLimit::Bytes { max } =>
+                format!("the task's downloads would take more than {} MB (downloadMaxMb)", max / 1_000_000),
+        }
+    )]
+    DownloadLimit { limit: crate::DownloadLimit },
 }
 
 impl From<cdp::Error> for Error {
@@ -140,6 +164,15 @@ impl From<cdp::Error> for Error {
             cdp::Error::Protocol {
                 method, message, ..
             } => Error::Protocol { method, message },
+            cdp::Error::TooLarge {
+                method,
+                size,
+                limit,
+            } => Error::PageTooLarge {
+                method,
+                size,
+                limit,
+            },
             cdp::Error::Decode { method, reason } => Error::Protocol {
                 method,
                 message: format!("unexpected reply: {reason}"),

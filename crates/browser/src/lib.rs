@@ -51,7 +51,7 @@ pub use snapshot::{
 pub use structured::{JsonLd, Meta, StructuredData};
 
 pub use dialogs::{DialogRecord, DialogReport, LOG_CAPACITY, REPORT_ENDS};
-pub use download::{Download, DownloadState, TaskEvents};
+pub use download::{Download, DownloadLimit, DownloadLimits, DownloadState, TaskEvents};
 pub use grid::GridOptions;
 pub use launch::{LaunchOptions, find_chromium};
 pub use live::{Frame, PersonInput, Screencast};

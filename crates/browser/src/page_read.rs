@@ -1,8 +1,12 @@
-//! Reading a page as text or HTML under a character budget.
+//! Reading a page as text or HTML under a character budget. The page clips
+//! (`js/page_read.js`): what crosses the connection is the budget, not the page, so a
+//! page of hundreds of megabytes reads as quickly as its text or markup can be made.
 
 use cdp::Deadline;
 
-use crate::script::{PAGE_HTML, PAGE_TEXT, PING};
+use serde_json::json;
+
+use crate::script::{PAGE_READ, PING};
 use crate::{Error, Tab};
 
 /// The visible text of a page, clipped to a budget.
@@ -22,15 +26,24 @@ pub type PageHtml = PageText;
 impl Tab {
     /// `innerText` of the main document, at most `max_chars` characters.
     pub async fn read_text(&self, max_chars: usize, deadline: Deadline) -> Result<PageText, Error> {
-        let read = self.call_script(&PAGE_TEXT, Vec::new(), deadline).await?;
-        Ok(clip(read, max_chars))
+        self.read_page("text", max_chars, deadline).await
     }
 
     /// `outerHTML` of the main document, at most `max_chars` characters, secret fields'
-    /// values blank (`js/page_html.js`).
+    /// values blank (`js/page_read.js`).
     pub async fn read_html(&self, max_chars: usize, deadline: Deadline) -> Result<PageHtml, Error> {
-        let secret = serde_json::json!(cdp::secret_field_selector());
-        let read = self.call_script(&PAGE_HTML, vec![secret], deadline).await?;
+        self.read_page("html", max_chars, deadline).await
+    }
+
+    async fn read_page(
+        &self,
+        mode: &str,
+        max_chars: usize,
+        deadline: Deadline,
+    ) -> Result<PageText, Error> {
+        let secret = cdp::secret_field_selector();
+        let arguments = vec![json!(mode), json!(max_chars), json!(secret)];
+        let read = self.call_script(&PAGE_READ, arguments, deadline).await?;
         Ok(clip(read, max_chars))
     }
 
@@ -53,17 +66,21 @@ impl Tab {
     }
 }
 
-/// What `page_text.js` (`text`) and `page_html.js` (`html`) answer.
+/// What `page_read.js` answers: the text clipped in the page, and the whole's length.
 #[derive(Debug, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub(crate) struct PageRead {
-    #[serde(alias = "html")]
     text: String,
+    total_chars: usize,
     url: String,
     title: String,
 }
 
+/// The page's read as the agent gets it. Clipped again: the script runs beside the
+/// page's own, which may have changed what it relies on.
 fn clip(read: PageRead, max_chars: usize) -> PageText {
-    let (text, total_chars) = clip_chars(&read.text, max_chars);
+    let (text, sent) = clip_chars(&read.text, max_chars);
+    let total_chars = read.total_chars.max(sent);
     PageText {
         truncated: total_chars > max_chars,
         text: text.to_string(),

@@ -33,6 +33,11 @@ const KNOWN: &[&str] = &[
 /// Most denials kept between two reports.
 const MAX_UNREPORTED: usize = 20;
 
+/// Most requests held for the person at once. A page asks as often as it likes; past
+/// this, a request is answered at once as if no one were asked (denied, unless the
+/// person granted it already), so what waits — here and in the page — stays bounded.
+const MAX_PENDING: usize = 20;
+
 /// Longest origin taken from a report (it comes from the page).
 const MAX_ORIGIN: usize = 200;
 
@@ -87,6 +92,44 @@ struct Gate {
     always: std::collections::BTreeSet<(String, String)>,
     /// What is granted now, per origin (a grant names every permission of its origin).
     granted: std::collections::BTreeMap<String, std::collections::BTreeSet<String>>,
+}
+
+/// What becomes of a request the page made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Decision {
+    /// Held for the person.
+    Hold,
+    /// Let go on to the browser, which grants it (the person allowed it).
+    GoOn,
+    /// Let go on to the browser, which denies it; reported.
+    Deny,
+}
+
+impl Gate {
+    /// What becomes of a request for `permission` by `origin`: held during a hand-off
+    /// (unless the person always allows it, or [`MAX_PENDING`] wait already), denied while
+    /// the agent is alone.
+    fn decide(&self, origin: &str, permission: &str) -> Decision {
+        if !self.holding {
+            return Decision::Deny;
+        }
+        let granted = self
+            .granted
+            .get(origin)
+            .is_some_and(|granted| granted.contains(permission));
+        if self
+            .always
+            .contains(&(origin.to_string(), permission.to_string()))
+        {
+            Decision::GoOn
+        } else if self.pending.len() < MAX_PENDING {
+            Decision::Hold
+        } else if granted {
+            Decision::GoOn
+        } else {
+            Decision::Deny
+        }
+    }
 }
 
 /// The task's record of denied requests not yet reported, and its hand-off gate.
@@ -187,13 +230,13 @@ fn follow(
     };
     let origin = origin.to_string();
     let mut gate = lock(&gate);
-    if gate.holding && page_id != 0 {
-        if gate
-            .always
-            .contains(&(origin.clone(), permission.to_string()))
-        {
-            release(session, page_id);
-        } else {
+    let decision = if page_id == 0 {
+        Decision::Deny
+    } else {
+        gate.decide(&origin, permission)
+    };
+    match decision {
+        Decision::Hold => {
             gate.next += 1;
             let request = PermissionRequest {
                 id: gate.next,
@@ -206,8 +249,13 @@ fn follow(
                 page_id,
                 session: session.clone(),
             });
+            return true;
         }
-        return true;
+        Decision::GoOn => {
+            release(session, page_id);
+            return true;
+        }
+        Decision::Deny => {}
     }
     drop(gate);
     release(session, page_id);

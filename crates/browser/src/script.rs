@@ -165,13 +165,12 @@ fn exception(script: &str, details: runtime::ExceptionDetails) -> Error {
     Error::Script { class, message }
 }
 
-/// `{text, url, title}`: the visible text of the document (`innerText`).
-pub(crate) const PAGE_TEXT: Script<crate::page_read::PageRead> =
-    script!("page_text" => crate::page_read::PageRead);
-/// `{html, url, title}`: the serialised document, secret fields' values blank (given the
-/// selector of the one definition of a secret field, `cdp::secret_field_selector`).
-pub(crate) const PAGE_HTML: Script<crate::page_read::PageRead> =
-    script!("page_html" => crate::page_read::PageRead);
+/// `{text, totalChars, url, title}`: the visible text of the document (`innerText`) or
+/// the serialised document — secret fields' values blank, given the selector of the one
+/// definition of a secret field (`cdp::secret_field_selector`) — clipped in the page to a
+/// number of characters.
+pub(crate) const PAGE_READ: Script<crate::page_read::PageRead> =
+    script!("page_read" => crate::page_read::PageRead);
 /// On an element: `{tag, type, value, checked, editable, connected}`, a secret field's
 /// value as `secretValue` instead (given the secret field selector).
 pub(crate) const ELEMENT_VALUE: Script<crate::actions::ElementValue> =

@@ -192,6 +192,11 @@ impl Task {
         &self.policy
     }
 
+    /// How much the task may download; applies from the next download on.
+    pub fn set_download_limits(&mut self, limits: crate::DownloadLimits) {
+        self.downloads.set_limits(limits);
+    }
+
     /// The folder the task's downloads go to; removed with the task.
     pub fn download_folder(&self) -> &std::path::Path {
         self.downloads.folder()

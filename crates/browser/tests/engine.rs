@@ -1,5 +1,6 @@
 //! Engine behaviour in real Chromium: launch and cleanup, the CDP tape, attaching over
-//! a WebSocket, a crashed renderer, and what a page whose script never returns still tells.
+//! a WebSocket, a crashed renderer, what a page whose script never returns still tells,
+//! and the requests a page may keep waiting.
 
 // Helpers outside #[test] functions: a failed unwrap is a failed test.
 #![allow(clippy::unwrap_used)]
@@ -48,6 +49,28 @@ async fn dropping_the_last_handle_kills_the_browser_too() {
     drop(browser);
     assert!(!process_exists(pid), "chromium {pid} survived drop");
     assert!(!profile.exists());
+}
+
+/// A browser candor gives up on (its connection closed: a read failed, a peer went
+/// silent) is killed at once with its profile, even while tasks still hold it — not left
+/// running beside the browser that replaces it.
+#[tokio::test]
+async fn a_browser_whose_connection_is_given_up_is_killed_while_still_held() {
+    let browser = Browser::start(launch_options(), deadline()).await.unwrap();
+    let pid = browser.pid().unwrap();
+    let profile = browser.user_data_dir().unwrap();
+    browser.connection().abandon();
+    assert!(!browser.is_connected());
+    let started = Instant::now();
+    while process_exists(pid) || profile.exists() {
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "chromium {pid} lives on after its connection was given up (profile there: {})",
+            profile.exists()
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    drop(browser);
 }
 
 #[tokio::test]
@@ -287,5 +310,43 @@ async fn a_page_whose_script_never_returns_still_tells_its_cpu_time_and_it_advan
         )
         .await;
     assert!(probe.is_err(), "the spinning page answered {probe:?}");
+    browser.close(deadline()).await;
+}
+
+/// The page's text once it contains `needle` (bounded: the page is expected to get there).
+async fn text_until(tab: &browser::Tab, needle: &str) -> String {
+    let started = Instant::now();
+    loop {
+        let text = tab.read_text(1000, deadline()).await.unwrap().text;
+        if text.contains(needle) {
+            return text;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "the page never said {needle:?}: {text:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// During a hand-off a page's permission requests wait for the person — at most 20 at a
+/// time: a page asking 50 times gets 30 answers (denied) at once, the person the first
+/// request, and the rest their answers when the hand-off ends.
+#[tokio::test]
+async fn a_page_asking_for_permissions_in_a_flood_keeps_only_a_few_waiting() {
+    let server = FixtureServer::start();
+    let browser = Browser::start(launch_options(), deadline()).await.unwrap();
+    let mut task = Task::create(&browser, "flood", deadline()).await.unwrap();
+    task.hold_permissions(deadline()).await.unwrap();
+    let (_, tab) = task.open_tab(deadline()).await.unwrap();
+    let url = task
+        .check_url(&server.url("hostile/permission-flood.html"))
+        .unwrap();
+    tab.navigate(&url, deadline()).await.unwrap();
+    text_until(&tab, "Answered: 30").await;
+    let waiting = task.pending_permission().expect("a request waits");
+    assert_eq!(waiting.permission, "notifications");
+    task.release_permissions(deadline()).await.unwrap();
+    text_until(&tab, "Answered: 50").await;
     browser.close(deadline()).await;
 }

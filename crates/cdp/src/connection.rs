@@ -19,7 +19,7 @@ use tokio::sync::{mpsc, oneshot, watch};
 
 use crate::protocol::{Command, Event};
 use crate::record::{Direction, Recorder};
-use crate::{Deadline, Error, Transport};
+use crate::{Deadline, Error, Received, Transport};
 
 /// A flattened session id, as Chromium names it in `Target.attachedToTarget`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, Deserialize)]
@@ -71,7 +71,8 @@ struct Inner {
     pending: Mutex<HashMap<u64, oneshot::Sender<Reply>>>,
     outgoing: mpsc::UnboundedSender<String>,
     subscribers: Mutex<Subscribers>,
-    closed: watch::Receiver<bool>,
+    /// True once the connection is closed, from either side.
+    closed: watch::Sender<bool>,
     /// Set under the `pending` lock by `close`, so no call can register after it.
     shut: AtomicBool,
     recorder: Option<Arc<Recorder>>,
@@ -143,7 +144,7 @@ impl Connection {
     pub fn start(transport: Box<dyn Transport>, recorder: Option<Arc<Recorder>>) -> Self {
         let (mut sink, mut stream) = transport.split();
         let (outgoing, mut outgoing_rx) = mpsc::unbounded_channel::<String>();
-        let (closed_tx, closed) = watch::channel(false);
+        let (closed, _) = watch::channel(false);
         let inner = Arc::new(Inner {
             next_id: AtomicU64::new(1),
             pending: Mutex::new(HashMap::new()),
@@ -178,7 +179,10 @@ impl Connection {
             while let Some(message) = stream.next().await {
                 let Some(inner) = reader.upgrade() else { break };
                 match message {
-                    Ok(text) => inner.dispatch(&text),
+                    Ok(Received::Message(text)) => inner.dispatch(&text),
+                    Ok(Received::TooLarge { size, limit, head }) => {
+                        inner.drop_too_large(size, limit, &head);
+                    }
                     Err(err) => {
                         tracing::debug!(%err, "CDP transport read failed");
                         break;
@@ -188,7 +192,6 @@ impl Connection {
             if let Some(inner) = reader.upgrade() {
                 inner.close();
             }
-            let _ = closed_tx.send(true);
         });
 
         Self { inner }
@@ -237,10 +240,19 @@ impl Connection {
         self.inner.close();
     }
 
-    /// Resolves once the transport has closed.
+    /// Resolves once the connection is closed: the transport ended, a write failed, or
+    /// it was given up ([`Connection::abandon`]).
     pub async fn closed(&self) {
-        let mut closed = self.inner.closed.clone();
-        let _ = closed.wait_for(|closed| *closed).await;
+        self.closing().await;
+    }
+
+    /// What [`Connection::closed`] waits for, holding nothing of the connection: it also
+    /// resolves when the connection is dropped, and does not keep it open meanwhile.
+    pub fn closing(&self) -> impl Future<Output = ()> + Send + 'static {
+        let mut closed = self.inner.closed.subscribe();
+        async move {
+            let _ = closed.wait_for(|closed| *closed).await;
+        }
     }
 
     /// Sends `method` on `session` and waits for its reply until `deadline`.
@@ -328,6 +340,11 @@ impl Connection {
                 method: method.to_string(),
                 code,
                 message,
+            },
+            Error::TooLarge { size, limit, .. } => Error::TooLarge {
+                method: method.to_string(),
+                size,
+                limit,
             },
             other => other,
         })
@@ -437,6 +454,23 @@ impl Inner {
         }
     }
 
+    /// A message the transport dropped as too large: the call it answers fails with
+    /// `TooLarge`, and nothing else changes. An event that large is lost (logged).
+    fn drop_too_large(&self, size: usize, limit: usize, head: &str) {
+        // Not on the tape: nothing of it was kept to write.
+        let waiting = reply_id(head).and_then(|id| self.lock_pending().remove(&id));
+        match waiting {
+            Some(reply) => {
+                let _ = reply.send(Err(Error::TooLarge {
+                    method: String::new(),
+                    size,
+                    limit,
+                }));
+            }
+            None => tracing::warn!(size, head, "dropped a CDP message past the size limit"),
+        }
+    }
+
     fn close(&self) {
         let drained: Vec<_> = {
             let mut pending = self.lock_pending();
@@ -448,6 +482,7 @@ impl Inner {
         }
         // Taken after `shut` is set, so no subscriber can be added behind this.
         self.lock_subscribers().clear();
+        self.closed.send_replace(true);
     }
 }
 
@@ -514,9 +549,39 @@ impl Session {
     }
 }
 
+/// The `id` of a reply from its first bytes: Chromium writes it first
+/// (`{"id":12,"result":…`). `None` for an event, or a head that names no whole id.
+fn reply_id(head: &str) -> Option<u64> {
+    let rest = head
+        .trim_start()
+        .strip_prefix('{')?
+        .trim_start()
+        .strip_prefix("\"id\"")?
+        .trim_start()
+        .strip_prefix(':')?
+        .trim_start();
+    let end = rest.find(|c: char| !c.is_ascii_digit())?;
+    rest[..end].parse().ok()
+}
+
 fn decode<T: DeserializeOwned>(method: &str, raw: &RawValue) -> Result<T, Error> {
     serde_json::from_str(raw.get()).map_err(|e| Error::Decode {
         method: method.to_string(),
         reason: e.to_string(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::reply_id;
+
+    #[test]
+    fn a_replys_id_is_read_from_its_head_and_an_events_is_not() {
+        assert_eq!(reply_id(r#"{"id":12,"result":{"strings":["x"#), Some(12));
+        assert_eq!(reply_id(r#" { "id" : 7 , "result""#), Some(7));
+        assert_eq!(reply_id(r#"{"method":"DOM.attributeModified","#), None);
+        // Cut inside the number: the id is not known whole.
+        assert_eq!(reply_id(r#"{"id":1234"#), None);
+        assert_eq!(reply_id(r#"{"result":{},"id":3}"#), None);
+    }
 }

@@ -21,6 +21,18 @@ pub enum Error {
     /// The connection is gone: the browser exited, crashed or closed the socket.
     #[error("the browser connection is closed")]
     Closed,
+    /// The reply was larger than one message may be (`limit` bytes): it was read and
+    /// dropped, and the connection goes on. A page made it so (a huge attribute or text).
+    #[error(
+        "the reply to {method} was {} MB, more than the {} MB one CDP message may be; it was dropped",
+        size / 1_000_000,
+        limit / 1_000_000
+    )]
+    TooLarge {
+        method: String,
+        size: usize,
+        limit: usize,
+    },
     /// A response or event did not have the shape the typed subset expects.
     #[error("unexpected reply to {method}: {reason}")]
     Decode { method: String, reason: String },

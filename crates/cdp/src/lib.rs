@@ -26,4 +26,6 @@ pub use secrets::{
     REDACTED, SECRET_AUTOCOMPLETE, SECRET_NAMES, add_secret_keys, is_secret_field, is_secret_key,
     redact_secrets, secret_field_selector,
 };
-pub use transport::{MessageSink, MessageStream, PipeTransport, Transport, WebSocketTransport};
+pub use transport::{
+    MAX_MESSAGE, MessageSink, MessageStream, PipeTransport, Received, Transport, WebSocketTransport,
+};

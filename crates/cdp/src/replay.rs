@@ -21,7 +21,7 @@ use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
 use crate::secrets::{REDACTED, is_secret_field, redact_secrets};
-use crate::transport::{MessageSink, MessageStream, Transport};
+use crate::transport::{MessageSink, MessageStream, Received, Transport};
 
 /// Keys that differ from one run to the next by design: left out when requests are
 /// compared (so are measured times passed to page-side scripts; see `request_key`).
@@ -372,7 +372,10 @@ impl Transport for ReplayTransport {
             Ok::<_, io::Error>(playback)
         });
         let stream = futures::stream::unfold(received, |mut received| async move {
-            received.recv().await.map(|text| (Ok(text), received))
+            received
+                .recv()
+                .await
+                .map(|text| (Ok(Received::Message(text)), received))
         });
         (Box::pin(sink), stream.boxed())
     }

@@ -8,8 +8,8 @@ use std::time::Duration;
 
 use cdp::protocol::target::{AttachedToTarget, CreateTarget, DetachedFromTarget, TargetType};
 use cdp::{
-    Connection, Deadline, Error, MessageSink, MessageStream, RawEvent, Recorder, SessionId,
-    Transport,
+    Connection, Deadline, Error, MessageSink, MessageStream, PipeTransport, RawEvent, Received,
+    Recorder, SessionId, Transport,
 };
 use futures::channel::mpsc;
 use futures::{SinkExt, StreamExt};
@@ -22,7 +22,7 @@ const PATIENT: Duration = Duration::from_secs(10);
 /// The connection's half of the in-memory transport.
 struct FakeTransport {
     to_peer: mpsc::UnboundedSender<String>,
-    from_peer: mpsc::UnboundedReceiver<io::Result<String>>,
+    from_peer: mpsc::UnboundedReceiver<io::Result<Received>>,
 }
 
 impl Transport for FakeTransport {
@@ -35,7 +35,7 @@ impl Transport for FakeTransport {
 /// The browser's side: reads what the connection sent, sends replies and events.
 struct Peer {
     from_connection: mpsc::UnboundedReceiver<String>,
-    to_connection: Option<mpsc::UnboundedSender<io::Result<String>>>,
+    to_connection: Option<mpsc::UnboundedSender<io::Result<Received>>>,
 }
 
 impl Peer {
@@ -54,11 +54,25 @@ impl Peer {
     }
 
     fn send_text(&self, text: String) {
+        self.deliver(Received::Message(text));
+    }
+
+    fn deliver(&self, received: Received) {
         self.to_connection
             .as_ref()
             .expect("peer already closed")
-            .unbounded_send(Ok(text))
+            .unbounded_send(Ok(received))
             .expect("the connection stopped reading");
+    }
+
+    /// What a transport hands on of a message too large to take: its size and head.
+    fn too_large(&self, message: Value) {
+        let text = message.to_string();
+        self.deliver(Received::TooLarge {
+            size: 300_000_000,
+            limit: 268_435_456,
+            head: text[..text.len().min(64)].to_string(),
+        });
     }
 
     fn reply(&self, command: &Value, result: Value) {
@@ -381,6 +395,110 @@ async fn an_unreadable_message_is_skipped_and_the_connection_carries_on() {
     );
     assert_eq!(result.expect("reply"), json!({ "ok": true }));
     assert!(!connection.is_closed());
+}
+
+#[tokio::test]
+async fn a_reply_too_large_fails_only_its_call_by_name_and_the_connection_carries_on() {
+    let (connection, mut peer) = connect(None);
+    let browser = connection.browser_session();
+    let mut events = browser.subscribe();
+    let peer_script = async {
+        let big = peer.command().await;
+        let other = peer.command().await;
+        // An event too large is lost; the events around it arrive.
+        peer.event(None, "Test.before", json!({ "n": 1 }));
+        peer.too_large(json!({ "method": "Test.huge", "params": { "v": "x".repeat(100) } }));
+        peer.too_large(json!({ "id": big["id"], "result": { "v": "x".repeat(100) } }));
+        peer.event(None, "Test.after", json!({ "n": 2 }));
+        peer.reply(&other, json!({ "small": true }));
+    };
+    let (big, other, ()) = tokio::join!(
+        browser.call_raw(
+            "DOMSnapshot.captureSnapshot",
+            json!({}),
+            Deadline::after(PATIENT)
+        ),
+        browser.call_raw("Test.other", json!({}), Deadline::after(PATIENT)),
+        peer_script,
+    );
+    match big {
+        Err(Error::TooLarge {
+            method,
+            size,
+            limit,
+        }) => {
+            assert_eq!(method, "DOMSnapshot.captureSnapshot");
+            assert_eq!((size, limit), (300_000_000, 268_435_456));
+        }
+        other => panic!("expected TooLarge, got {other:?}"),
+    }
+    assert_eq!(other.expect("reply"), json!({ "small": true }));
+    assert_eq!(events.recv().await.expect("an event").method, "Test.before");
+    assert_eq!(events.recv().await.expect("an event").method, "Test.after");
+    assert!(!connection.is_closed());
+    let next = async {
+        let sent = peer.command().await;
+        peer.reply(&sent, json!({ "still": "here" }));
+    };
+    let (result, ()) = tokio::join!(
+        browser.call_raw("Test.next", json!({}), Deadline::after(PATIENT)),
+        next,
+    );
+    assert_eq!(result.expect("reply"), json!({ "still": "here" }));
+}
+
+/// The pipe end to end: a reply far larger than the limit (and than the pipe's buffer)
+/// is drained as it comes and dropped; its call fails by name, the next reply is read.
+#[tokio::test]
+async fn a_pipe_drains_a_reply_past_its_limit_and_reads_the_next() {
+    use std::io::{BufRead, BufReader, Write};
+    let (to_browser_reader, to_browser) = std::io::pipe().expect("a pipe");
+    let (from_browser, from_browser_writer) = std::io::pipe().expect("a pipe");
+    let transport = PipeTransport::new(to_browser.into(), from_browser.into())
+        .expect("pipe transport")
+        .with_max_message(1000);
+    let connection = Connection::start(Box::new(transport), None);
+    // The browser: answers the first command with 1 MB, the next with a few bytes, and
+    // stays until the connection goes.
+    let browser_side = std::thread::spawn(move || {
+        let mut commands = BufReader::new(to_browser_reader);
+        let mut writer = from_browser_writer;
+        for answer in 0.. {
+            let mut command = Vec::new();
+            if commands.read_until(0, &mut command).expect("a command") == 0 {
+                return;
+            }
+            command.pop();
+            let command: Value = serde_json::from_slice(&command).expect("JSON");
+            let result = if answer == 0 {
+                json!({ "v": "x".repeat(1_000_000) })
+            } else {
+                json!({ "small": true })
+            };
+            let reply = json!({ "id": command["id"], "result": result }).to_string();
+            writer.write_all(reply.as_bytes()).expect("written");
+            writer.write_all(b"\0").expect("written");
+        }
+    });
+    let browser = connection.browser_session();
+    let big = browser
+        .call_raw("Test.big", json!({}), Deadline::after(PATIENT))
+        .await;
+    assert!(
+        matches!(&big, Err(Error::TooLarge { method, size, limit: 1000 })
+            if method == "Test.big" && *size > 1_000_000),
+        "{big:?}"
+    );
+    let small = browser
+        .call_raw("Test.small", json!({}), Deadline::after(PATIENT))
+        .await;
+    assert_eq!(small.expect("reply"), json!({ "small": true }));
+    assert!(!connection.is_closed());
+    drop((browser, connection));
+    tokio::task::spawn_blocking(move || browser_side.join())
+        .await
+        .expect("joined")
+        .expect("the browser side ran");
 }
 
 #[tokio::test]

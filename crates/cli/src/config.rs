@@ -261,6 +261,16 @@ keys! {
     /// anew for each press, or one number (0: released at once).
     press_pause_ms: PressPause = PressPause::HUMAN,
         "pressPauseMs", "CANDOR_PRESS_PAUSE_MS", "press-pause-ms";
+    /// How many downloads a task may begin; one more is canceled as it begins
+    /// (DOWNLOAD_LIMIT in events.download).
+    download_max_count: u64 = browser::DownloadLimits::default().max_count as u64,
+        "downloadMaxCount", "CANDOR_DOWNLOAD_MAX_COUNT", "download-max-count",
+        range bounds!(tools::defaults::DOWNLOAD_MAX_COUNT);
+    /// How many megabytes a task's downloads may take together; the download that would
+    /// pass it is canceled, and its file removed (DOWNLOAD_LIMIT in events.download).
+    download_max_mb: u64 = browser::DownloadLimits::default().max_bytes / 1_000_000,
+        "downloadMaxMb", "CANDOR_DOWNLOAD_MAX_MB", "download-max-mb",
+        range bounds!(tools::defaults::DOWNLOAD_MAX_MB);
     /// Let callers run JavaScript (eval, expect.js, readback).
     enable_eval: bool = false,
         "enableEval", "CANDOR_ENABLE_EVAL", "enable-eval";

@@ -153,6 +153,10 @@ impl BrowserArgs {
                 screenshot_max_width: settings.screenshot_max_width as u32,
                 settle: Duration::from_millis(settings.settle_ms),
             },
+            downloads: browser::DownloadLimits {
+                max_count: settings.download_max_count as usize,
+                max_bytes: settings.download_max_mb.saturating_mul(1_000_000),
+            },
         }
     }
 }
@@ -327,6 +331,8 @@ mod tests {
             "--read-max-chars=50000",
             "--screenshot-max-width=800",
             "--press-pause-ms=0",
+            "--download-max-count=3",
+            "--download-max-mb=20",
             "--enable-eval",
             "--allow-data",
             "--allow-origin=*.example.com",
@@ -359,6 +365,13 @@ mod tests {
             }
         );
         assert_eq!(options.press_pause, browser::PressPause::NONE);
+        assert_eq!(
+            options.downloads,
+            browser::DownloadLimits {
+                max_count: 3,
+                max_bytes: 20_000_000,
+            }
+        );
         assert!(options.enable_eval && options.url_policy.allow_data);
         let rules = |rules: &[browser::OriginRule]| -> Vec<String> {
             rules.iter().map(ToString::to_string).collect()

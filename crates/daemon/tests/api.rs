@@ -1078,3 +1078,84 @@ async fn task_ids_that_name_no_folder_of_their_own_are_refused_and_nothing_is_de
     );
     daemon.shutdown().await;
 }
+
+/// A page too large to read — a 300 MB attribute, past what one CDP message may carry —
+/// fails its own task's snapshot by name (`PAGE_TOO_LARGE`). The browser's connection
+/// stays up, so another task in the same browser goes on meanwhile and afterwards with
+/// its page and its storage, nothing is relaunched, and the big page's task goes on too.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_page_too_large_to_read_fails_its_own_snapshot_and_no_other_task_notices() {
+    let server = FixtureServer::start();
+    let daemon = Daemon::start().await;
+    daemon.start_task("calm").await;
+    daemon.start_task("huge").await;
+    daemon
+        .ok(
+            "calm",
+            "navigate",
+            json!({ "url": server.url("storage.html?set=kept") }),
+        )
+        .await;
+    let pid = daemon.state.browser_pid().unwrap();
+    let opened = daemon
+        .ok(
+            "huge",
+            "navigate",
+            json!({ "url": server.url("hostile/huge-attribute.html") }),
+        )
+        .await;
+    assert_eq!(opened["page"]["title"], "Huge attribute", "{opened:#}");
+
+    let client = daemon.client.clone();
+    let huge = tokio::task::spawn_blocking(move || {
+        client
+            .command("huge", "snapshot", &json!({}), Some(300_000), false)
+            .unwrap()
+            .body
+    });
+    daemon.active("huge").await;
+    // Meanwhile the other task is served, in the same browser, with its own state.
+    daemon
+        .ok(
+            "calm",
+            "navigate",
+            json!({ "url": server.url("storage.html") }),
+        )
+        .await;
+    let read = daemon
+        .ok("calm", "snapshot", json!({ "mode": "text" }))
+        .await;
+    assert!(text_of(&read).contains("mark: kept"), "{read:#}");
+
+    let snapshot = tokio::time::timeout(Duration::from_secs(300), huge)
+        .await
+        .expect("the big page's snapshot to end")
+        .unwrap();
+    assert_eq!(snapshot["code"], "PAGE_TOO_LARGE", "{snapshot:#}");
+    assert!(
+        snapshot["message"]
+            .as_str()
+            .unwrap()
+            .contains("DOMSnapshot.captureSnapshot"),
+        "{snapshot:#}"
+    );
+    assert_eq!(snapshot["execution"]["actionStatus"], "not-started");
+
+    // Afterwards: the same browser, the other task's page and storage as they were.
+    let after = daemon
+        .ok("calm", "snapshot", json!({ "mode": "text" }))
+        .await;
+    assert!(text_of(&after).contains("mark: kept"), "{after:#}");
+    assert!(after["events"].get("recovered").is_none(), "{after:#}");
+    assert_eq!(daemon.state.browser_pid(), Some(pid));
+    // The big page's task goes on: a bounded read of the same page works.
+    let text = daemon
+        .ok("huge", "snapshot", json!({ "mode": "text" }))
+        .await;
+    assert!(
+        text_of(&text).contains("A page too large to read"),
+        "{text:#}"
+    );
+    assert!(text["events"].get("recovered").is_none(), "{text:#}");
+    daemon.shutdown().await;
+}

@@ -1,6 +1,8 @@
 //! What a call that names no budget gets (config `snapshotMaxTokens`, `readMaxChars`,
-//! `screenshotMaxWidth`, `settleMs`), and the bounds each budget keeps: one place for the
-//! tools that check their params and for the configuration that checks its keys.
+//! `screenshotMaxWidth`, `settleMs`), and the bounds each budget keeps — and those of a
+//! task's download limits (`downloadMaxCount`, `downloadMaxMb`; their defaults are
+//! `browser::DownloadLimits`'): one place for the tools that check their params and for
+//! the configuration that checks its keys.
 
 use std::ops::RangeInclusive;
 use std::time::Duration;
@@ -13,6 +15,10 @@ pub const READ_MAX_CHARS: RangeInclusive<usize> = 1..=2_000_000;
 pub const SCREENSHOT_MAX_WIDTH: RangeInclusive<u32> = 64..=7680;
 /// How long a page is waited for to stop changing, in milliseconds.
 pub const SETTLE_MS: RangeInclusive<u64> = 0..=60_000;
+/// How many downloads a task may begin (0: none).
+pub const DOWNLOAD_MAX_COUNT: RangeInclusive<usize> = 0..=100_000;
+/// How many megabytes a task's downloads may take together (0: none).
+pub const DOWNLOAD_MAX_MB: RangeInclusive<u64> = 0..=1_000_000;
 
 /// The budgets of a call that names none.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

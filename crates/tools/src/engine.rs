@@ -60,6 +60,8 @@ pub struct EngineOptions {
     pub archive: ArchiveOptions,
     /// The budgets of a call that names none (read budgets, screenshot size, settle).
     pub defaults: crate::defaults::CallDefaults,
+    /// How much a task may download (config `downloadMaxCount`, `downloadMaxMb`).
+    pub downloads: browser::DownloadLimits,
 }
 
 impl Default for EngineOptions {
@@ -77,6 +79,7 @@ impl Default for EngineOptions {
             press_pause: browser::PressPause::default(),
             archive: ArchiveOptions::default(),
             defaults: crate::defaults::CallDefaults::default(),
+            downloads: browser::DownloadLimits::default(),
         }
     }
 }
@@ -776,6 +779,7 @@ impl Engine {
             task.set_url_policy(self.options.url_policy.clone());
             task.set_ask_dialogs(self.options.ask_dialogs);
             task.set_unresponsive_budget(self.options.unresponsive);
+            task.set_download_limits(self.options.downloads);
             if let Some(remnant) = slot.lost.take() {
                 *stage = "recover";
                 slot.reopened = task.reopen(remnant, deadline).await;
@@ -896,6 +900,8 @@ fn finish(
                         | Code::CommandCancelled
                         | Code::PageUnresponsive
                         | Code::NavigationTimeout
+                        // The read after the action was dropped: what it did is not known.
+                        | Code::PageTooLarge
                 ) {
                     ActionStatus::Unknown
                 } else {
@@ -1254,6 +1260,15 @@ fn download_json(download: &browser::Download) -> Value {
     }
     if let Some(path) = &download.path {
         json["path"] = path.display().to_string().into();
+    }
+    if let Some(limit) = download.limit {
+        let error = ToolError::from(browser::Error::DownloadLimit { limit });
+        json["error"] = serde_json::json!({
+            "code": error.code,
+            "message": error.message,
+            "hint": error.hint,
+            "data": error.data,
+        });
     }
     json
 }

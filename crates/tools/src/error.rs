@@ -1,7 +1,7 @@
 //! Stable error codes (SPEC §4) and the one function that maps engine errors to them.
 
 use serde::Serialize;
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use crate::untrusted::PageText;
 
@@ -64,6 +64,10 @@ pub enum Code {
     NavigationTimeout,
     /// The page did not answer a probe within its short budget (`unresponsiveMs`).
     PageUnresponsive,
+    /// The browser's reply to a read of the page was larger than one CDP message may be
+    /// (a huge attribute or text): dropped, the command failed, the browser kept. Bounded
+    /// reads (text, html) still work.
+    PageTooLarge,
     ScriptError,
     CommandTimeout,
     CommandCancelled,
@@ -73,6 +77,10 @@ pub enum Code {
     CheckpointUrlChanged,
     /// The Selenium Grid failed to create the session; the grid's message is in `data`.
     GridSessionFailed,
+    /// A download canceled because its task passed a limit (config `downloadMaxCount`,
+    /// `downloadMaxMb`). Never a command's code: it is the `error` of the download in
+    /// `events.download`, and the command that started it goes on.
+    DownloadLimit,
 }
 
 impl Code {
@@ -397,6 +405,16 @@ impl ToolError {
                 message,
                 "call again: the next command starts a new browser",
             ),
+            E::PageTooLarge {
+                method,
+                size,
+                limit,
+            } => ToolError::new(
+                Code::PageTooLarge,
+                message,
+                "the page is too large to read whole: browser_snapshot {mode:\"text\"} or {mode:\"html\"} read it clipped in the page, or navigate elsewhere",
+            )
+            .with_data(serde_json::json!({ "method": method, "bytes": size, "limitBytes": limit })),
             E::Protocol { .. } => ToolError::new(
                 Code::BrowserDisconnected,
                 message,
@@ -510,8 +528,15 @@ impl ToolError {
                 message,
                 "take a new browser_snapshot and act on what it shows",
             ),
-
-
+            E::DownloadLimit { limit } => ToolError::new(
+                Code::DownloadLimit,
+                message,
+                "the files downloaded so far stay in the task's folder; a task that needs more is run with a higher downloadMaxCount or downloadMaxMb",
+            )
+            .with_data(match limit {
+                browser::DownloadLimit::Count { max } => json!({ "maxDownloads": max }),
+                browser::DownloadLimit::Bytes { max } => json!({ "maxBytes": max }),
+            }),
         }
     }
 }
@@ -611,6 +636,31 @@ mod tests {
         assert!(!Code::ExpectationFailed.is_fault());
         assert!(Code::CircuitOpen.is_refusal());
         assert!(!Code::PageUnresponsive.is_refusal());
+    }
+
+    /// A page too large to read is the page's doing, but not a fault: opening the circuit
+    /// would keep the agent from navigating away from it.
+    #[test]
+    fn a_page_too_large_names_the_read_and_its_size_and_is_no_fault() {
+        let error = ToolError::from(browser::Error::PageTooLarge {
+            method: "DOMSnapshot.captureSnapshot".into(),
+            size: 300_000_123,
+            limit: 268_435_456,
+        });
+        assert_eq!(error.code, Code::PageTooLarge);
+        assert_eq!(error.code.as_str(), "PAGE_TOO_LARGE");
+        assert!(
+            error.message.contains("DOMSnapshot.captureSnapshot")
+                && error.message.contains("300 MB"),
+            "{}",
+            error.message
+        );
+        assert!(error.hint.contains("mode"), "{}", error.hint);
+        let data = error.data.as_deref().expect("data");
+        assert_eq!(data["bytes"], 300_000_123);
+        assert!(!error.code.is_fault());
+        assert!(!error.code.is_refusal());
+        assert!(!error.transient);
     }
 
     #[test]

@@ -38,7 +38,7 @@ pub(crate) fn render(observation: &Observation, outline: &Outline) -> String {
         line: String::new(),
     };
     if !observation.nodes.is_empty() {
-        writer.visit(0, 0);
+        writer.visit(0);
     }
     writer.flush();
     writer.out.trim().to_string() + "\n"
@@ -52,8 +52,44 @@ struct Writer<'a> {
     line: String,
 }
 
+/// A step of the writer's walk (`Writer::visit`).
+enum Step {
+    /// Write node `index`, inside `list_depth` lists.
+    Enter(usize, usize),
+    /// Before a cell of a row: its separator.
+    Cell,
+    /// After a node's children: close its row, end its block.
+    Leave { row: bool, block: bool },
+}
+
 impl Writer<'_> {
-    fn visit(&mut self, index: usize, list_depth: usize) {
+    /// Writes the tree under `root`. A page nests as deep as it likes and a thread's stack
+    /// does not, so the walk keeps its own stack of steps.
+    fn visit(&mut self, root: usize) {
+        let mut steps = vec![Step::Enter(root, 0)];
+        while let Some(step) = steps.pop() {
+            match step {
+                Step::Enter(index, list_depth) => self.enter(index, list_depth, &mut steps),
+                Step::Cell => {
+                    if !self.line.ends_with("| ") {
+                        self.line.push_str(" | ");
+                    }
+                }
+                Step::Leave { row, block } => {
+                    if row {
+                        self.line.push_str(" |");
+                    }
+                    if block {
+                        self.flush();
+                    }
+                }
+            }
+        }
+    }
+
+    /// Writes what node `index` shows before its children, and puts its children's steps
+    /// (and what ends it) on `steps`.
+    fn enter(&mut self, index: usize, list_depth: usize, steps: &mut Vec<Step>) {
         let node = &self.nodes[index];
         if !self.visible[index] || DROPPED_ROLES.contains(&node.role.as_str()) {
             return;
@@ -145,17 +181,13 @@ impl Writer<'_> {
         } else {
             list_depth
         };
-        for child in node.children.clone() {
-            if role == "row" && !self.line.ends_with("| ") {
-                self.line.push_str(" | ");
+        let row = role == "row";
+        steps.push(Step::Leave { row, block });
+        for &child in node.children.iter().rev() {
+            steps.push(Step::Enter(child, depth));
+            if row {
+                steps.push(Step::Cell);
             }
-            self.visit(child, depth);
-        }
-        if role == "row" {
-            self.line.push_str(" |");
-        }
-        if block {
-            self.flush();
         }
     }
 

@@ -244,7 +244,7 @@ pub(crate) fn outline(
         },
     };
     if !observation.nodes.is_empty() {
-        let blocks = builder.visit(0, 0, None, Fnv::new().finish(), None);
+        let blocks = builder.visit(0, Fnv::new().finish());
         builder.emit(blocks);
     }
     builder.assign_refs();
@@ -257,6 +257,41 @@ struct Block {
     lines: Vec<Line>,
     /// Role plus the roles of its direct children: same-shape siblings share it.
     shape: u64,
+}
+
+/// A step of the outline's walk (`Builder::visit`).
+enum Step {
+    Enter {
+        index: usize,
+        depth: usize,
+        parent_rect: Option<Rect>,
+        container: u64,
+        out_of: Option<usize>,
+    },
+    Leave(Open),
+}
+
+/// What entering a node gave: its blocks already, or a node whose children come first.
+enum Entered {
+    Blocks(Vec<Block>),
+    Open(Open, Vec<usize>),
+}
+
+/// A node whose children are being rendered: what leaving it needs.
+struct Open {
+    index: usize,
+    depth: usize,
+    rect: Option<Rect>,
+    container: u64,
+    /// The container its children are in (itself, when it is one).
+    inner_container: u64,
+    out_of: Option<usize>,
+    scroller: bool,
+    actionable: bool,
+    typed: bool,
+    folded: bool,
+    /// Where its children's blocks begin among the blocks rendered.
+    first: usize,
 }
 
 struct Builder<'a> {
@@ -282,21 +317,70 @@ struct Builder<'a> {
 }
 
 impl Builder<'_> {
-    /// Renders node `index` (at `depth`, inside `container`, scrolled out of the scroll
-    /// container `out_of` if any) to blocks; a folded node yields its children's blocks.
-    /// Content only scrolled out of its container is not hidden: it is rendered like the
-    /// rest and marked, so a budget with room lists it.
-    fn visit(
+    /// Renders the tree under `root` (inside `container`) to blocks. A page nests as deep
+    /// as it likes and a thread's stack does not, so the walk keeps its own stack: each
+    /// node is entered (`enter`: what it is, which children to render), its children
+    /// rendered, and it is left (`leave`: its lines, from its children's blocks).
+    fn visit(&mut self, root: usize, container: u64) -> Vec<Block> {
+        let mut steps = vec![Step::Enter {
+            index: root,
+            depth: 0,
+            parent_rect: None,
+            container,
+            out_of: None,
+        }];
+        // The blocks rendered so far; a node's children's are those after its `first`.
+        let mut done: Vec<Block> = Vec::new();
+        while let Some(step) = steps.pop() {
+            match step {
+                Step::Enter {
+                    index,
+                    depth,
+                    parent_rect,
+                    container,
+                    out_of,
+                } => match self.enter(index, depth, parent_rect, container, out_of) {
+                    Entered::Blocks(blocks) => done.extend(blocks),
+                    Entered::Open(mut open, children) => {
+                        let child_depth = if open.folded { depth } else { depth + 1 };
+                        let (rect, inner, out_of) = (open.rect, open.inner_container, open.out_of);
+                        open.first = done.len();
+                        steps.push(Step::Leave(open));
+                        steps.extend(children.into_iter().rev().map(|child| Step::Enter {
+                            index: child,
+                            depth: child_depth,
+                            parent_rect: rect,
+                            container: inner,
+                            out_of,
+                        }));
+                    }
+                },
+                Step::Leave(open) => {
+                    let child_blocks = done.split_off(open.first);
+                    let blocks = self.leave(open, child_blocks);
+                    done.extend(blocks);
+                }
+            }
+        }
+        done
+    }
+
+    /// Node `index` (at `depth`, inside `container`, scrolled out of the scroll container
+    /// `out_of` if any) before its children: its blocks when it has no children to render
+    /// (hidden, text), else what `leave` needs and the children. Content only scrolled out
+    /// of its container is not hidden: it is rendered like the rest and marked, so a
+    /// budget with room lists it.
+    fn enter(
         &mut self,
         index: usize,
         depth: usize,
         parent_rect: Option<Rect>,
         container: u64,
         out_of: Option<usize>,
-    ) -> Vec<Block> {
+    ) -> Entered {
         let node = &self.nodes[index];
         if !self.visible[index] || DROPPED_ROLES.contains(&node.role.as_str()) {
-            return Vec::new();
+            return Entered::Blocks(Vec::new());
         }
         // An option can be chosen without scrolling its list: it counts as shown.
         let out_of = match self.scrolled[index] {
@@ -306,11 +390,11 @@ impl Builder<'_> {
         if node.role == "StaticText" {
             let text = normalise(&node.name);
             if text.is_empty() {
-                return Vec::new();
+                return Entered::Blocks(Vec::new());
             }
             let identity = self.identify(index, container, "text", &clip(&text, 80));
             self.out.identities.insert(index, identity);
-            return vec![Block {
+            return Entered::Blocks(vec![Block {
                 lines: vec![Line {
                     depth,
                     text,
@@ -324,7 +408,7 @@ impl Builder<'_> {
                     unread: (0, 0),
                 }],
                 shape: 0,
-            }];
+            }]);
         }
         let scroller = self.scrollers.contains(&index);
         let actionable = self.actionable(node) && !self.forwards_clicks(index) || scroller;
@@ -342,7 +426,6 @@ impl Builder<'_> {
             Some(label) => crate::refs::container_step(container, &node.role, &label),
             None => container,
         };
-        let child_depth = if folded { depth } else { depth + 1 };
         // A typed input's parts are the user agent's, not the page's.
         let children: Vec<usize> = if typed {
             Vec::new()
@@ -359,10 +442,40 @@ impl Builder<'_> {
         } else {
             self.unread.push(unread);
         }
-        let mut child_blocks = Vec::new();
-        for child in children {
-            child_blocks.extend(self.visit(child, child_depth, rect, inner_container, out_of));
-        }
+        Entered::Open(
+            Open {
+                index,
+                depth,
+                rect,
+                container,
+                inner_container,
+                out_of,
+                scroller,
+                actionable,
+                typed,
+                folded,
+                first: 0,
+            },
+            children,
+        )
+    }
+
+    /// Node `open` after its children, whose blocks are `child_blocks`: its own blocks (a
+    /// folded node yields its children's).
+    fn leave(&mut self, open: Open, child_blocks: Vec<Block>) -> Vec<Block> {
+        let Open {
+            index,
+            depth,
+            rect,
+            container,
+            out_of,
+            scroller,
+            actionable,
+            typed,
+            folded,
+            ..
+        } = open;
+        let node = &self.nodes[index];
         let unread = if folded {
             (0, 0)
         } else {
@@ -537,9 +650,11 @@ impl Builder<'_> {
         }
     }
 
-    /// Up to `limit` shown nodes under `index` that would get a ref, in document order.
+    /// Up to `limit` shown nodes under `index` that would get a ref, in document order
+    /// (a walk with its own stack, as `visit`).
     fn actionable_below(&self, index: usize, found: &mut Vec<usize>, limit: usize) {
-        for &child in &self.nodes[index].children {
+        let mut stack: Vec<usize> = self.nodes[index].children.iter().rev().copied().collect();
+        while let Some(child) = stack.pop() {
             if found.len() >= limit {
                 return;
             }
@@ -550,7 +665,7 @@ impl Builder<'_> {
             if self.actionable(node) {
                 found.push(child);
             }
-            self.actionable_below(child, found, limit);
+            stack.extend(node.children.iter().rev());
         }
     }
 

@@ -998,3 +998,61 @@ mod geometry;
 
 #[path = "markdown_tests.rs"]
 mod markdown;
+
+/// A page nests as deep as it likes: a tree 100,000 levels deep is outlined, packed,
+/// rendered, written as markdown and searched on a test thread's stack, which a walk
+/// recursing per level would overflow many times over.
+#[test]
+fn a_tree_a_hundred_thousand_levels_deep_is_walked_without_the_threads_stack() {
+    const DEPTH: usize = 100_000;
+    let mut nodes = vec![Node {
+        role: "RootWebArea".into(),
+        bounds: Some(rect(0.0, 0.0, 1000.0, 700.0)),
+        backend_id: Some(1),
+        ..Node::default()
+    }];
+    let mut add = |role: &str, name: &str| {
+        let index = nodes.len();
+        nodes.push(Node {
+            role: role.into(),
+            name: name.into(),
+            bounds: Some(rect(0.0, 0.0, 100.0, 20.0)),
+            backend_id: Some(index as i64 + 1),
+            parent: Some(index - 1),
+            ..Node::default()
+        });
+        nodes[index - 1].children.push(index);
+    };
+    for _ in 0..DEPTH {
+        add("generic", "");
+    }
+    add("link", "At the bottom");
+    add("StaticText", "At the bottom");
+    let mut observation = observation(el("RootWebArea", "", Vec::new()));
+    observation.nodes = nodes;
+
+    let mut registry = RefRegistry::default();
+    let outlined = outline(&observation, 1, &mut registry);
+    let texts: Vec<&str> = outlined.lines.iter().map(|l| l.text.as_str()).collect();
+    assert_eq!(texts.len(), 1, "{texts:?}");
+    assert!(
+        texts[0].starts_with("link \"At the bottom\" [e"),
+        "{texts:?}"
+    );
+    let packed =
+        crate::snapshot::budget::pack(&outlined.lines, &observation.viewport, (0, 0), 1000);
+    let rendered = crate::snapshot::budget::render(&outlined.lines, &packed, |node| {
+        outlined.refs.get(&node).cloned()
+    });
+    assert!(rendered.concat().contains("At the bottom"), "{rendered:?}");
+    let markdown = crate::snapshot::markdown::render(&observation, &outlined);
+    assert!(markdown.contains("[At the bottom]"), "{markdown}");
+    let query = crate::snapshot::FindQuery {
+        text: Some("at the bottom".into()),
+        role: None,
+        name: None,
+        limit: 5,
+    };
+    let found = crate::snapshot::find::find(&observation, &outlined, &query);
+    assert_eq!(found.len(), 1);
+}

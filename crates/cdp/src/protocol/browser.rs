@@ -34,6 +34,15 @@ pub struct SetDownloadBehavior {
     pub events_enabled: Option<bool>,
 }
 
+/// Cancels a download under way (one that finished already stays).
+#[derive(Debug, Clone, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CancelDownload {
+    pub guid: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub browser_context_id: Option<String>,
+}
+
 /// Grants `permissions` (to `origin`, or every origin) and denies all others.
 #[derive(Debug, Clone, Default, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -96,6 +105,7 @@ command! {
     GetVersion => "Browser.getVersion", Version;
     Close => "Browser.close", Empty;
     SetDownloadBehavior => "Browser.setDownloadBehavior", Empty;
+    CancelDownload => "Browser.cancelDownload", Empty;
     GrantPermissions => "Browser.grantPermissions", Empty;
     GetWindowForTarget => "Browser.getWindowForTarget", WindowForTarget;
 }
