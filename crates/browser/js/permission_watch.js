@@ -4,6 +4,9 @@
 // what the task's browser context grants (nothing while the agent is alone; during a
 // hand-off, what the person chose). The binding is taken off the global object
 // first, so the page cannot call it. Wrappers are Proxies, so they still read as native.
+// It runs in the page's own world, not candor's, because what it wraps are the page's own
+// functions; so what it sends is not taken on trust: candor takes which origin asked from
+// the browser (the context that called the binding, see permission.rs), not from here.
 function watchPermissions() {
   const binding = "__candorPermissionRequest";
   const send = globalThis[binding];

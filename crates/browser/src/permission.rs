@@ -3,11 +3,13 @@
 //! The task's browser context is created granting no permission, so Chromium denies every
 //! request at once (no prompt waits). CDP has no event for a request, so each tab gets a
 //! small page-side watcher (`js/permission_watch.js`) that reports requests through a
-//! binding before they reach the browser.
+//! binding before they reach the browser. The watcher runs in the page's world, since it
+//! wraps the page's own functions, so a report says only what was asked: which origin
+//! asked is the browser's word, the origin of the context that called the binding.
 
 use std::sync::{Arc, Mutex, Weak};
 
-use cdp::protocol::{browser as cdp_browser, page, runtime};
+use cdp::protocol::{browser as cdp_browser, runtime};
 use cdp::{Deadline, RawEvent};
 
 use crate::{Browser, Error, Tab};
@@ -33,7 +35,7 @@ const KNOWN: &[&str] = &[
 /// Most denials kept between two reports.
 const MAX_UNREPORTED: usize = 20;
 
-/// Longest origin kept from a report (it comes from the page).
+/// Longest origin kept (a page chooses its origin's host name).
 const MAX_ORIGIN: usize = 200;
 
 /// A permission request that was denied.
@@ -125,19 +127,17 @@ impl Permissions {
         let gate = Arc::downgrade(&self.gate);
         let label = tab.label().to_string();
         let page = session.clone();
+        let origins = Mutex::default();
         session.connection().on_events(
             session.id().cloned(),
-            Arc::new(move |event| follow(&log, &gate, &page, &label, event)),
+            Arc::new(move |event| follow(&log, &gate, &origins, &page, &label, event)),
         );
         let binding = runtime::AddBinding {
             name: BINDING.into(),
         };
-        let script = page::AddScriptToEvaluateOnNewDocument {
-            source: crate::script::PERMISSION_WATCH.init_source(),
-        };
         tokio::try_join!(
-            session.call(&binding, deadline),
-            session.call(&script, deadline)
+            async { Ok::<_, Error>(session.call(&binding, deadline).await?) },
+            crate::script::PERMISSION_WATCH.install(session, deadline)
         )?;
         Ok(())
     }
@@ -148,13 +148,20 @@ impl Permissions {
     }
 }
 
+/// The origin of each execution context of a tab, as the browser reported it.
+type Origins = Mutex<std::collections::HashMap<i64, String>>;
+
 /// Records a watcher's report and lets the request go on — at once while the agent is
 /// alone (the context grants nothing, so it is denied), or during a hand-off when the
-/// person has chosen (at once for what they always allow). Runs on the connection's
-/// reader. Returns false once the task is gone.
+/// person has chosen (at once for what they always allow). The origin is the one of the
+/// context that reported, as the browser created it: a report from a context that is not
+/// known (a document older than the watcher, where the binding is still the page's to
+/// call) is let go unrecorded. Runs on the connection's reader, which also keeps
+/// `origins` current. Returns false once the task is gone.
 fn follow(
     log: &Weak<Mutex<Vec<PermissionDenial>>>,
     gate: &Weak<Mutex<Gate>>,
+    origins: &Origins,
     session: &cdp::Session,
     tab: &str,
     event: &RawEvent,
@@ -162,6 +169,19 @@ fn follow(
     let (Some(log), Some(gate)) = (log.upgrade(), gate.upgrade()) else {
         return false;
     };
+    if let Some(created) = event.parse::<runtime::ExecutionContextCreated>() {
+        let context = created.context;
+        lock(origins).insert(context.id, context.origin);
+        return true;
+    }
+    if let Some(destroyed) = event.parse::<runtime::ExecutionContextDestroyed>() {
+        lock(origins).remove(&destroyed.execution_context_id);
+        return true;
+    }
+    if event.parse::<runtime::ExecutionContextsCleared>().is_some() {
+        lock(origins).clear();
+        return true;
+    }
     let Some(called) = event.parse::<runtime::BindingCalled>() else {
         return true;
     };
@@ -172,6 +192,16 @@ fn follow(
         return true;
     };
     let page_id = report["id"].as_u64().unwrap_or(0);
+    let Some(origin) = lock(origins).get(&called.execution_context_id).cloned() else {
+        release(session, page_id);
+        return true;
+    };
+    // The browser spells an opaque origin (a data: URL's, a sandboxed frame's) as
+    // `://`; the page's `location.origin` says "null".
+    let origin = match origin.as_str() {
+        "" | "://" => "null".to_string(),
+        _ => origin,
+    };
     let Some(permission) = report["permission"]
         .as_str()
         .and_then(|p| KNOWN.iter().find(|known| **known == p))
@@ -179,12 +209,7 @@ fn follow(
         release(session, page_id);
         return true;
     };
-    let origin: String = report["origin"]
-        .as_str()
-        .unwrap_or_default()
-        .chars()
-        .take(MAX_ORIGIN)
-        .collect();
+    let origin: String = origin.chars().take(MAX_ORIGIN).collect();
     let mut gate = lock(&gate);
     if gate.holding && page_id != 0 {
         if gate

@@ -61,7 +61,10 @@ impl crate::Tab {
         use cdp::protocol::{page, runtime};
         self.check_usable()?;
         let state = self.state();
-        let (Some(context), true) = (state.main_context, state.child_frames.is_empty()) else {
+        if !state.child_frames.is_empty() {
+            return Ok(None);
+        }
+        let Some(context) = self.candor_context_now(deadline).await? else {
             return Ok(None);
         };
         let session = self.session();
@@ -78,7 +81,7 @@ impl crate::Tab {
             script::call_for_object(
                 session,
                 &script::REGION_ELEMENTS,
-                This::Context(context),
+                This::Context(&context),
                 arguments,
                 OBJECT_GROUP,
                 deadline,

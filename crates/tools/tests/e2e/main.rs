@@ -15,6 +15,7 @@ mod coverage;
 mod flows;
 mod harness;
 mod inputs;
+mod isolation;
 mod lists;
 mod navigation;
 mod pointing;
