@@ -587,21 +587,29 @@ impl Tab {
         else {
             return;
         };
-        let ready = self
-            .shared
-            .session
-            .call(
-                &runtime::Evaluate {
-                    expression: "document.readyState".into(),
-                    return_by_value: Some(true),
-                    ..Default::default()
-                },
-                deadline,
-            )
-            .await
-            .ok()
-            .and_then(|r| r.result.value)
-            .and_then(|v| v.as_str().map(str::to_string));
+        // Read in candor's world, where the page cannot redefine `readyState`; the
+        // document predates the init script that gives new ones that world, so it is
+        // made here. No world, no answer: as when the page does not answer.
+        let world = self.candor_context_now(deadline).await.ok().flatten();
+        let ready = match world {
+            Some(world) => self
+                .shared
+                .session
+                .call(
+                    &runtime::Evaluate {
+                        expression: "document.readyState".into(),
+                        context_id: Some(world.id),
+                        return_by_value: Some(true),
+                        ..Default::default()
+                    },
+                    deadline,
+                )
+                .await
+                .ok()
+                .and_then(|r| r.result.value)
+                .and_then(|v| v.as_str().map(str::to_string)),
+            None => None,
+        };
         // The URL the opener asked for; while the frame still shows the initial blank
         // document, that navigation is yet to commit.
         let wanted = self

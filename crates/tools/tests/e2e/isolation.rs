@@ -9,11 +9,8 @@ use crate::harness::{Harness, page_text};
 
 async fn checkout() -> Harness {
     let h = Harness::new();
-    h.ok(
-        "navigate",
-        json!({ "url": h.url("hostile/poisoned.html") }),
-    )
-    .await;
+    h.ok("navigate", json!({ "url": h.url("hostile/poisoned.html") }))
+        .await;
     h
 }
 
@@ -28,7 +25,10 @@ async fn a_field_the_page_empties_never_reads_back_as_filled_whatever_its_value_
             "INPUT_MISMATCH",
         )
         .await;
-    assert_eq!(filled["execution"]["actionStatus"], "completed", "{filled:#}");
+    assert_eq!(
+        filled["execution"]["actionStatus"], "completed",
+        "{filled:#}"
+    );
     // What the field holds, read in candor's world: nothing.
     assert_eq!(filled["data"]["actual"], "", "{filled:#}");
     h.shutdown().await;
@@ -80,7 +80,12 @@ async fn a_permission_report_names_the_origin_that_asked_whatever_the_page_says(
     envelopes.push(h.ok("tabs", json!({})).await);
     let denials: Vec<Value> = envelopes
         .iter()
-        .flat_map(|e| e["events"]["permission"].as_array().cloned().unwrap_or_default())
+        .flat_map(|e| {
+            e["events"]["permission"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+        })
         .collect();
     assert_eq!(denials.len(), 1, "{denials:#?}");
     let denial = &denials[0];
