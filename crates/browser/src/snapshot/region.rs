@@ -64,7 +64,8 @@ impl crate::Tab {
         if !state.child_frames.is_empty() {
             return Ok(None);
         }
-        let Some(context) = self.candor_context_now(deadline).await? else {
+        // Without candor's world (it could not be made), the page is read whole.
+        let Some(context) = self.candor_context_now(deadline).await.ok().flatten() else {
             return Ok(None);
         };
         let session = self.session();
