@@ -98,3 +98,28 @@ async fn a_permission_report_names_the_origin_that_asked_whatever_the_page_says(
     );
     h.shutdown().await;
 }
+
+/// A field in a same-process frame of an opaque origin, which the top document's world
+/// may not reach, is filled and read back in the frame's own world of candor's.
+#[tokio::test]
+async fn a_field_in_a_same_process_frame_of_another_origin_is_filled_and_read_back() {
+    let h = Harness::new();
+    h.ok("navigate", json!({ "url": h.url("opaque-frame.html") }))
+        .await;
+    h.ok("wait", json!({ "selector": "iframe", "state": "attached" }))
+        .await;
+    let filled = h
+        .ok(
+            "act",
+            json!({ "action": "fill", "role": "textbox", "name": "Coupon", "text": "SPRING" }),
+        )
+        .await;
+    assert_eq!(filled["data"]["inputValueVerified"], true, "{filled:#}");
+    assert_eq!(filled["data"]["valueAfter"], "SPRING", "{filled:#}");
+    let text = page_text(&h).await;
+    assert!(!text.contains("Nothing typed"), "{text}");
+    let snapshot = h.ok("snapshot", json!({})).await;
+    let shown = snapshot["data"]["text"].as_str().unwrap();
+    assert!(shown.contains("Frame got SPRING"), "{shown}");
+    h.shutdown().await;
+}
