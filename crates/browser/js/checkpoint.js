@@ -5,7 +5,7 @@
 // field, matches: passwords, card numbers, one-time codes…) and file inputs are never
 // read: they are listed as omitted, with why. Each field carries its identity (scope, kind, id, name, label,
 // path) so it can be found again by the Rust side (`checkpoint/verdict.rs`), never by position
-// alone. Scroll containers are the ones the page has scrolled (the settle watcher keeps
+// alone. Scroll containers are the ones the page has scrolled (the change watcher keeps
 // them): one never scrolled is at its start.
 //
 // `limits` holds the limits, and `wanted`: containers to read wherever they are scrolled
@@ -168,7 +168,7 @@ async function checkpoint(plan, limits, secret) {
       elements.push(element);
     }
     // One document or shadow root: its fields and frames by selector (native, cheap);
-    // its scroll containers from the settle watcher's record of what scrolled (a layout
+    // its scroll containers from the change watcher's record of what scrolled (a layout
     // read of every element costs a large page tens of milliseconds), or, in a shadow
     // root, which the watcher cannot see into, by looking; shadow hosts by looking.
     function walk(root, scope) {
@@ -302,14 +302,11 @@ async function checkpoint(plan, limits, secret) {
     }
     if (scrolls.length || (plan.fields || []).length) {
       // Two frames for the page to lay out a scroll and for a framework to render what it
-      // heard. candor's own frames, not the page's (see settle_watch.js); a hidden tab gets
-      // no frames, so a timer stands in.
-      const watcher = globalThis[Symbol.for("candor.settle")];
-      const frame = (watcher && watcher.native.requestAnimationFrame) || requestAnimationFrame;
-      const timer = (watcher && watcher.native.setTimeout) || setTimeout;
+      // heard. candor's world's own frames, not the page's (see settle_watch.js); a hidden
+      // tab gets no frames, so a timer stands in.
       await new Promise((resolve) => {
-        frame(() => frame(resolve));
-        timer(resolve, 100);
+        requestAnimationFrame(() => requestAnimationFrame(resolve));
+        setTimeout(resolve, 100);
       });
     }
     current = read();

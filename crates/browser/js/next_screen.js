@@ -16,14 +16,11 @@ async function nextScreen(fraction) {
   if (scrollable && before + height < total - 1) {
     const step = Math.max(1, Math.floor(height * fraction));
     (element || window).scrollBy({ top: step, left: 0, behavior: "instant" });
-    // candor's own frames, not the page's (see settle_watch.js).
-    const watcher = globalThis[Symbol.for("candor.settle")];
-    const frame = (watcher && watcher.native.requestAnimationFrame) || requestAnimationFrame;
-    const timer = (watcher && watcher.native.setTimeout) || setTimeout;
-    // A hidden tab gets no frames: a timer stands in.
+    // candor's world's own frames, not the page's (see settle_watch.js). A hidden tab
+    // gets no frames: a timer stands in.
     await new Promise((resolve) => {
-      frame(() => frame(resolve));
-      timer(resolve, 100);
+      requestAnimationFrame(() => requestAnimationFrame(resolve));
+      setTimeout(resolve, 100);
     });
   }
   return { before, after: position(), height, total: scroller.scrollHeight, scrollable };

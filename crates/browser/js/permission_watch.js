@@ -4,12 +4,12 @@
 // what the task's browser context grants (nothing while the agent is alone; during a
 // hand-off, what the person chose). The binding is taken off the global object
 // first, so the page cannot call it. Wrappers are Proxies, so they still read as native.
-//
+// It runs in the page's own world, not candor's, because what it wraps are the page's own
+// functions; so what it sends is not taken on trust: candor takes which origin asked from
+// the browser (the context that called the binding, see permission.rs), not from here.
 // Everything the watcher uses after this script has run (JSON.stringify, String,
-// Reflect.apply, Map's and Promise's methods) is taken now, before the page's scripts
-// (candor's page scripts do not run in a world of their own yet):
-// a page that replaces a built-in must not write the report — the origin a person is
-// asked to grant during a hand-off, the text the agent is told — nor let itself out.
+// Reflect.apply, Map's and Promise's methods) is taken now, before the page's scripts, so a
+// page that replaces a built-in cannot make the watcher call its code nor let itself out.
 // The report is an object without a prototype, so no `toJSON` the page adds is heard.
 function watchPermissions() {
   const binding = "__candorPermissionRequest";

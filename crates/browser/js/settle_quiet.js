@@ -10,7 +10,9 @@
 // (`quietAt`, `perpetual`) for the next call, and an action's span (`lastAction`).
 // Returns `{quiet, waitedMs, region}` (`region` names what was still changing: motion the
 // command began is named even when it is not waited for), or `{unwatched: true}` when the
-// document has no watcher (js/settle_watch.js) yet.
+// document has no watcher (js/change_watch.js) yet.
+// Runs in candor's world, beside the change watcher; what the page scheduled it asks the
+// page's world (js/settle_watch.js), and its own frames and timers are not the page's.
 async function settleQuiet(budgetMs, sinceMs, mode) {
   const key = Symbol.for("candor.settle");
   if (!globalThis[key]) return { unwatched: true };
@@ -151,18 +153,21 @@ async function settleQuiet(budgetMs, sinceMs, mode) {
     }
     return last;
   };
+  // Asks the page's world of `doc` about its timers (js/settle_watch.js): a synchronous
+  // event its watcher cancels to say yes. No watcher there, no yes.
+  const ask = (doc, question) => {
+    const view = doc.defaultView;
+    if (!view) return false;
+    return !view.dispatchEvent(
+      new CustomEvent("candor-settle-question", { detail: question, cancelable: true }),
+    );
+  };
   // A timer the action set while handling its input (a search debounced after the last
   // keystroke), due within the budget and not yet run: the page is not quiet before it
   // has run. Timers set before the action, or for longer than the budget, are not.
   const timerPending = () => {
     if (mode !== "action" || sinceMs < 0) return false;
-    for (const state of states) {
-      if (!state.inputTimers) continue;
-      for (const [at, due] of state.inputTimers.values()) {
-        if (at >= from && due - at <= budgetMs) return true;
-      }
-    }
-    return false;
+    return docs.some((doc) => ask(doc, ["timer", from, budgetMs]));
   };
   const animating = () => {
     const out = [];
@@ -186,12 +191,8 @@ async function settleQuiet(budgetMs, sinceMs, mode) {
       text += "." + el.className.trim().split(/\s+/).slice(0, 2).join(".");
     return text;
   };
-  // candor's own waits use the functions the watcher kept, so they are not counted as
-  // work the page scheduled.
-  const native = self.native || globalThis;
-  const requestAnimationFrame = native.requestAnimationFrame.bind(globalThis);
-  const setTimeout = native.setTimeout.bind(globalThis);
-  const clearTimeout = native.clearTimeout.bind(globalThis);
+  // candor's own waits use candor's world's functions, which the page's watcher does not
+  // see, so they are not counted as work the page scheduled.
   // One animation frame, or 500 ms without one: whether it came. A hidden page renders
   // no frames and gets ticks instead; a visible one's first frames can be late.
   const hidden = document.visibilityState === "hidden";
@@ -224,10 +225,10 @@ async function settleQuiet(budgetMs, sinceMs, mode) {
   // be: the page is quiet at once. Otherwise one frame first: what the action scheduled
   // for the next frame has then run; if nothing changed since and nothing animates, the
   // page is quiet.
-  if (mode === "action" && sinceMs >= 0 && !(self.scheduledAt >= from) && animating().length === 0) {
+  const scheduledSince = mode === "action" && ask(document, ["scheduled", from]);
+  if (mode === "action" && sinceMs >= 0 && !scheduledSince && animating().length === 0) {
     return settled(Infinity, performance.now(), 0);
   }
-  const scheduledSince = mode === "action" && self.scheduledAt >= from;
   if (mode === "action") await frame();
   if (sinceMs >= 0 && !scheduledSince && changedSince(from).length === 0 && animating().length === 0) {
     return settled(from, performance.now(), 0);

@@ -3,10 +3,14 @@
 //! script is declared here, with the type of its reply: [`call`] is the one way a script
 //! is called, maps a page exception one way, and decodes the reply into that type, so a
 //! script whose reply changed shape fails by name instead of reading as zeros.
+//!
+//! Each script also says which JavaScript world it runs in ([`World`]): candor's own
+//! isolated world, where the page's redefinitions of globals and prototypes cannot reach,
+//! unless it must see the page's own functions (see ARCHITECTURE.md, "Worlds").
 
 use std::marker::PhantomData;
 
-use cdp::protocol::runtime;
+use cdp::protocol::{page, runtime};
 use cdp::{Deadline, Session};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -18,7 +22,36 @@ use crate::Error;
 pub(crate) struct Script<R> {
     pub name: &'static str,
     pub source: &'static str,
+    /// Where it runs.
+    pub world: World,
     reply: PhantomData<fn() -> R>,
+}
+
+/// A JavaScript world of a document: each has its own globals and prototypes over the one
+/// DOM they share.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum World {
+    /// candor's isolated world (`Page.createIsolatedWorld`, one per document): what candor
+    /// reads, verifies and watches there uses the browser's own functions, whatever the
+    /// page redefined in its world.
+    Candor,
+    /// The page's own world, for what must see or wrap the page's own functions: the
+    /// agent's code (`eval`, `js` conditions), the settle watcher's timers, the permission
+    /// watcher's wrappers.
+    Page,
+}
+
+impl World {
+    /// The name of candor's isolated world.
+    pub const CANDOR_NAME: &'static str = "candor";
+
+    /// The world name CDP takes: empty for the page's own.
+    pub fn name(self) -> &'static str {
+        match self {
+            World::Candor => Self::CANDOR_NAME,
+            World::Page => "",
+        }
+    }
 }
 
 impl<R> Clone for Script<R> {
@@ -40,6 +73,17 @@ impl<R> Script<R> {
     pub fn init_source(&self) -> String {
         format!("({})();", self.source)
     }
+
+    /// Installs the script in every new document of `session`'s page, in its world, before
+    /// the page's own scripts.
+    pub async fn install(&self, session: &Session, deadline: Deadline) -> Result<(), Error> {
+        let script = page::AddScriptToEvaluateOnNewDocument {
+            source: self.init_source(),
+            world_name: self.world.name().to_string(),
+        };
+        session.call(&script, deadline).await?;
+        Ok(())
+    }
 }
 
 /// The answer of a script that is kept in the page as a remote object
@@ -48,22 +92,29 @@ impl<R> Script<R> {
 #[derive(Debug)]
 pub(crate) enum InPage {}
 
+/// `script!("name" => Reply)` runs in candor's world; `script!("name" => Reply, in Page)`
+/// in the page's.
 macro_rules! script {
     ($name:literal => $reply:ty) => {
+        script!($name => $reply, in Candor)
+    };
+    ($name:literal => $reply:ty, in $world:ident) => {
         Script::<$reply> {
             name: $name,
             source: include_str!(concat!("../js/", $name, ".js")),
+            world: World::$world,
             reply: PhantomData,
         }
     };
 }
 
-/// What `this` is for a call.
+/// What `this` is for a call, and so the world the call runs in.
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum This<'a> {
     /// The global object of an execution context.
-    Context(i64),
-    /// A remote object (a resolved DOM node, an array a script returned).
+    Context(&'a crate::world::Context),
+    /// A remote object (a resolved DOM node, an array a script returned): the call runs
+    /// in the world the object belongs to.
     Object(&'a str),
 }
 
@@ -100,13 +151,19 @@ async fn call_remote<R>(
     group: Option<&str>,
     deadline: Deadline,
 ) -> Result<runtime::RemoteObject, Error> {
-    let (execution_context_id, object_id) = match this {
-        This::Context(id) => (Some(id), None),
-        This::Object(id) => (None, Some(id.to_string())),
+    // A context's unique id where known: its plain id may name another context (another
+    // world) once a cross-process navigation has reused it.
+    let (execution_context_id, unique_context_id, object_id) = match this {
+        This::Context(context) => match &context.unique {
+            Some(unique) => (None, Some(unique.clone()), None),
+            None => (Some(context.id), None, None),
+        },
+        This::Object(id) => (None, None, Some(id.to_string())),
     };
     let call = runtime::CallFunctionOn {
         function_declaration: script.source.to_string(),
         execution_context_id,
+        unique_context_id,
         object_id,
         arguments: arguments
             .into_iter()
@@ -210,8 +267,13 @@ pub(crate) const PING: Script<u8> = script!("ping" => u8);
 /// `{met, actual}` or `{invalidSelector}`: polls one wait condition for a slice of time.
 pub(crate) const WAIT_FOR: Script<crate::wait::WaitReply> =
     script!("wait_for" => crate::wait::WaitReply);
-/// Runs the caller's code (browser_eval): `{ran, mode, type, value}` or `{threw}` or `{pending}`.
-pub(crate) const EVAL: Script<crate::eval::EvalReply> = script!("eval" => crate::eval::EvalReply);
+/// The same, for a `js` condition: the caller's expression reads the page's own globals.
+pub(crate) const WAIT_FOR_IN_PAGE: Script<crate::wait::WaitReply> =
+    script!("wait_for" => crate::wait::WaitReply, in Page);
+/// Runs the caller's code (browser_eval) in the page's world: `{ran, mode, type, value}` or
+/// `{threw}` or `{pending}`.
+pub(crate) const EVAL: Script<crate::eval::EvalReply> =
+    script!("eval" => crate::eval::EvalReply, in Page);
 /// `{controls, total, hiddenInputs, scopeMatched}`: every form control in scope, secret
 /// fields masked (given the secret field selector).
 pub(crate) const FORM_STATE: Script<crate::form_state::FormStateReply> =
@@ -219,9 +281,12 @@ pub(crate) const FORM_STATE: Script<crate::form_state::FormStateReply> =
 /// `{quiet, waitedMs, region}`: waits until the page stops changing (see `settle.rs`).
 pub(crate) const SETTLE_QUIET: Script<crate::settle::QuietReply> =
     script!("settle_quiet" => crate::settle::QuietReply);
-/// Installs the mutation watcher in the document (also an init script; see `settle.rs`):
-/// `false` when one was there already.
-pub(crate) const SETTLE_WATCH: Script<bool> = script!("settle_watch" => bool);
+/// Installs the watcher of the page's timers in the document's own world (also an init
+/// script; see `settle.rs`): `false` when one was there already.
+pub(crate) const SETTLE_WATCH: Script<bool> = script!("settle_watch" => bool, in Page);
+/// Installs the watcher of the document's changes (mutations, scrolls) in candor's world
+/// (also an init script; see `settle.rs`): `false` when one was there already.
+pub(crate) const CHANGE_WATCH: Script<bool> = script!("change_watch" => bool);
 /// `true` at the next animation frame (`false` after 50 ms without one): the pause
 /// between two actionability checks.
 pub(crate) const ANIMATION_FRAME: Script<bool> = script!("animation_frame" => bool);
@@ -245,8 +310,9 @@ pub(crate) const CAPTURE_RECT: Script<crate::screenshot::Geometry> =
 /// `{width, height, dpr, confirmed}`: the size the page lays out at, once it matches.
 pub(crate) const VIEWPORT_SIZE: Script<crate::viewport::LaidOut> =
     script!("viewport_size" => crate::viewport::LaidOut);
-/// Reports permission requests (an init script, answering nothing; see `permission.rs`).
-pub(crate) const PERMISSION_WATCH: Script<()> = script!("permission_watch" => ());
+/// Reports permission requests (an init script in the page's world, whose functions it
+/// wraps, answering nothing; see `permission.rs`).
+pub(crate) const PERMISSION_WATCH: Script<()> = script!("permission_watch" => (), in Page);
 
 /// The page's content revision (see `snapshot/coverage.rs`); null without the watcher.
 pub(crate) const PAGE_REVISION: Script<Option<u64>> = script!("page_revision" => Option<u64>);

@@ -1,9 +1,12 @@
 //! Settling (SPEC §4, §6.2): whether the page has stopped changing after an action, or
 //! before a snapshot is read.
 //!
-//! A page-side watcher (`js/settle_watch.js`, installed in every new document of a tab)
-//! keeps a small ring of recent DOM mutations, each node+kind's current run of changes,
-//! and the timers the page set while handling input. `js/settle_quiet.js` then decides,
+//! Page-side watchers, installed in every new document of a tab, keep a small ring of
+//! recent DOM mutations and each node+kind's current run of changes (`js/change_watch.js`,
+//! in candor's world, where the page cannot touch it), and when the page last scheduled
+//! work and the timers it set while handling input (`js/settle_watch.js`, in the page's
+//! world, whose timers it wraps; see ARCHITECTURE.md, "Worlds"). `js/settle_quiet.js`, in
+//! candor's world, asks the second what the first cannot see and then decides,
 //! in one call that resolves inside the page: quiet means two consecutive animation
 //! frames with no mutation (attributes, `style` and `class` included; same-origin frames
 //! too), no running *finite* CSS/Web animation and, after an action, no timer the action
@@ -20,10 +23,9 @@
 use std::time::{Duration, Instant};
 
 use cdp::Deadline;
-use cdp::protocol::page;
 use serde_json::json;
 
-use crate::script::{SETTLE_QUIET, SETTLE_WATCH};
+use crate::script::{CHANGE_WATCH, SETTLE_QUIET, SETTLE_WATCH};
 use crate::{Error, Tab};
 
 /// The settle budget when the caller gives none.
@@ -62,12 +64,13 @@ pub struct Settled {
     pub region: Option<String>,
 }
 
-/// Installs the mutation watcher in `tab`'s future documents.
+/// Installs the watchers in `tab`'s future documents. The change watcher also gives every
+/// new document candor's world from its start, so no call has to make it.
 pub(crate) async fn watch(tab: &Tab, deadline: Deadline) -> Result<(), Error> {
-    let script = page::AddScriptToEvaluateOnNewDocument {
-        source: SETTLE_WATCH.init_source(),
-    };
-    tab.session().call(&script, deadline).await?;
+    tokio::try_join!(
+        SETTLE_WATCH.install(tab.session(), deadline),
+        CHANGE_WATCH.install(tab.session(), deadline),
+    )?;
     Ok(())
 }
 
@@ -116,11 +119,13 @@ impl Tab {
                 region,
             } = reply
             else {
-                // A document older than the watcher (a page adopted once loaded): watch
+                // A document older than the watchers (a page adopted once loaded): watch
                 // it from now on; what changed before is not known, so only what changes
                 // from here counts.
-                self.call_script(&SETTLE_WATCH, Vec::new(), call_deadline)
-                    .await?;
+                tokio::try_join!(
+                    self.call_script(&SETTLE_WATCH, Vec::new(), call_deadline),
+                    self.call_script(&CHANGE_WATCH, Vec::new(), call_deadline),
+                )?;
                 since_ms = -1.0;
                 continue;
             };

@@ -11,18 +11,11 @@ use std::time::{Duration, Instant};
 
 use cdp::protocol::{inspector, network, page, performance, runtime, target};
 use cdp::{Deadline, RawEvent, Session};
-use serde_json::Value;
 use tokio::sync::watch;
 use url::Url;
 
 use crate::Error;
 use crate::dialogs::DialogRecord;
-use crate::script::{Script, This};
-
-/// How long a page-side read may take before the page counts as unverified. A read also
-/// never takes more than three quarters of what is left of its command, so a page that
-/// does not answer is reported as such (`PageUnverified`) rather than as a timeout.
-const PAGE_READ_BUDGET: Duration = Duration::from_secs(10);
 
 /// What is known about a tab's page, updated from events in the order they came.
 #[derive(Debug, Clone, Default)]
@@ -61,10 +54,12 @@ pub struct PageState {
     /// File choosers intercepted so far, and the input of the last one.
     pub(crate) file_choosers: u64,
     pub(crate) file_chooser_input: Option<i64>,
-    main_frame: String,
+    pub(crate) main_frame: String,
     pub(crate) loader: Option<String>,
     pub(crate) loaded_loader: Option<String>,
     pub(crate) main_context: Option<i64>,
+    /// The main frame's context of candor's isolated world (see `world.rs`).
+    pub(crate) candor_context: Option<crate::world::Context>,
     /// Counts main-frame commits and same-document navigations.
     pub(crate) navigations: u64,
     document_error: Option<String>,
@@ -115,6 +110,8 @@ pub(crate) struct TabShared {
     unresponsive_ms: AtomicU64,
     /// The browser's control renderer, against which an unanswered probe is judged.
     pub(crate) control: Arc<crate::control::Control>,
+    /// candor's world in each out-of-process frame, made on first use (`world.rs`).
+    pub(crate) frame_worlds: crate::world::FrameWorlds,
 }
 
 /// A tab of a task. Cheap to clone.
@@ -168,6 +165,7 @@ impl Tab {
             unresponsive_ms: AtomicU64::new(crate::probe::DEFAULT_UNRESPONSIVE.as_millis() as u64),
             viewport: std::sync::Mutex::default(),
             control: browser.control(),
+            frame_worlds: crate::world::FrameWorlds::default(),
         });
         let followed = Arc::downgrade(&shared);
         session.connection().on_events(
@@ -601,21 +599,29 @@ impl Tab {
         else {
             return;
         };
-        let ready = self
-            .shared
-            .session
-            .call(
-                &runtime::Evaluate {
-                    expression: "document.readyState".into(),
-                    return_by_value: Some(true),
-                    ..Default::default()
-                },
-                deadline,
-            )
-            .await
-            .ok()
-            .and_then(|r| r.result.value)
-            .and_then(|v| v.as_str().map(str::to_string));
+        // Read in candor's world, where the page cannot redefine `readyState`; the
+        // document predates the init script that gives new ones that world, so it is
+        // made here. No world, no answer: as when the page does not answer.
+        let world = self.candor_context_now(deadline).await.ok().flatten();
+        let ready = match world {
+            Some(world) => self
+                .shared
+                .session
+                .call(
+                    &runtime::Evaluate {
+                        expression: "document.readyState".into(),
+                        context_id: Some(world.id),
+                        return_by_value: Some(true),
+                        ..Default::default()
+                    },
+                    deadline,
+                )
+                .await
+                .ok()
+                .and_then(|r| r.result.value)
+                .and_then(|v| v.as_str().map(str::to_string)),
+            None => None,
+        };
         // The URL the opener asked for; while the frame still shows the initial blank
         // document, that navigation is yet to commit.
         let wanted = self
@@ -681,86 +687,6 @@ impl Tab {
             }
         });
         Ok(self.state())
-    }
-
-    /// Calls a page-side script in the main frame's main world with JSON arguments and
-    /// returns its decoded reply. A page that does not answer within its read budget is
-    /// marked unverified and reported as such.
-    pub(crate) async fn call_script<R: serde::de::DeserializeOwned>(
-        &self,
-        script: &Script<R>,
-        arguments: Vec<Value>,
-        deadline: Deadline,
-    ) -> Result<R, Error> {
-        self.check_usable()?;
-        let started = Instant::now();
-        let read_deadline = deadline.within(PAGE_READ_BUDGET.min(deadline.remaining() * 3 / 4));
-
-        let mut stale_context = None;
-        for _attempt in 0..2 {
-            let context = self
-                .wait_state("a JavaScript context", read_deadline, started, |s| {
-                    s.crashed
-                        || s.closed
-                        || s.main_context.is_some() && s.main_context != stale_context
-                })
-                .await
-                .map_err(|e| self.unverified_after(e, deadline, started))?;
-            self.check_usable()?;
-            let Some(context_id) = context.main_context else {
-                continue;
-            };
-            let called = crate::script::call(
-                &self.shared.session,
-                script,
-                This::Context(context_id),
-                arguments.clone(),
-                read_deadline,
-            )
-            .await;
-            match called {
-                Ok(reply) => {
-                    self.update(|s| s.unverified = false);
-                    return Ok(reply);
-                }
-                // The document changed between our reading the context and the call.
-                Err(Error::Protocol { message, .. }) if message.contains("Cannot find context") => {
-                    stale_context = Some(context_id);
-                }
-                Err(err @ (Error::Script { .. } | Error::ScriptReply { .. })) => {
-                    self.update(|s| s.unverified = false);
-                    return Err(err);
-                }
-                Err(err) => return Err(self.unverified_after(err, deadline, started)),
-            }
-        }
-        Err(self.unverified_after(
-            Error::Timeout {
-                waiting_for: "a stable JavaScript context".into(),
-                after: started.elapsed(),
-            },
-            deadline,
-            started,
-        ))
-    }
-
-    /// A read that timed out before the command's own deadline means the page did not
-    /// answer: it becomes `PageUnverified` and the tab is marked so.
-    fn unverified_after(&self, err: Error, deadline: Deadline, started: Instant) -> Error {
-        match err {
-            Error::Timeout { .. } if !deadline.expired() => {
-                self.update(|s| s.unverified = true);
-                Error::PageUnverified {
-                    tab: self.label().to_string(),
-                    after: started.elapsed(),
-                }
-            }
-            Error::Timeout { .. } => {
-                self.update(|s| s.unverified = true);
-                err
-            }
-            other => other,
-        }
     }
 }
 
@@ -892,23 +818,41 @@ fn apply(state: &mut PageState, event: &RawEvent) -> bool {
         return false;
     }
     if let Some(e) = event.parse::<runtime::ExecutionContextCreated>() {
-        return match e.context.frame() {
+        let context = e.context;
+        return match context.frame() {
             Some((frame, true)) if frame == state.main_frame => {
-                state.main_context = Some(e.context.id);
+                state.main_context = Some(context.id);
+                true
+            }
+            Some((frame, false))
+                if frame == state.main_frame
+                    && context.is_isolated_world(crate::script::World::CANDOR_NAME) =>
+            {
+                state.candor_context = Some(crate::world::Context {
+                    id: context.id,
+                    unique: context.unique_id,
+                });
                 true
             }
             _ => false,
         };
     }
     if let Some(e) = event.parse::<runtime::ExecutionContextDestroyed>() {
-        if state.main_context == Some(e.execution_context_id) {
+        let id = Some(e.execution_context_id);
+        let mut changed = false;
+        if state.main_context == id {
             state.main_context = None;
-            return true;
+            changed = true;
         }
-        return false;
+        if state.candor_context.as_ref().map(|c| c.id) == id {
+            state.candor_context = None;
+            changed = true;
+        }
+        return changed;
     }
     if event.parse::<runtime::ExecutionContextsCleared>().is_some() {
         state.main_context = None;
+        state.candor_context = None;
         return true;
     }
     if event.parse::<inspector::TargetCrashed>().is_some() {
@@ -917,6 +861,7 @@ fn apply(state: &mut PageState, event: &RawEvent) -> bool {
         state.navigating = None;
         state.loading = false;
         state.main_context = None;
+        state.candor_context = None;
         return true;
     }
     if event.parse::<inspector::Detached>().is_some() {

@@ -183,35 +183,52 @@ fn a_crash_clears_what_the_renderer_held_and_a_new_document_clears_the_crash() {
     assert!(!state.crashed && state.loading);
 }
 
+fn world(id: i64, frame: &str, name: &str) -> RawEvent {
+    event(
+        "Runtime.executionContextCreated",
+        json!({"context": {"id": id, "name": name, "uniqueId": format!("u{id}"),
+            "auxData": {"frameId": frame, "isDefault": false, "type": "isolated"}}}),
+    )
+}
+
+fn destroyed(id: i64) -> RawEvent {
+    event(
+        "Runtime.executionContextDestroyed",
+        json!({ "executionContextId": id }),
+    )
+}
+
+/// The main frame's contexts of the page's world and of candor's are followed; another
+/// isolated world, and any context of a child frame, are not.
 #[test]
-fn execution_contexts_of_the_main_world_only() {
+fn execution_contexts_of_the_main_frame_in_the_page_world_and_candors() {
     let mut state = loaded();
     assert!(
-        !apply(&mut state, &context(2, "main", false)),
-        "an isolated world"
+        !apply(&mut state, &world(2, "main", "someone-else")),
+        "another isolated world"
     );
+    assert!(!apply(&mut state, &world(5, "child", "candor")));
+    assert!(apply(&mut state, &world(4, "main", "candor")));
+    let candor = state.candor_context.clone().map(|c| (c.id, c.unique));
+    assert_eq!(candor, Some((4, Some("u4".into()))));
     assert_eq!(state.main_context, Some(1));
-    assert!(!apply(
-        &mut state,
-        &event(
-            "Runtime.executionContextDestroyed",
-            json!({"executionContextId": 2})
-        )
-    ));
-    assert!(apply(
-        &mut state,
-        &event(
-            "Runtime.executionContextDestroyed",
-            json!({"executionContextId": 1})
-        )
-    ));
+    assert!(!apply(&mut state, &destroyed(2)));
+    assert!(apply(&mut state, &destroyed(1)));
     assert_eq!(state.main_context, None);
+    assert!(state.candor_context.is_some());
+    assert!(apply(&mut state, &destroyed(4)));
+    assert!(state.candor_context.is_none());
     apply(&mut state, &context(3, "main", true));
+    apply(&mut state, &world(6, "main", "candor"));
     assert!(apply(
         &mut state,
         &event("Runtime.executionContextsCleared", json!({}))
     ));
     assert_eq!(state.main_context, None);
+    assert!(state.candor_context.is_none());
+    apply(&mut state, &world(7, "main", "candor"));
+    apply(&mut state, &event("Inspector.targetCrashed", json!({})));
+    assert!(state.candor_context.is_none());
 }
 
 #[test]

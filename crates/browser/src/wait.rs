@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use cdp::Deadline;
 use serde_json::{Value, json};
 
-use crate::script::{Thrown, WAIT_FOR};
+use crate::script::{Thrown, WAIT_FOR, WAIT_FOR_IN_PAGE};
 use crate::{Error, Tab};
 
 /// The longest one page-side poll runs before the engine asks again.
@@ -103,6 +103,13 @@ impl Tab {
     ) -> Result<WaitOutcome, Error> {
         let started = Instant::now();
         let page_condition = condition.to_page()?;
+        // Text, elements and the URL are read in candor's world, where the page cannot
+        // change what a read returns; a js condition is the caller's code about the page's
+        // own state, so it runs in the page's world (see ARCHITECTURE.md, "Worlds").
+        let script = match condition {
+            Condition::Js { .. } => &WAIT_FOR_IN_PAGE,
+            _ => &WAIT_FOR,
+        };
         let margin = (deadline.remaining() / 5).clamp(MIN_REPORT_MARGIN, MAX_REPORT_MARGIN);
         let end = (started + timeout).min(deadline.at().checked_sub(margin).unwrap_or(started));
         let mut actual = Value::Null;
@@ -124,7 +131,7 @@ impl Tab {
                 json!(slice.as_micros().div_ceil(1000) as u64),
                 json!(grace.as_millis() as u64),
             ];
-            match self.call_script(&WAIT_FOR, arguments, deadline).await {
+            match self.call_script(script, arguments, deadline).await {
                 Ok(WaitReply::InvalidSelector { invalid_selector }) => {
                     let selector = match condition {
                         Condition::Selector { selector, .. } => selector.clone(),

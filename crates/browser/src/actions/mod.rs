@@ -441,7 +441,8 @@ impl Tab {
         }
     }
 
-    /// Calls a page-side script with `this` bound to the DOM node `backend_id`.
+    /// Calls a page-side script with `this` bound to the DOM node `backend_id`, in
+    /// candor's world (see `world.rs`): what it reads is the browser's, not the page's.
     pub(crate) async fn call_on_node<R: serde::de::DeserializeOwned>(
         &self,
         session: &cdp::Session,
@@ -450,21 +451,8 @@ impl Tab {
         arguments: Vec<Value>,
         deadline: Deadline,
     ) -> Result<R, Error> {
-        let resolved = session
-            .call(
-                &dom::ResolveNode {
-                    backend_node_id: backend_id,
-                },
-                deadline,
-            )
-            .await?;
-        let object_id = resolved
-            .object
-            .object_id
-            .ok_or_else(|| Error::ElementNotFound {
-                locator: format!("node {backend_id}"),
-                reason: "it is no longer in the page".into(),
-            })?;
+        debug_assert_eq!(script.world, script::World::Candor, "{}", script.name);
+        let object_id = self.resolve_node(session, backend_id, deadline).await?;
         crate::script::call(
             session,
             script,
@@ -664,22 +652,10 @@ impl Run<'_> {
     /// it could not be (the click goes ahead unwatched, its effect unknown).
     async fn watch_action(&self, target: &Located) -> Option<Watch> {
         let started = async {
-            let resolved = target
-                .session
-                .call(
-                    &dom::ResolveNode {
-                        backend_node_id: target.backend_id,
-                    },
-                    self.deadline,
-                )
+            let node = self
+                .tab
+                .resolve_node(&target.session, target.backend_id, self.deadline)
                 .await?;
-            let node = resolved
-                .object
-                .object_id
-                .ok_or_else(|| Error::ElementNotFound {
-                    locator: format!("node {}", target.backend_id),
-                    reason: "it is no longer in the page".into(),
-                })?;
             let watch = script::call_for_object(
                 &target.session,
                 &script::ACTION_WATCH,

@@ -61,7 +61,11 @@ impl crate::Tab {
         use cdp::protocol::{page, runtime};
         self.check_usable()?;
         let state = self.state();
-        let (Some(context), true) = (state.main_context, state.child_frames.is_empty()) else {
+        if !state.child_frames.is_empty() {
+            return Ok(None);
+        }
+        // Without candor's world (it could not be made), the page is read whole.
+        let Some(context) = self.candor_context_now(deadline).await.ok().flatten() else {
             return Ok(None);
         };
         let session = self.session();
@@ -78,7 +82,7 @@ impl crate::Tab {
             script::call_for_object(
                 session,
                 &script::REGION_ELEMENTS,
-                This::Context(context),
+                This::Context(&context),
                 arguments,
                 OBJECT_GROUP,
                 deadline,

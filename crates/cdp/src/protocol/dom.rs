@@ -59,6 +59,10 @@ pub struct FrameOwner {
 #[serde(rename_all = "camelCase")]
 pub struct ResolveNode {
     pub backend_node_id: i64,
+    /// The context (world) to make the node's object in; without it, the main world of
+    /// the node's frame.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub execution_context_id: Option<i64>,
 }
 
 #[derive(Debug, Clone, Deserialize)]

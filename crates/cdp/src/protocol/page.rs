@@ -217,11 +217,30 @@ pub struct Screenshot {
 }
 
 /// Runs `source` in every new document of the page (and its same-process frames) before
-/// the page's own scripts.
+/// the page's own scripts: in the page's own world when `world_name` is empty, else in the
+/// isolated world of that name, which the new document then has from its start.
 #[derive(Debug, Clone, Default, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AddScriptToEvaluateOnNewDocument {
     pub source: String,
+    pub world_name: String,
+}
+
+/// Makes (or finds: one per name and document) an isolated world in `frame_id`'s current
+/// document: same DOM as the page, JavaScript globals and prototypes of its own.
+#[derive(Debug, Clone, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CreateIsolatedWorld {
+    pub frame_id: String,
+    pub world_name: String,
+    /// Spelled as the protocol spells it.
+    pub grant_univeral_access: bool,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct IsolatedWorld {
+    pub execution_context_id: i64,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -232,6 +251,7 @@ pub struct ScriptAdded {
 command! {
     CaptureScreenshot => "Page.captureScreenshot", Screenshot;
     AddScriptToEvaluateOnNewDocument => "Page.addScriptToEvaluateOnNewDocument", ScriptAdded;
+    CreateIsolatedWorld => "Page.createIsolatedWorld", IsolatedWorld;
     Enable => "Page.enable", Empty;
     SetLifecycleEventsEnabled => "Page.setLifecycleEventsEnabled", Empty;
     Navigate => "Page.navigate", Navigated;

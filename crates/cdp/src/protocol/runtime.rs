@@ -35,6 +35,9 @@ pub struct CallFunctionOn {
     pub object_id: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub execution_context_id: Option<i64>,
+    /// Names the context instead of `execution_context_id`, never another one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unique_context_id: Option<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub arguments: Vec<CallArgument>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -98,6 +101,13 @@ pub struct ExecutionContextCreated {
 #[serde(rename_all = "camelCase")]
 pub struct ExecutionContextDescription {
     pub id: i64,
+    /// The security origin of the context's document, as the browser knows it.
+    #[serde(default)]
+    pub origin: String,
+    /// Unique across processes, where `id` is not: after a cross-process navigation another
+    /// context may have this one's `id`.
+    #[serde(default)]
+    pub unique_id: Option<String>,
     #[serde(default)]
     pub name: String,
     #[serde(default)]
@@ -114,6 +124,18 @@ impl ExecutionContextDescription {
             .and_then(Value::as_bool)
             .unwrap_or(false);
         Some((frame, is_default))
+    }
+
+    /// Whether this is the isolated world `name` of a frame (`Page.createIsolatedWorld`,
+    /// or an init script given that world).
+    pub fn is_isolated_world(&self, name: &str) -> bool {
+        self.name == name
+            && self
+                .aux_data
+                .as_ref()
+                .and_then(|aux| aux.get("type"))
+                .and_then(Value::as_str)
+                == Some("isolated")
     }
 }
 

@@ -16,6 +16,7 @@ mod flows;
 mod harness;
 mod hostile;
 mod inputs;
+mod isolation;
 mod limits;
 mod lists;
 mod navigation;

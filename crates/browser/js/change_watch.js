@@ -1,0 +1,72 @@
+// Installed in candor's world of every new document of a tab
+// (Page.addScriptToEvaluateOnNewDocument with candor's world), before the page's own
+// scripts, and called directly on a document that predates it: remembers the last DOM
+// mutations of the document (nodes added or removed, attributes — `style` and `class`
+// included —, text) in a fixed ring of (time, node, kind), so that after an action candor
+// can tell whether the page has stopped changing (js/settle_quiet.js), and when each
+// node's current run of changes began; counts the document's content revision; and keeps
+// the elements the page scrolled. It runs in candor's world, so the page can neither
+// read nor change what it keeps. The page's timers are watched in the page's own world
+// (js/settle_watch.js). It changes nothing the page can see, and runs only when the page
+// changes or scrolls: nothing of it runs in an idle tab.
+function watchChanges() {
+  const key = Symbol.for("candor.settle");
+  if (globalThis[key]) return false;
+  const size = 512;
+  const state = {
+    times: new Float64Array(size),
+    nodes: new Array(size),
+    kinds: new Array(size),
+    next: 0,
+    count: 0,
+    // Counts changes of the document's content (nodes added or removed, text changed)
+    // but not of what keeps changing on its own (a ticking clock, once settle_quiet has
+    // found it perpetual): the page's revision for coverage (see coverage.rs).
+    revision: 0,
+    // node -> Map(kind -> [start, last]): the node+kind's current run of changes — those
+    // less than a second apart — so a settle can tell motion that began with a command
+    // from motion already going before it, however many changes ago that was. A second,
+    // not a frame or two: a renderer starved for a moment must not make a marquee that
+    // ran from the load look begun by the action.
+    runs: new WeakMap(),
+  };
+  const observer = new MutationObserver((records) => {
+    const now = performance.now();
+    for (const record of records) {
+      const kind = record.type === "attributes" ? "a:" + record.attributeName : record.type;
+      state.times[state.next] = now;
+      state.nodes[state.next] = record.target;
+      state.kinds[state.next] = kind;
+      state.next = (state.next + 1) % size;
+      state.count += 1;
+      let runs = state.runs.get(record.target);
+      if (!runs) state.runs.set(record.target, (runs = new Map()));
+      const run = runs.get(kind);
+      if (run && now - run[1] <= 1000) run[1] = now;
+      else runs.set(kind, [now, now]);
+      if (record.type !== "attributes") {
+        const perpetual = state.perpetual && state.perpetual.get(record.target);
+        if (!(perpetual && perpetual.has(record.type))) state.revision += 1;
+      }
+    }
+  });
+  // Elements the page scrolled (by hand or by script), for checkpoints (checkpoint.js):
+  // finding scroll containers otherwise costs a layout read of every element. Scroll
+  // events inside shadow roots do not reach the document; checkpoint.js looks there.
+  state.scrolled = new Set();
+  document.addEventListener(
+    "scroll",
+    (event) => {
+      if (event.target && event.target.nodeType === 1) state.scrolled.add(event.target);
+    },
+    { capture: true, passive: true },
+  );
+  observer.observe(document, {
+    subtree: true,
+    childList: true,
+    attributes: true,
+    characterData: true,
+  });
+  Object.defineProperty(globalThis, key, { value: state, enumerable: false });
+  return true;
+}
