@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use cdp::Deadline;
 use serde_json::{Value, json};
 
-use crate::script::{EVAL, Thrown};
+use crate::script::Thrown;
 use crate::{Error, Tab};
 
 /// The longest a promise is awaited; the page-read budget is a little longer, so a slow
@@ -117,3 +117,8 @@ impl Tab {
         })
     }
 }
+
+/// Runs the caller's code (browser_eval) in the page's world: `{ran, mode, type, value}` or
+/// `{threw}` or `{pending}`.
+pub(crate) const EVAL: crate::script::Script<crate::eval::EvalReply> =
+    crate::script::script!("eval" => crate::eval::EvalReply, in Page);

@@ -8,7 +8,6 @@
 use cdp::Deadline;
 use serde_json::{Value, json};
 
-use crate::script::FORM_STATE;
 use crate::{Error, Tab};
 
 /// The most controls one read returns; `total` says how many there were.
@@ -154,6 +153,11 @@ impl TryFrom<Value> for Checked {
         }
     }
 }
+
+/// `{controls, total, hiddenInputs, scopeMatched}`: every form control in scope, secret
+/// fields masked (given the secret field selector).
+pub(crate) const FORM_STATE: crate::script::Script<crate::form_state::FormStateReply> =
+    crate::script::script!("form_state" => crate::form_state::FormStateReply);
 
 #[cfg(test)]
 mod tests {

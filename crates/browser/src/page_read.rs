@@ -6,7 +6,6 @@ use cdp::Deadline;
 
 use serde_json::json;
 
-use crate::script::{PAGE_READ, PING};
 use crate::{Error, Tab};
 
 /// The visible text of a page, clipped to a budget.
@@ -98,6 +97,15 @@ pub(crate) fn clip_chars(text: &str, max: usize) -> (&str, usize) {
         .map_or(text.len(), |(index, _)| index);
     (&text[..end], text.chars().count())
 }
+
+/// `{text, totalChars, url, title}`: the visible text of the document (`innerText`) or
+/// the serialised document — secret fields' values blank, given the selector of the one
+/// definition of a secret field (`cdp::secret_field_selector`) — clipped in the page to a
+/// number of characters.
+pub(crate) const PAGE_READ: crate::script::Script<crate::page_read::PageRead> =
+    crate::script::script!("page_read" => crate::page_read::PageRead);
+/// `1`: the cheapest possible round trip into the page (benchmarks, liveness).
+pub(crate) const PING: crate::script::Script<u8> = crate::script::script!("ping" => u8);
 
 #[cfg(test)]
 mod tests {

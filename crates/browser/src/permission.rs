@@ -180,7 +180,7 @@ impl Permissions {
         };
         tokio::try_join!(
             async { Ok::<_, Error>(session.call(&binding, deadline).await?) },
-            crate::script::PERMISSION_WATCH.install(session, deadline)
+            PERMISSION_WATCH.install(session, deadline)
         )?;
         Ok(())
     }
@@ -437,3 +437,8 @@ impl Permissions {
         Ok(())
     }
 }
+
+/// Reports permission requests (an init script in the page's world, whose functions it
+/// wraps, answering nothing; see `permission.rs`).
+pub(crate) const PERMISSION_WATCH: crate::script::Script<()> =
+    crate::script::script!("permission_watch" => (), in Page);

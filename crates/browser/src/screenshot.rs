@@ -10,7 +10,6 @@ use cdp::Deadline;
 use cdp::protocol::page;
 use serde_json::{Value, json};
 
-use crate::script::CAPTURE_RECT;
 use crate::viewport::{Preset, css_pixels};
 use crate::{Error, Tab};
 
@@ -311,6 +310,11 @@ fn selector_problem(selector: &str, problem: Problem) -> Error {
         },
     }
 }
+
+/// `{pageWidth, pageHeight, dpr, zoom}` and the rectangle a screenshot captures, or the
+/// problem with its selector.
+pub(crate) const CAPTURE_RECT: crate::script::Script<crate::screenshot::Geometry> =
+    crate::script::script!("capture_rect" => crate::screenshot::Geometry);
 
 #[cfg(test)]
 mod tests {

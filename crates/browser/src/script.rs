@@ -1,7 +1,8 @@
 //! Page-side scripts: real JavaScript files under `js/`, compiled in, called through
 //! `Runtime.callFunctionOn` with JSON arguments — never assembled from strings. Every
-//! script is declared here, with the type of its reply: [`call`] is the one way a script
-//! is called, maps a page exception one way, and decodes the reply into that type, so a
+//! script is declared with [`script!`] beside the type of its reply, in the module that
+//! calls it; this module is only the mechanism: [`call`] is the one way a script is
+//! called, maps a page exception one way, and decodes the reply into that type, so a
 //! script whose reply changed shape fails by name instead of reading as zeros.
 //!
 //! Each script also says which JavaScript world it runs in ([`World`]): candor's own
@@ -69,6 +70,17 @@ impl<R> std::fmt::Debug for Script<R> {
 }
 
 impl<R> Script<R> {
+    /// A script named `name` (its file, `js/name.js`), of `source`, run in `world`: use
+    /// [`script!`], which reads the file.
+    pub const fn new(name: &'static str, source: &'static str, world: World) -> Self {
+        Script {
+            name,
+            source,
+            world,
+            reply: PhantomData,
+        }
+    }
+
     /// The source as an init script: the function, called at once.
     pub fn init_source(&self) -> String {
         format!("({})();", self.source)
@@ -92,27 +104,35 @@ impl<R> Script<R> {
 #[derive(Debug)]
 pub(crate) enum InPage {}
 
-/// `script!("name" => Reply)` runs in candor's world; `script!("name" => Reply, in Page)`
-/// in the page's.
+/// Declares a page script beside the type of its reply: `script!("name" => Reply)` runs
+/// `js/name.js` in candor's world; `script!("name" => Reply, in Page)` in the page's.
 macro_rules! script {
     ($name:literal => $reply:ty) => {
-        script!($name => $reply, in Candor)
+        $crate::script::script!($name => $reply, in Candor)
     };
     ($name:literal => $reply:ty, in $world:ident) => {
-        Script::<$reply> {
-            name: $name,
-            source: include_str!(concat!("../js/", $name, ".js")),
-            world: World::$world,
-            reply: PhantomData,
-        }
+        $crate::script::Script::<$reply>::new(
+            $name,
+            include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/js/", $name, ".js")),
+            $crate::script::World::$world,
+        )
     };
+}
+pub(crate) use script;
+
+/// An execution context: its id, and the id unique across processes when known (which
+/// world's it is, `world.rs` keeps).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Context {
+    pub id: i64,
+    pub unique: Option<String>,
 }
 
 /// What `this` is for a call, and so the world the call runs in.
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum This<'a> {
     /// The global object of an execution context.
-    Context(&'a crate::world::Context),
+    Context(&'a Context),
     /// A remote object (a resolved DOM node, an array a script returned): the call runs
     /// in the world the object belongs to.
     Object(&'a str),
@@ -222,119 +242,24 @@ fn exception(script: &str, details: runtime::ExceptionDetails) -> Error {
     Error::Script { class, message }
 }
 
-/// `{text, totalChars, url, title}`: the visible text of the document (`innerText`) or
-/// the serialised document — secret fields' values blank, given the selector of the one
-/// definition of a secret field (`cdp::secret_field_selector`) — clipped in the page to a
-/// number of characters.
-pub(crate) const PAGE_READ: Script<crate::page_read::PageRead> =
-    script!("page_read" => crate::page_read::PageRead);
-/// On an element: `{tag, type, value, checked, editable, connected}`, a secret field's
-/// value as `secretValue` instead (given the secret field selector).
-pub(crate) const ELEMENT_VALUE: Script<crate::actions::ElementValue> =
-    script!("element_value" => crate::actions::ElementValue);
-/// On a text field: select its contents so typing replaces them; `false` when it has
-/// nothing to select.
-pub(crate) const ELEMENT_SELECT_CONTENTS: Script<bool> = script!("element_select_contents" => bool);
-/// On a text field: caret to the end so typing appends; `false` when it has no caret
-/// (email, number) or is no text field.
-pub(crate) const ELEMENT_CARET_TO_END: Script<bool> = script!("element_caret_to_end" => bool);
-/// On a non-text input (date, color…): set its value and fire input/change; the value
-/// it then holds.
-pub(crate) const ELEMENT_SET_VALUE: Script<String> = script!("element_set_value" => String);
-/// On a checkbox, or a radio to check, that shows the state already: set it again so
-/// the page's framework hears it; what it holds after (`null`: no such input).
-pub(crate) const ELEMENT_SET_CHECKED: Script<Option<bool>> =
-    script!("element_set_checked" => Option<bool>);
-/// On a `<select>`: choose options by value or label: `{selected}` or `{error, …}`.
-pub(crate) const ELEMENT_SELECT_OPTIONS: Script<crate::actions::SelectReply> =
-    script!("element_select_options" => crate::actions::SelectReply);
-/// On a file input: `{connected, count, names, sizes}`.
-pub(crate) const ELEMENT_FILES: Script<crate::actions::FileReadback> =
-    script!("element_files" => crate::actions::FileReadback);
-/// On a node: `tag#id.class "text"`, for messages.
-pub(crate) const ELEMENT_LABEL: Script<String> = script!("element_label" => String);
-/// `{x, y}`: the page's scroll position.
-pub(crate) const SCROLL_POSITION: Script<crate::actions::ScrollPosition> =
-    script!("scroll_position" => crate::actions::ScrollPosition);
-/// The elements near the viewport of a large page (by reference; see `region.rs`).
-pub(crate) const REGION_ELEMENTS: Script<InPage> = script!("region_elements" => InPage);
-/// On that array: what a snapshot needs of each element (given the secret field selector:
-/// which are secret).
-pub(crate) const REGION_FACTS: Script<Vec<crate::snapshot::region::RegionFact>> =
-    script!("region_facts" => Vec<crate::snapshot::region::RegionFact>);
-/// `1`: the cheapest possible round trip into the page (benchmarks, liveness).
-pub(crate) const PING: Script<u8> = script!("ping" => u8);
-/// `{met, actual}` or `{invalidSelector}`: polls one wait condition for a slice of time.
-pub(crate) const WAIT_FOR: Script<crate::wait::WaitReply> =
-    script!("wait_for" => crate::wait::WaitReply);
-/// The same, for a `js` condition: the caller's expression reads the page's own globals.
-pub(crate) const WAIT_FOR_IN_PAGE: Script<crate::wait::WaitReply> =
-    script!("wait_for" => crate::wait::WaitReply, in Page);
-/// Runs the caller's code (browser_eval) in the page's world: `{ran, mode, type, value}` or
-/// `{threw}` or `{pending}`.
-pub(crate) const EVAL: Script<crate::eval::EvalReply> =
-    script!("eval" => crate::eval::EvalReply, in Page);
-/// `{controls, total, hiddenInputs, scopeMatched}`: every form control in scope, secret
-/// fields masked (given the secret field selector).
-pub(crate) const FORM_STATE: Script<crate::form_state::FormStateReply> =
-    script!("form_state" => crate::form_state::FormStateReply);
-/// `{quiet, waitedMs, region}`: waits until the page stops changing (see `settle.rs`).
-pub(crate) const SETTLE_QUIET: Script<crate::settle::QuietReply> =
-    script!("settle_quiet" => crate::settle::QuietReply);
-/// Installs the watcher of the page's timers in the document's own world (also an init
-/// script; see `settle.rs`): `false` when one was there already.
-pub(crate) const SETTLE_WATCH: Script<bool> = script!("settle_watch" => bool, in Page);
-/// Installs the watcher of the document's changes (mutations, scrolls) in candor's world
-/// (also an init script; see `settle.rs`): `false` when one was there already.
-pub(crate) const CHANGE_WATCH: Script<bool> = script!("change_watch" => bool);
-/// `true` at the next animation frame (`false` after 50 ms without one): the pause
-/// between two actionability checks.
-pub(crate) const ANIMATION_FRAME: Script<bool> = script!("animation_frame" => bool);
-/// On an element: where to click it (its own content, see `actions/pointer.rs`), or what
-/// covers it.
-pub(crate) const ELEMENT_CLICK_POINT: Script<crate::actions::ClickPoint> =
-    script!("element_click_point" => crate::actions::ClickPoint);
-/// On an element about to be clicked: a watch on the press and its effect, kept in the
-/// page (see `actions/mod.rs`).
-pub(crate) const ACTION_WATCH: Script<InPage> = script!("action_watch" => InPage);
-/// On that watch: `{replaced, changed, opaque}`, and the watch ended.
-pub(crate) const ACTION_SEEN: Script<crate::actions::Seen> =
-    script!("action_seen" => crate::actions::Seen);
-/// On an element: whether a finite animation or transition that moves, resizes or fades
-/// runs on it or an ancestor.
-pub(crate) const ELEMENT_MOTION: Script<bool> = script!("element_motion" => bool);
-/// `{pageWidth, pageHeight, dpr, zoom}` and the rectangle a screenshot captures, or the
-/// problem with its selector.
-pub(crate) const CAPTURE_RECT: Script<crate::screenshot::Geometry> =
-    script!("capture_rect" => crate::screenshot::Geometry);
-/// `{width, height, dpr, confirmed}`: the size the page lays out at, once it matches.
-pub(crate) const VIEWPORT_SIZE: Script<crate::viewport::LaidOut> =
-    script!("viewport_size" => crate::viewport::LaidOut);
-/// Reports permission requests (an init script in the page's world, whose functions it
-/// wraps, answering nothing; see `permission.rs`).
-pub(crate) const PERMISSION_WATCH: Script<()> = script!("permission_watch" => (), in Page);
-
-/// The page's content revision (see `snapshot/coverage.rs`); null without the watcher.
-pub(crate) const PAGE_REVISION: Script<Option<u64>> = script!("page_revision" => Option<u64>);
-/// `{before, after, height, total, scrollable}`: scrolls the page or a container one
-/// screen on (see `snapshot/next_screen.rs`).
-pub(crate) const NEXT_SCREEN: Script<crate::snapshot::next_screen::Scrolled> =
-    script!("next_screen" => crate::snapshot::next_screen::Scrolled);
-
-/// `{jsonLd, microdata, meta}`: the page's structured data (see `structured.rs`).
-pub(crate) const STRUCTURED_DATA: Script<crate::structured::Reply> =
-    script!("structured_data" => crate::structured::Reply);
-
-/// The page's restorable state, after applying a plan if given (see `checkpoint/`); secret
-/// fields omitted (given the secret field selector).
-pub(crate) const CHECKPOINT: Script<crate::checkpoint::Captured> =
-    script!("checkpoint" => crate::checkpoint::Captured);
-
 #[cfg(test)]
 mod tests {
     use serde_json::json;
 
     use super::*;
+    use crate::actions::ELEMENT_SET_CHECKED;
+    use crate::actions::ELEMENT_VALUE;
+    use crate::actions::forms::ELEMENT_FILES;
+    use crate::actions::forms::ELEMENT_SELECT_OPTIONS;
+    use crate::actions::pointer::ELEMENT_LABEL;
+    use crate::actions::pointer::ELEMENT_MOTION;
+    use crate::actions::pointer::SCROLL_POSITION;
+    use crate::eval::EVAL;
+    use crate::page_read::PING;
+    use crate::screenshot::CAPTURE_RECT;
+    use crate::settle::SETTLE_QUIET;
+    use crate::snapshot::region::REGION_FACTS;
+    use crate::wait::WAIT_FOR;
 
     /// A script whose reply changed shape fails by name; it never reads as zeros (a
     /// screenshot clipped 0×0).

@@ -25,7 +25,6 @@ use std::time::{Duration, Instant};
 use cdp::Deadline;
 use serde_json::json;
 
-use crate::script::{CHANGE_WATCH, SETTLE_QUIET, SETTLE_WATCH};
 use crate::{Error, Tab};
 
 /// The settle budget when the caller gives none.
@@ -141,3 +140,15 @@ impl Tab {
         })
     }
 }
+
+/// `{quiet, waitedMs, region}`: waits until the page stops changing (see `settle.rs`).
+pub(crate) const SETTLE_QUIET: crate::script::Script<crate::settle::QuietReply> =
+    crate::script::script!("settle_quiet" => crate::settle::QuietReply);
+/// Installs the watcher of the page's timers in the document's own world (also an init
+/// script; see `settle.rs`): `false` when one was there already.
+pub(crate) const SETTLE_WATCH: crate::script::Script<bool> =
+    crate::script::script!("settle_watch" => bool, in Page);
+/// Installs the watcher of the document's changes (mutations, scrolls) in candor's world
+/// (also an init script; see `settle.rs`): `false` when one was there already.
+pub(crate) const CHANGE_WATCH: crate::script::Script<bool> =
+    crate::script::script!("change_watch" => bool);

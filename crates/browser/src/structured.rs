@@ -62,7 +62,7 @@ impl Tab {
     pub async fn structured_data(&self, deadline: Deadline) -> Result<StructuredData, Error> {
         let reply = self
             .call_script(
-                &crate::script::STRUCTURED_DATA,
+                &STRUCTURED_DATA,
                 vec![serde_json::json!(MAX_ITEMS), serde_json::json!(MAX_CHARS)],
                 deadline,
             )
@@ -86,6 +86,10 @@ fn parse(reply: Reply) -> StructuredData {
         meta: reply.meta,
     }
 }
+
+/// `{jsonLd, microdata, meta}`: the page's structured data (see `structured.rs`).
+pub(crate) const STRUCTURED_DATA: crate::script::Script<crate::structured::Reply> =
+    crate::script::script!("structured_data" => crate::structured::Reply);
 
 #[cfg(test)]
 mod tests {

@@ -59,7 +59,7 @@ pub struct PageState {
     pub(crate) loaded_loader: Option<String>,
     pub(crate) main_context: Option<i64>,
     /// The main frame's context of candor's isolated world (see `world.rs`).
-    pub(crate) candor_context: Option<crate::world::Context>,
+    pub(crate) candor_context: Option<crate::script::Context>,
     /// Counts main-frame commits and same-document navigations.
     pub(crate) navigations: u64,
     document_error: Option<String>,
@@ -828,7 +828,7 @@ fn apply(state: &mut PageState, event: &RawEvent) -> bool {
                 if frame == state.main_frame
                     && context.is_isolated_world(crate::script::World::CANDOR_NAME) =>
             {
-                state.candor_context = Some(crate::world::Context {
+                state.candor_context = Some(crate::script::Context {
                     id: context.id,
                     unique: context.unique_id,
                 });

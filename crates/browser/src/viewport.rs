@@ -11,7 +11,6 @@ use cdp::Deadline;
 use cdp::protocol::{browser as cdp_browser, emulation};
 use serde_json::{Value, json};
 
-use crate::script::VIEWPORT_SIZE;
 use crate::{Error, Tab};
 
 /// Custom sizes allowed, in CSS pixels.
@@ -244,6 +243,10 @@ impl Tab {
 pub(crate) fn css_pixels(value: f64) -> u32 {
     value.max(0.0).round() as u32
 }
+
+/// `{width, height, dpr, confirmed}`: the size the page lays out at, once it matches.
+pub(crate) const VIEWPORT_SIZE: crate::script::Script<crate::viewport::LaidOut> =
+    crate::script::script!("viewport_size" => crate::viewport::LaidOut);
 
 #[cfg(test)]
 mod tests {

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use cdp::Deadline;
 use serde_json::{Value, json};
 
-use crate::script::{Thrown, WAIT_FOR, WAIT_FOR_IN_PAGE};
+use crate::script::Thrown;
 use crate::{Error, Tab};
 
 /// The longest one page-side poll runs before the engine asks again.
@@ -313,6 +313,13 @@ fn glob_to_regex(glob: &str) -> String {
     regex.push('$');
     regex
 }
+
+/// `{met, actual}` or `{invalidSelector}`: polls one wait condition for a slice of time.
+pub(crate) const WAIT_FOR: crate::script::Script<crate::wait::WaitReply> =
+    crate::script::script!("wait_for" => crate::wait::WaitReply);
+/// The same, for a `js` condition: the caller's expression reads the page's own globals.
+pub(crate) const WAIT_FOR_IN_PAGE: crate::script::Script<crate::wait::WaitReply> =
+    crate::script::script!("wait_for" => crate::wait::WaitReply, in Page);
 
 #[cfg(test)]
 mod tests {

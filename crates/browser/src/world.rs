@@ -31,20 +31,13 @@ use cdp::protocol::{dom, page};
 use cdp::{Deadline, Session, SessionId};
 use serde_json::Value;
 
-use crate::script::{self, Script, This, World};
+use crate::script::{self, Context, Script, This, World};
 use crate::{Error, Tab};
 
 /// How long a page-side read may take before the page counts as unverified. A read also
 /// never takes more than three quarters of what is left of its command, so a page that
 /// does not answer is reported as such (`PageUnverified`) rather than as a timeout.
 const PAGE_READ_BUDGET: Duration = Duration::from_secs(10);
-
-/// An execution context: its id, and the id unique across processes when known.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Context {
-    pub id: i64,
-    pub unique: Option<String>,
-}
 
 /// candor's world in each out-of-process frame: (its session, the context), made on first
 /// use.

@@ -15,7 +15,6 @@ use tokio::sync::mpsc::UnboundedReceiver;
 
 use super::{CHOOSER_LIMIT, Run};
 use crate::Error;
-use crate::script;
 use crate::snapshot::{Located, Locator};
 
 /// The most an upload waits for its response (and at most half of what the command has
@@ -173,7 +172,7 @@ impl Run<'_> {
             .call_on_node(
                 &target.session,
                 target.backend_id,
-                &script::ELEMENT_SELECT_OPTIONS,
+                &ELEMENT_SELECT_OPTIONS,
                 vec![json!(values)],
                 self.deadline,
             )
@@ -264,13 +263,7 @@ impl Run<'_> {
             .await?;
         let readback = self
             .tab
-            .call_on_node(
-                &session,
-                input,
-                &script::ELEMENT_FILES,
-                Vec::new(),
-                self.deadline,
-            )
+            .call_on_node(&session, input, &ELEMENT_FILES, Vec::new(), self.deadline)
             .await?;
         let watch = match (response_url, network.as_mut()) {
             (Some(pattern), Some(events)) => {
@@ -302,7 +295,7 @@ impl Run<'_> {
             .call_on_node(
                 &target.session,
                 target.backend_id,
-                &script::ELEMENT_VALUE,
+                &super::ELEMENT_VALUE,
                 vec![json!(cdp::secret_field_selector())],
                 self.deadline,
             )
@@ -356,6 +349,13 @@ async fn first_response(
         }
     }
 }
+
+/// On a `<select>`: choose options by value or label: `{selected}` or `{error, …}`.
+pub(crate) const ELEMENT_SELECT_OPTIONS: crate::script::Script<crate::actions::SelectReply> =
+    crate::script::script!("element_select_options" => crate::actions::SelectReply);
+/// On a file input: `{connected, count, names, sizes}`.
+pub(crate) const ELEMENT_FILES: crate::script::Script<crate::actions::FileReadback> =
+    crate::script::script!("element_files" => crate::actions::FileReadback);
 
 #[cfg(test)]
 mod tests {

@@ -8,7 +8,6 @@ use serde_json::json;
 use super::Run;
 use crate::Error;
 use crate::keys::{self, Key};
-use crate::script;
 use crate::snapshot::{Located, Locator};
 
 mod typed_value;
@@ -71,7 +70,7 @@ impl Run<'_> {
             me.tab.call_on_node(
                 session,
                 target.backend_id,
-                &script::ELEMENT_VALUE,
+                &super::ELEMENT_VALUE,
                 vec![json!(cdp::secret_field_selector())],
                 me.deadline,
             )
@@ -104,7 +103,7 @@ impl Run<'_> {
                 .call_on_node(
                     session,
                     target.backend_id,
-                    &script::ELEMENT_SET_VALUE,
+                    &ELEMENT_SET_VALUE,
                     vec![json!(value)],
                     self.deadline,
                 )
@@ -147,9 +146,9 @@ impl Run<'_> {
         }
         self.focus(target).await?;
         let script = if replace {
-            &script::ELEMENT_SELECT_CONTENTS
+            &ELEMENT_SELECT_CONTENTS
         } else {
-            &script::ELEMENT_CARET_TO_END
+            &ELEMENT_CARET_TO_END
         };
         self.tab
             .call_on_node(
@@ -312,3 +311,16 @@ fn key_event(kind: &str, key: &Key, modifiers: i64) -> input::DispatchKeyEvent {
         native_virtual_key_code: (key.key_code != 0).then_some(key.key_code),
     }
 }
+
+/// On a text field: select its contents so typing replaces them; `false` when it has
+/// nothing to select.
+pub(crate) const ELEMENT_SELECT_CONTENTS: crate::script::Script<bool> =
+    crate::script::script!("element_select_contents" => bool);
+/// On a text field: caret to the end so typing appends; `false` when it has no caret
+/// (email, number) or is no text field.
+pub(crate) const ELEMENT_CARET_TO_END: crate::script::Script<bool> =
+    crate::script::script!("element_caret_to_end" => bool);
+/// On a non-text input (date, color…): set its value and fire input/change; the value
+/// it then holds.
+pub(crate) const ELEMENT_SET_VALUE: crate::script::Script<String> =
+    crate::script::script!("element_set_value" => String);

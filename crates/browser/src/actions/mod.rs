@@ -13,10 +13,10 @@
 //! held, `keyboard` text and keys, `forms` selects and uploads (and the upload's
 //! response).
 
-mod forms;
+pub(crate) mod forms;
 mod keyboard;
 mod pace;
-mod pointer;
+pub(crate) mod pointer;
 
 pub use pace::{InvalidPressPause, PressPause};
 
@@ -340,7 +340,7 @@ impl Tab {
         let watch = watch?;
         let seen = script::call(
             &watch.session,
-            &script::ACTION_SEEN,
+            &ACTION_SEEN,
             script::This::Object(&watch.object_id),
             Vec::new(),
             deadline,
@@ -577,7 +577,7 @@ impl Run<'_> {
                             .call_on_node(
                                 &target.session,
                                 target.backend_id,
-                                &script::ELEMENT_SET_CHECKED,
+                                &ELEMENT_SET_CHECKED,
                                 vec![Value::Bool(want)],
                                 self.deadline,
                             )
@@ -599,7 +599,7 @@ impl Run<'_> {
                         .call_on_node(
                             &target.session,
                             target.backend_id,
-                            &script::ELEMENT_VALUE,
+                            &ELEMENT_VALUE,
                             vec![json!(cdp::secret_field_selector())],
                             self.deadline,
                         )
@@ -658,7 +658,7 @@ impl Run<'_> {
                 .await?;
             let watch = script::call_for_object(
                 &target.session,
-                &script::ACTION_WATCH,
+                &ACTION_WATCH,
                 script::This::Object(&node),
                 Vec::new(),
                 WATCH_GROUP,
@@ -702,6 +702,22 @@ impl Run<'_> {
     }
 }
 
+/// On an element: `{tag, type, value, checked, editable, connected}`, a secret field's
+/// value as `secretValue` instead (given the secret field selector).
+pub(crate) const ELEMENT_VALUE: crate::script::Script<crate::actions::ElementValue> =
+    crate::script::script!("element_value" => crate::actions::ElementValue);
+/// On a checkbox, or a radio to check, that shows the state already: set it again so
+/// the page's framework hears it; what it holds after (`null`: no such input).
+pub(crate) const ELEMENT_SET_CHECKED: crate::script::Script<Option<bool>> =
+    crate::script::script!("element_set_checked" => Option<bool>);
+/// On an element about to be clicked: a watch on the press and its effect, kept in the
+/// page (see `actions/mod.rs`).
+pub(crate) const ACTION_WATCH: crate::script::Script<crate::script::InPage> =
+    crate::script::script!("action_watch" => crate::script::InPage);
+/// On that watch: `{replaced, changed, opaque}`, and the watch ended.
+pub(crate) const ACTION_SEEN: crate::script::Script<crate::actions::Seen> =
+    crate::script::script!("action_seen" => crate::actions::Seen);
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;
@@ -713,16 +729,13 @@ mod tests {
     #[test]
     fn a_watch_reading_decodes_whole_or_fails_by_name() {
         let seen = script::decode(
-            &script::ACTION_SEEN,
+            &ACTION_SEEN,
             json!({"replaced": true, "changed": false, "opaque": false}),
         )
         .unwrap();
         assert!(seen.replaced && !seen.changed && !seen.opaque);
         assert!(matches!(
-            script::decode(
-                &script::ACTION_SEEN,
-                json!({"replaced": false, "opaque": false})
-            ),
+            script::decode(&ACTION_SEEN, json!({"replaced": false, "opaque": false})),
             Err(Error::ScriptReply {
                 script: "action_seen",
                 ..

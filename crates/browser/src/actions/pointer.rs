@@ -8,7 +8,6 @@ use cdp::Deadline;
 use cdp::protocol::{dom, input, page};
 
 use super::{ActOutcome, Run};
-use crate::script;
 use crate::snapshot::{Located, Locator};
 use crate::{Error, Tab};
 
@@ -143,7 +142,7 @@ impl Run<'_> {
             }
             waited = true;
             self.tab
-                .call_script(&script::ANIMATION_FRAME, Vec::new(), self.deadline)
+                .call_script(&ANIMATION_FRAME, Vec::new(), self.deadline)
                 .await?;
             // Not shown (or its node gone, re-rendered), or moved since it was located
             // (scrolled into view: a virtual list may have recycled its node for another
@@ -206,7 +205,7 @@ impl Run<'_> {
                 .call_on_node(
                     &target.session,
                     target.backend_id,
-                    &script::ELEMENT_MOTION,
+                    &ELEMENT_MOTION,
                     Vec::new(),
                     self.deadline,
                 )
@@ -245,7 +244,7 @@ impl Run<'_> {
             .call_on_node(
                 &target.session,
                 target.backend_id,
-                &script::ELEMENT_CLICK_POINT,
+                &ELEMENT_CLICK_POINT,
                 vec![samples],
                 self.deadline,
             )
@@ -408,7 +407,7 @@ impl Run<'_> {
             .call_on_node(
                 session,
                 backend_id,
-                &script::ELEMENT_LABEL,
+                &ELEMENT_LABEL,
                 Vec::new(),
                 self.deadline,
             )
@@ -571,7 +570,7 @@ impl Run<'_> {
     pub(super) async fn scroll_position(&self) -> Result<(f64, f64), Error> {
         let ScrollPosition { x, y } = self
             .tab
-            .call_script(&script::SCROLL_POSITION, Vec::new(), self.deadline)
+            .call_script(&SCROLL_POSITION, Vec::new(), self.deadline)
             .await?;
         Ok((x, y))
     }
@@ -649,6 +648,25 @@ impl Tab {
     }
 }
 
+/// On a node: `tag#id.class "text"`, for messages.
+pub(crate) const ELEMENT_LABEL: crate::script::Script<String> =
+    crate::script::script!("element_label" => String);
+/// `{x, y}`: the page's scroll position.
+pub(crate) const SCROLL_POSITION: crate::script::Script<crate::actions::ScrollPosition> =
+    crate::script::script!("scroll_position" => crate::actions::ScrollPosition);
+/// `true` at the next animation frame (`false` after 50 ms without one): the pause
+/// between two actionability checks.
+pub(crate) const ANIMATION_FRAME: crate::script::Script<bool> =
+    crate::script::script!("animation_frame" => bool);
+/// On an element: where to click it (its own content, see `actions/pointer.rs`), or what
+/// covers it.
+pub(crate) const ELEMENT_CLICK_POINT: crate::script::Script<crate::actions::ClickPoint> =
+    crate::script::script!("element_click_point" => crate::actions::ClickPoint);
+/// On an element: whether a finite animation or transition that moves, resizes or fades
+/// runs on it or an ancestor.
+pub(crate) const ELEMENT_MOTION: crate::script::Script<bool> =
+    crate::script::script!("element_motion" => bool);
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;
@@ -672,7 +690,7 @@ mod tests {
     /// fails by the script's name.
     #[test]
     fn a_click_point_reply_decodes_by_what_was_hit() {
-        let decode = |value| script::decode(&script::ELEMENT_CLICK_POINT, value);
+        let decode = |value| script::decode(&ELEMENT_CLICK_POINT, value);
         assert!(matches!(
             decode(json!({"hit": "target", "at": [0.1, 0.5]})),
             Ok(ClickPoint::Target { at: [0.1, 0.5] })

@@ -370,7 +370,7 @@ impl Tab {
             "wanted": wanted,
         });
         self.call_script(
-            &crate::script::CHECKPOINT,
+            &CHECKPOINT,
             vec![
                 plan.unwrap_or(serde_json::Value::Null),
                 limits,
@@ -535,3 +535,8 @@ impl Tab {
         Ok((Reached::Loaded, Some(outcome)))
     }
 }
+
+/// The page's restorable state, after applying a plan if given (see `checkpoint/`); secret
+/// fields omitted (given the secret field selector).
+pub(crate) const CHECKPOINT: crate::script::Script<crate::checkpoint::Captured> =
+    crate::script::script!("checkpoint" => crate::checkpoint::Captured);

@@ -393,7 +393,7 @@ impl Tab {
                 None => self.observe(deadline).await,
             }
         };
-        let revision = self.call_script(&crate::script::PAGE_REVISION, Vec::new(), deadline);
+        let revision = self.call_script(&PAGE_REVISION, Vec::new(), deadline);
         let captured = async {
             if checkpoint {
                 Some(self.capture_checkpoint(deadline).await)
@@ -588,6 +588,10 @@ fn coverage_line(coverage: &Coverage) -> String {
     line.push_str(" (what was in view: not proof that a list has loaded everything)\n");
     line
 }
+
+/// The page's content revision (see `snapshot/coverage.rs`); null without the watcher.
+pub(crate) const PAGE_REVISION: crate::script::Script<Option<u64>> =
+    crate::script::script!("page_revision" => Option<u64>);
 
 #[cfg(test)]
 mod tests {

@@ -79,7 +79,7 @@ impl Tab {
                     .call_on_node(
                         &located.session,
                         located.backend_id,
-                        &crate::script::NEXT_SCREEN,
+                        &NEXT_SCREEN,
                         arguments,
                         deadline,
                     )
@@ -90,8 +90,7 @@ impl Tab {
                 )
             }
             None => (
-                self.call_script(&crate::script::NEXT_SCREEN, arguments, deadline)
-                    .await?,
+                self.call_script(&NEXT_SCREEN, arguments, deadline).await?,
                 None,
             ),
         };
@@ -263,6 +262,11 @@ pub(crate) fn content(line: &str) -> String {
     out.push_str(rest);
     out
 }
+
+/// `{before, after, height, total, scrollable}`: scrolls the page or a container one
+/// screen on (see `snapshot/next_screen.rs`).
+pub(crate) const NEXT_SCREEN: crate::script::Script<crate::snapshot::next_screen::Scrolled> =
+    crate::script::script!("next_screen" => crate::snapshot::next_screen::Scrolled);
 
 #[cfg(test)]
 mod tests {

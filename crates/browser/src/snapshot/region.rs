@@ -81,7 +81,7 @@ impl crate::Tab {
             async { Ok::<_, Error>(session.call(&page::GetLayoutMetrics {}, deadline).await?) },
             script::call_for_object(
                 session,
-                &script::REGION_ELEMENTS,
+                &REGION_ELEMENTS,
                 This::Context(&context),
                 arguments,
                 OBJECT_GROUP,
@@ -154,7 +154,7 @@ impl crate::Tab {
         let (facts, properties) = tokio::try_join!(
             script::call(
                 session,
-                &script::REGION_FACTS,
+                &REGION_FACTS,
                 This::Object(array),
                 vec![serde_json::json!(cdp::secret_field_selector())],
                 deadline
@@ -236,6 +236,14 @@ async fn ask(
         })
         .collect()
 }
+
+/// The elements near the viewport of a large page (by reference; see `region.rs`).
+pub(crate) const REGION_ELEMENTS: crate::script::Script<crate::script::InPage> =
+    crate::script::script!("region_elements" => crate::script::InPage);
+/// On that array: what a snapshot needs of each element (given the secret field selector:
+/// which are secret).
+pub(crate) const REGION_FACTS: crate::script::Script<Vec<crate::snapshot::region::RegionFact>> =
+    crate::script::script!("region_facts" => Vec<crate::snapshot::region::RegionFact>);
 
 #[cfg(test)]
 #[path = "region_tests.rs"]
