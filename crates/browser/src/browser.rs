@@ -13,10 +13,10 @@ use cdp::{
 };
 
 use crate::Error;
-use crate::control::Control;
 use crate::grid::{GridOptions, GridSession};
 use crate::launch::{ChromiumProcess, LaunchOptions};
 use crate::tab::Tab;
+use crate::tab::control::Control;
 
 /// Where the browser comes from.
 #[derive(Debug, Clone)]

@@ -7,8 +7,6 @@
 mod actions;
 mod browser;
 mod checkpoint;
-mod control;
-mod dialogs;
 mod download;
 mod error;
 mod eval;
@@ -20,7 +18,6 @@ mod live;
 mod page_read;
 mod permission;
 mod pool;
-mod probe;
 mod refs;
 mod screenshot;
 mod script;
@@ -51,7 +48,6 @@ pub use snapshot::{
 };
 pub use structured::{JsonLd, Meta, StructuredData};
 
-pub use dialogs::{DialogRecord, DialogReport, LOG_CAPACITY, REPORT_ENDS};
 pub use download::{Download, DownloadLimit, DownloadLimits, DownloadState, TaskEvents};
 pub use grid::GridOptions;
 pub use launch::{LaunchOptions, find_chromium};
@@ -59,11 +55,12 @@ pub use live::{Frame, PersonInput, Screencast};
 pub use page_read::{PageHtml, PageText};
 pub use permission::{PermissionChoice, PermissionDenial, PermissionRequest};
 pub use pool::{EndpointPool, EndpointState, RETRY_DOWN_AFTER};
-pub use probe::{DEFAULT_UNRESPONSIVE, Probe, Recovery};
 pub use screenshot::{
     CaptureTarget, CssRect, DEFAULT_MAX_SIDE, ImageFormat, Screenshot, ScreenshotOptions,
 };
 pub use settle::{DEFAULT_SETTLE, Settled};
+pub use tab::dialogs::{DialogRecord, DialogReport, LOG_CAPACITY, REPORT_ENDS};
+pub use tab::probe::{DEFAULT_UNRESPONSIVE, Probe, Recovery};
 pub use tab::{LoadOutcome, PageState, Tab, Unfinished};
 pub use task::{Closed, HistoryMove, Remnant, Reopened, TabId, TabSummary, Task};
 pub use url_policy::{OriginRule, UrlPolicy, check_url};

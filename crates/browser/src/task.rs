@@ -150,7 +150,7 @@ impl Task {
             current: None,
             next_tab: 0,
             ask_dialogs: false,
-            unresponsive: crate::probe::DEFAULT_UNRESPONSIVE,
+            unresponsive: crate::tab::probe::DEFAULT_UNRESPONSIVE,
             downloads,
             permissions,
         })

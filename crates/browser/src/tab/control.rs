@@ -96,7 +96,7 @@ impl Control {
             }
         };
         let started = Instant::now();
-        match session.call(&crate::probe::probe_call(), by).await {
+        match session.call(&crate::tab::probe::probe_call(), by).await {
             Ok(_) | Err(cdp::Error::Protocol { .. } | cdp::Error::Decode { .. }) => {
                 Reading::Answered(started.elapsed())
             }
@@ -160,7 +160,7 @@ impl Control {
                 )
                 .await?;
             let session = self.connection.session(attached.session_id);
-            session.call(&crate::probe::probe_call(), by).await?;
+            session.call(&crate::tab::probe::probe_call(), by).await?;
             Ok::<_, cdp::Error>(session)
         };
         match made.await {

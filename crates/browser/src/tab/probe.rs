@@ -60,8 +60,8 @@ use cdp::Deadline;
 use cdp::protocol::{page, performance, runtime};
 
 use crate::Error;
-use crate::control::Reading;
 use crate::tab::Tab;
+use crate::tab::control::Reading;
 
 /// The default probe budget: a page silent this long is unresponsive.
 pub const DEFAULT_UNRESPONSIVE: Duration = Duration::from_millis(2000);
