@@ -1,4 +1,4 @@
-"""Reads the text form of an `elements` snapshot (SPEC §5.1) back into a tree.
+"""Reads the text form of an `elements` snapshot (docs/observation.md#elements) back into a tree.
 
 One node a line, two spaces of indentation a level: `- role "name" [ref] states` for an
 element, bare text for text. Names and values are written as Rust debug strings

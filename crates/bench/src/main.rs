@@ -1,4 +1,4 @@
-//! `bench`: the per-call figures of SPEC §17 on the demo site, as medians. Figures, not
+//! `bench`: the per-call figures (docs/faces.md#benchmarks) on the demo site, as medians. Figures, not
 //! assertions: machines are noisy, so nothing here passes or fails. `--only FIGURE`
 //! measures one of them. Not part of the shipped binary: run it from the repository with
 //! `cargo run --release -p bench -- [--only FIGURE] [--runs N]`.

@@ -246,7 +246,7 @@ async fn whole_page_reads(
     Ok(())
 }
 
-/// What the checkpoint an element snapshot takes costs it (SPEC §11): the snapshot's
+/// What the checkpoint an element snapshot takes costs it (docs/faces.md#checkpoints): the snapshot's
 /// median with the capture and without, taken in turn on one tab.
 async fn checkpoint_share(
     browser_args: &BrowserArgs,

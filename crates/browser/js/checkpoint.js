@@ -1,4 +1,4 @@
-// Checkpoints (SPEC §11): reads the page's restorable state in one pass — form fields,
+// Checkpoints (docs/faces.md#checkpoints): reads the page's restorable state in one pass — form fields,
 // `<details>`, contenteditable, the page's and scroll containers' scroll positions —
 // in the document, its open shadow roots and its same-origin frames, in document order.
 // Secret fields (those `secret`, the CSS selector of the one definition of a secret

@@ -1,4 +1,4 @@
-// Runs the caller's JavaScript for browser_eval (SPEC §8). `code` is data: it is compiled
+// Runs the caller's JavaScript for browser_eval (docs/observation.md#eval). `code` is data: it is compiled
 // here as an expression, and if and only if that is a SyntaxError, as a function body
 // (an async one, so `await` works in both). Newlines around the code keep a trailing
 // `// comment` from swallowing the wrapper. It runs at most once: a runtime error is

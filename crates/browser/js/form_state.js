@@ -1,4 +1,4 @@
-// Reads every form control in scope (SPEC §8, browser_form_state): inside the elements
+// Reads every form control in scope (docs/observation.md#form-state, browser_form_state): inside the elements
 // `scope` matches (a CSS selector; null: the whole document), open shadow roots included,
 // in document order. For each: what the DOM holds (`domValue`), what the user sees
 // (`displayValue`), selected options, checked state, validity; for a custom combobox, the

@@ -1,4 +1,4 @@
-// scroll_next_screen (SPEC §10): on an element (`this`, a scroll container) or on the
+// scroll_next_screen (docs/observation.md#next-screen): on an element (`this`, a scroll container) or on the
 // page, advances `fraction` of the visible height, keeping the rest as overlap; at the
 // end it does not scroll. Scrolls by script ("instant", whatever the page's
 // scroll-behavior), which fires the scroll event lists and feeds listen to.

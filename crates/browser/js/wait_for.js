@@ -1,4 +1,4 @@
-// Polls one wait condition inside the page (SPEC §7) for at most `sliceMs` (0: check
+// Polls one wait condition inside the page (docs/waiting.md#waits) for at most `sliceMs` (0: check
 // once), waking every 20 ms on a timer and at once on DOM mutations, and resolves
 // {met, actual} with the evidence last seen; a check still running when the slice ends
 // gets `graceMs` more. A selector the page cannot parse resolves {invalidSelector: reason},

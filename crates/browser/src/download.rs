@@ -1,4 +1,4 @@
-//! A task's downloads (SPEC §9.4): allowed only into the task's own folder (a temporary
+//! A task's downloads (docs/acting.md#downloads): allowed only into the task's own folder (a temporary
 //! directory removed with the task), followed from the browser's download events, and
 //! reported once per change of state so each command says what happened during it.
 //!

@@ -1,4 +1,4 @@
-//! Running the caller's JavaScript in a page (SPEC §8, `browser_eval`): an expression
+//! Running the caller's JavaScript in a page (docs/observation.md#eval, `browser_eval`): an expression
 //! gives its value; code that is not an expression runs as a function body; a promise is
 //! awaited. The code goes to the page as data (`js/eval.js` compiles it there), runs at
 //! most once, and what it did — a value, an exception, a promise still pending — is an

@@ -1,4 +1,4 @@
-//! Reading a page's form controls (SPEC §8, `browser_form_state`): values as the DOM
+//! Reading a page's form controls (docs/observation.md#form-state, `browser_form_state`): values as the DOM
 //! holds them and as the user sees them, selections, checked state and validity, custom
 //! comboboxes with their popups, open shadow roots included. Secret fields (the one
 //! definition, `cdp::is_secret_field`: passwords, one-time codes, card numbers…) are masked

@@ -1,4 +1,4 @@
-//! What a person's live view of a tab needs during a hand-off (SPEC §13): the tab's
+//! What a person's live view of a tab needs during a hand-off (docs/faces.md#live-view): the tab's
 //! frames as it paints (`Page.startScreencast`, each frame acknowledged so the next comes)
 //! and the person's mouse, wheel and keys, sent as trusted input like the agent's.
 

@@ -1,4 +1,4 @@
-//! Permission requests (SPEC §9.4): denied while the agent is alone, and reported.
+//! Permission requests (docs/acting.md#permissions): denied while the agent is alone, and reported.
 //!
 //! The task's browser context is created granting no permission, so Chromium denies every
 //! request at once (no prompt waits). CDP has no event for a request, so each tab gets a

@@ -1,4 +1,4 @@
-//! Element refs (SPEC §5.2): short names derived from an element's identity — role,
+//! Element refs (docs/observation.md#refs): short names derived from an element's identity — role,
 //! accessible name, the path of its container ancestors, and its ordinal among siblings
 //! with the same signature — never from its position in a list.
 //!

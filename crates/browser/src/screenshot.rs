@@ -1,4 +1,4 @@
-//! Screenshots (SPEC §14): the visible viewport or one element, refused on an error page
+//! Screenshots (docs/observation.md#screenshots): the visible viewport or one element, refused on an error page
 //! or a page that cannot be asked, and downscaled by Chromium itself.
 //!
 //! Chromium renders the capture rectangle at `clip.scale` × the device pixel ratio, so

@@ -1,4 +1,4 @@
-//! Settling (SPEC §4, §6.2): whether the page has stopped changing after an action, or
+//! Settling (docs/waiting.md#settle): whether the page has stopped changing after an action, or
 //! before a snapshot is read.
 //!
 //! Page-side watchers, installed in every new document of a tab, keep a small ring of

@@ -136,7 +136,7 @@ impl Task {
             )
             .await?;
         let context_id = created.browser_context_id;
-        // Downloads go only to the task's folder; no permission is granted (SPEC §9.4).
+        // Downloads go only to the task's folder; no permission is granted (docs/acting.md#downloads).
         let (downloads, permissions) = tokio::try_join!(
             Downloads::start(browser, &context_id, deadline),
             Permissions::deny_all(browser, &context_id, deadline),

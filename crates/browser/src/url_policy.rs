@@ -1,4 +1,4 @@
-//! Which URLs a task may open (SPEC §16): http, https and about:blank; data: only when
+//! Which URLs a task may open (docs/security.md#url-policy): http, https and about:blank; data: only when
 //! allowed; never file:, javascript:, chrome:, view-source: or embedded credentials; and,
 //! when configured, only origins an allow-list admits and none a block-list names.
 //!

@@ -1,4 +1,4 @@
-//! Viewport presets (SPEC §14): device-metrics emulation per tab (not zoom), confirmed by
+//! Viewport presets (docs/observation.md#viewports): device-metrics emulation per tab (not zoom), confirmed by
 //! reading the size the page actually lays out at.
 //!
 //! Each preset is a device: its CSS size, its device pixel ratio, and whether it is a

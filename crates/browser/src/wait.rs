@@ -1,4 +1,4 @@
-//! Waiting for a condition inside the page (SPEC §7): polled page-side with `setTimeout`
+//! Waiting for a condition inside the page (docs/waiting.md#waits): polled page-side with `setTimeout`
 //! (so it works in background tabs), bounded by a timeout and the command's deadline.
 //! Shared by the `wait` tool and by `expect` on acting commands.
 //!

@@ -46,7 +46,7 @@ impl Recorder {
             Direction::Send => "send",
             Direction::Recv => "recv",
         };
-        // Redacted like every other record (SPEC §16): secrets by key, secret fields'
+        // Redacted like every other record (docs/security.md#redaction): secrets by key, secret fields'
         // values and typing never reach the tape.
         let message = match serde_json::from_str::<serde_json::Value>(message) {
             Ok(mut value) => {

@@ -1,5 +1,5 @@
 //! Tapes: what the recorder keeps out of them, and playing one back as a transport, so a
-//! recorded session runs again with no browser (SPEC §15).
+//! recorded session runs again with no browser (docs/faults.md#tapes).
 //!
 //! A tape is the recorder's JSONL: `{"ms","dir":"send"|"recv","msg"}` in the order the
 //! messages passed. [`ReplayTransport`] answers each request the engine sends with the

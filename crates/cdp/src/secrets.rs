@@ -1,4 +1,4 @@
-//! What is secret, decided once (SPEC §16). Everything that keeps or shows what passed
+//! What is secret, decided once (docs/security.md#secrets). Everything that keeps or shows what passed
 //! through the browser reads it from here: tapes ([`crate::redact`]), the engine's
 //! journal and archive and the CLI's records (by key), and, in `browser`, the page-side
 //! scripts and the snapshot (by field).

@@ -1,4 +1,4 @@
-//! The configuration (SPEC §19): one table of keys, [`KEYS`], from which everything else
+//! The configuration (docs/faces.md#configuration): one table of keys, [`KEYS`], from which everything else
 //! is derived — reading `candor.toml` (or the file `--config` / `$CANDOR_CONFIG` names),
 //! the `CANDOR_*` environment over it, the flags over that, the errors for unknown keys
 //! and bad values, `candor config`, and the README's table (checked by a test). A key is

@@ -3,7 +3,7 @@
 //! tabs, and show the refusals and failures an agent gets — printing each step's
 //! envelope in brief. Every step states the code it must end with; the demo fails if one
 //! does not. It ends by exporting its own session as a flow and replaying it on a fresh
-//! task, each step checked again (SPEC §21).
+//! task, each step checked again (docs/faces.md#flows).
 
 use std::collections::BTreeMap;
 

@@ -1,4 +1,4 @@
-//! `candor flow export TASK` and `candor flow run FILE --var NAME=VALUE` (SPEC §21), and
+//! `candor flow export TASK` and `candor flow run FILE --var NAME=VALUE` (docs/faces.md#flows), and
 //! the variables of `candor batch`: a flow file is read and its variables bound here,
 //! before the daemon is asked anything, so a missing variable or an unknown field runs
 //! nothing. The daemon runs the bound flow as a job and answers when it has ended.

@@ -1,7 +1,7 @@
 //! CLI records: every CLI call appends one line to `records.jsonl` in the state directory
 //! (time, task, method, redacted params, outcome, code, stage, duration). Secret-looking
 //! fields and typed text are never written; `--sensitive` keeps only the step, method,
-//! ok, code and stage; `--no-record` writes nothing (SPEC §16).
+//! ok, code and stage; `--no-record` writes nothing (docs/faces.md#records).
 
 use std::io::Write;
 use std::os::unix::fs::OpenOptionsExt;

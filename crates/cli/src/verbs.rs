@@ -1,5 +1,5 @@
 //! The CLI verbs: `candor [--id TASK] VERB …`. Each sugar verb is one catalogue tool with
-//! its params spelled as arguments (SPEC §20); `run TOOL --params …` is any tool; the
+//! its params spelled as arguments (docs/faces.md#cli); `run TOOL --params …` is any tool; the
 //! daemon-level verbs (`start`, `tasks`, `stop`, `cancel`, `batch`, `job`, `jobs`,
 //! `cancel-job`) talk to the registry. Every verb goes through the daemon, which the
 //! client starts when none answers.
@@ -401,7 +401,7 @@ pub enum Verb {
         #[arg(long = "var", value_name = "NAME=VALUE")]
         vars: Vec<String>,
     },
-    /// Export a task's flow, or replay one (SPEC §21).
+    /// Export a task's flow, or replay one (docs/faces.md#flows).
     Flow {
         #[command(subcommand)]
         action: crate::flows::FlowVerb,
@@ -494,7 +494,7 @@ impl Request {
     }
 }
 
-/// Exit codes (SPEC §20).
+/// Exit codes (docs/faces.md#exit-codes).
 pub const EXIT_EXPECTATION_FAILED: u8 = 2;
 pub const EXIT_USAGE: u8 = 64;
 

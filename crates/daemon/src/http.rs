@@ -1,5 +1,5 @@
 //! The HTTP face: routes under `/v1`, the token check, and the one function that maps an
-//! envelope to its HTTP status. Every answer that is not a 401 is a SPEC §4 envelope.
+//! envelope to its HTTP status. Every answer that is not a 401 is an envelope (docs/envelope.md).
 
 use std::sync::Arc;
 

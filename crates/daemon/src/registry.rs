@@ -18,7 +18,7 @@ use tools::{BrowserHost, CallOptions, Code, Engine, EngineOptions, Envelope, Too
 use crate::DaemonConfig;
 use crate::reply::{Effect, reply, task_not_found};
 
-/// How many tasks' diagnostics are kept, stopped ones included (SPEC §7).
+/// How many tasks' diagnostics are kept, stopped ones included (docs/faces.md#tasks).
 pub(crate) const RECENT_TASKS: usize = 100;
 
 /// One live task.
@@ -527,7 +527,7 @@ pub(crate) fn check_task_id(id: &str) -> Result<(), ToolError> {
     }
 }
 
-/// `commandTimeoutMs`, which must be within 1–900000 (SPEC §7).
+/// `commandTimeoutMs`, which must be within 1–900000 (docs/waiting.md#deadlines).
 pub(crate) fn command_timeout(ms: u64) -> Result<Duration, ToolError> {
     let max = tools::MAX_COMMAND_TIMEOUT.as_millis() as u64;
     if (1..=max).contains(&ms) {

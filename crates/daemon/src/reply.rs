@@ -1,5 +1,5 @@
 //! Envelopes for the daemon's own commands (`start`, `tasks`, `stop`, `cancel`, jobs):
-//! the same SPEC §4 shape as a tool's, so every face prints and checks them alike.
+//! the same shape as a tool's (docs/envelope.md), so every face prints and checks them alike.
 
 use std::time::Instant;
 

@@ -1,4 +1,4 @@
-//! The live view of a hand-off (SPEC §13): a page a person opens in their own browser
+//! The live view of a hand-off (docs/faces.md#live-view): a page a person opens in their own browser
 //! while they have a task. It streams the task's current tab (`Page.startScreencast`
 //! frames over a WebSocket), forwards their mouse, wheel and keys as trusted input, and
 //! has back, forward, reload, an address field (the task's URL policy applies: the

@@ -1,4 +1,4 @@
-//! A hand-off end to end (issue 15, SPEC §13): the agent hands the task to a person, who
+//! A hand-off end to end (docs/faces.md#handoff): the agent hands the task to a person, who
 //! works through the live view **in a second real Chromium** — sees frames arrive and
 //! change, clicks and types into the streamed page, answers its confirm, is refused a URL
 //! the policy forbids, and presses Done; the agent's pending wait returns the page as the

@@ -1,5 +1,5 @@
 //! The MCP stdio face: `tools/list` derived from the catalogue (`browser_<name>`), each
-//! call run by the engine and returned as `structuredContent` (the SPEC §4 envelope) plus
+//! call run by the engine and returned as `structuredContent` (the envelope, docs/envelope.md) plus
 //! one text block. It knows JSON-RPC and nothing of pages; stdout carries only protocol
 //! frames, and logging goes to stderr through `tracing`.
 

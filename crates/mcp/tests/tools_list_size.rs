@@ -1,12 +1,12 @@
-//! Every tool schema costs the agent tokens on every turn (SPEC §20), so the size of
+//! Every tool schema costs the agent tokens on every turn (docs/faces.md#mcp), so the size of
 //! `tools/list` is held down by a test: counted in cl100k_base tokens, what a model is
 //! given (name, description, input schema per tool) and the whole response as a client
 //! receives it (annotations and output schemas included).
 
-/// What a model is given of the tool list, at most (issue 18).
+/// What a model is given of the tool list, at most.
 const MODEL_VISIBLE_MAX: usize = 2_000;
 /// The whole `tools/list` response, at most: output schemas (shapes only) and
-/// annotations ride in it beside what a model is given; 4,821 before issue 18.
+/// annotations ride in it beside what a model is given; 4,821 before it was trimmed.
 const WHOLE_MAX: usize = 4_750;
 
 fn tokens(text: &str) -> usize {

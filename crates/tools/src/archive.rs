@@ -1,4 +1,4 @@
-//! The task's archive (SPEC §12): every observation a task makes — snapshots of every
+//! The task's archive (docs/faces.md#archive): every observation a task makes — snapshots of every
 //! mode, find results, `act` diffs and `scroll_next_screen` new content, form states —
 //! kept in an embedded SQLite database (WAL, FTS5), so `recall` can give back what the
 //! model's context has lost.
@@ -11,7 +11,7 @@
 //!
 //! Not here: what an observation is made of (the engine picks it from the envelope,
 //! [`Observation::of`]), and redaction beyond that of the envelope's data, which already
-//! masks password values (SPEC §16).
+//! masks password values (docs/security.md#redaction).
 
 use std::collections::HashMap;
 use std::path::PathBuf;

@@ -1,4 +1,4 @@
-//! The task's checkpoints (SPEC §11): every element snapshot's restorable state, held in
+//! The task's checkpoints (docs/faces.md#checkpoints): every element snapshot's restorable state, held in
 //! memory by the engine (so a browser relaunch keeps them) and dropped with the task. The
 //! oldest go first past [`CAPACITY`]; how many went is counted.
 

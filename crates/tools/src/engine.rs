@@ -56,7 +56,7 @@ pub struct EngineOptions {
     /// How long a press (mouse button, touch) is held before its release (config
     /// `pressPauseMs`, default 30–80 ms).
     pub press_pause: browser::PressPause,
-    /// The task's archive of observations (SPEC §12): whether, where, and kept or not.
+    /// The task's archive of observations (docs/faces.md#archive): whether, where, and kept or not.
     pub archive: ArchiveOptions,
     /// The budgets of a call that names none (read budgets, screenshot size, settle).
     pub defaults: crate::defaults::CallDefaults,
@@ -89,7 +89,7 @@ impl Default for EngineOptions {
 pub struct CallOptions {
     /// The command's deadline (clamped to 1–900000 ms); the engine's default when absent.
     pub timeout: Option<Duration>,
-    /// Keep only the method, outcome, code and stage in the journal (SPEC §16).
+    /// Keep only the method, outcome, code and stage in the journal (docs/security.md#redaction).
     pub sensitive: bool,
     /// The element an acting command works on, by identity instead of a locator in its
     /// params (a flow's step, replayed in a tab that never issued its ref).
@@ -101,7 +101,7 @@ pub struct CallOptions {
     pub person: bool,
 }
 
-/// The most a command may ask for (SPEC §7).
+/// The most a command may ask for (docs/waiting.md#deadlines).
 pub const MAX_COMMAND_TIMEOUT: Duration = Duration::from_millis(900_000);
 
 /// How long past its deadline a command may take to report a timeout it saw itself.
@@ -131,7 +131,7 @@ struct Active {
     worker_running: bool,
 }
 
-/// The running command's status, read from memory (SPEC §7).
+/// The running command's status, read from memory (docs/waiting.md#diagnostics).
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ActiveCommand {
@@ -738,7 +738,7 @@ impl Engine {
         }
     }
 
-    /// The task's flow (SPEC §21): the steps recorded so far.
+    /// The task's flow (docs/faces.md#flows): the steps recorded so far.
     pub fn export_flow(&self) -> flow::Flow {
         let log = lock(&self.flow_log);
         let steps: Vec<Recorded> = log.steps.iter().cloned().collect();

@@ -1,4 +1,4 @@
-//! The result envelope (SPEC §4): one JSON object per command on every face.
+//! The result envelope (docs/envelope.md): one JSON object per command on every face.
 
 use serde::Serialize;
 use serde_json::Value;
@@ -20,7 +20,7 @@ pub struct Envelope {
     pub page: Option<PageInfo>,
     pub data: Value,
     pub events: Events,
-    /// JSON pointers into this envelope of everything that came from the page (SPEC §16):
+    /// JSON pointers into this envelope of everything that came from the page (docs/security.md#fence):
     /// the one renderer fences exactly these, on every face.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub untrusted: Vec<String>,

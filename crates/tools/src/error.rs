@@ -1,4 +1,4 @@
-//! Stable error codes (SPEC §4) and the one function that maps engine errors to them.
+//! Stable error codes (docs/envelope.md#error-codes) and the one function that maps engine errors to them.
 
 use serde::Serialize;
 use serde_json::{Value, json};

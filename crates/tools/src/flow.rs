@@ -1,5 +1,5 @@
-//! Flows (SPEC §21): what a task did, exported as a file a replay re-checks step by step,
-//! without a model. A flow *is* a batch (SPEC §20): one file format ([`Flow`], published
+//! Flows (docs/faces.md#flows): what a task did, exported as a file a replay re-checks step by step,
+//! without a model. A flow *is* a batch (docs/faces.md#batches): one file format ([`Flow`], published
 //! as `flow.schema.json`), run by the same runner, whether it was exported or written by
 //! hand.
 //!

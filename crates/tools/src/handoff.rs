@@ -1,4 +1,4 @@
-//! Hand-off to a person (SPEC §13): the task's mode, the live view's one-time token, and
+//! Hand-off to a person (docs/faces.md#handoff): the task's mode, the live view's one-time token, and
 //! what the agent gets back. The mode is explicit — only the person's "Done" ends a
 //! hand-off, nothing is inferred — and while a person has the task every agent command
 //! but the hand-off's own status and wait, and diagnostics, is refused at once with

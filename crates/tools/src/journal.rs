@@ -6,7 +6,7 @@ use std::time::SystemTime;
 use serde::Serialize;
 use serde_json::Value;
 
-/// How many commands the ring keeps (SPEC §15).
+/// How many commands the ring keeps (docs/faults.md#journal).
 pub(crate) const CAPACITY: usize = 100;
 
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
@@ -59,7 +59,7 @@ pub(crate) fn epoch_ms(time: SystemTime) -> u64 {
 
 /// A copy of a command's params fit for a record: secret-looking fields replaced, and
 /// the text an `act` types (`type`, `fill`) never kept, since the field may be a password
-/// input and nothing before the call can tell (SPEC §16).
+/// input and nothing before the call can tell (docs/security.md#redaction).
 pub fn redact_command(method: &str, params: &Value) -> Value {
     let mut redacted = redact(params);
     if method == "act"

@@ -1,5 +1,5 @@
 //! The catalogue: every tool defined once — params (with their JSON Schema), output,
-//! handler — plus the result envelope every face returns (SPEC §4, §20).
+//! handler — plus the result envelope every face returns (docs/envelope.md, docs/faces.md#catalogue).
 //!
 //! The MCP tool list, the CLI and (later) the HTTP routes are all derived from
 //! [`catalogue()`]; this crate knows no transport. [`Engine`] runs one task's commands:

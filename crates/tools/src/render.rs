@@ -1,6 +1,6 @@
 //! The text form of an envelope — the one renderer of every face (the MCP text block, the
 //! CLI's summary, the demo): one summary line, what was verified, the data, and
-//! everything that came from the page in one fence as untrusted content (SPEC §16).
+//! everything that came from the page in one fence as untrusted content (docs/security.md#fence).
 //!
 //! What is fenced is decided by where it came from, not by field names: the envelope's
 //! `untrusted` list holds the JSON pointers of page content (known from the outputs'
@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use crate::envelope::Envelope;
 
-/// Opens the one fence around page content in the text form (SPEC §16): what is inside
+/// Opens the one fence around page content in the text form (docs/security.md#fence): what is inside
 /// is the page's, untrusted data. The tag says so itself, for a reader that never saw
 /// the MCP instructions (a script's log, an HTTP client).
 pub const FENCE_OPEN: &str = "<untrusted>";

@@ -1,4 +1,4 @@
-//! The retry policy and the circuit breaker of a task (SPEC §15).
+//! The retry policy and the circuit breaker of a task (docs/faults.md#retries, docs/faults.md#circuit).
 //!
 //! Retries are for reads and locating only: a command is tried again only when it failed
 //! with a transient error *before anything was dispatched* (a context destroyed by a

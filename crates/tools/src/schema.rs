@@ -133,7 +133,7 @@ fn enum_names(option: &Value) -> Option<Vec<Value>> {
     }
 }
 
-/// The `outputSchema` of a tool whose data is `T`: the envelope (SPEC §4), with `data`
+/// The `outputSchema` of a tool whose data is `T`: the envelope (docs/envelope.md#shape), with `data`
 /// held to `T` on success and partial results (an error's data is the error's own).
 /// Sent on every `tools/list`, so it says shapes only: which envelope fields there
 /// are, and the data's fields and their types. No titles, descriptions, formats or long

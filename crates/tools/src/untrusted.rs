@@ -1,4 +1,4 @@
-//! Page content, known by its type (SPEC §16): a tool's output holds what came from the
+//! Page content, known by its type (docs/security.md#fence): a tool's output holds what came from the
 //! page as [`PageText`] or [`PageValue`], which serialise as the plain string or value —
 //! `structuredContent` and the daemon's JSON are unchanged — while the engine learns
 //! *where* they are: the JSON pointers of every piece of page content go into the

@@ -1,4 +1,4 @@
-//! The fault suite (issue 11, SPEC §15): hung pages, crashed renderers, a killed browser,
+//! The fault suite (docs/faults.md): hung pages, crashed renderers, a killed browser,
 //! servers that never answer, and storms. Each case ends with the tab or task usable
 //! again and no Chromium process left behind; the time each fault took to be named and
 //! recovered from is printed (`--nocapture` shows it) and asserted only with generous

@@ -1,4 +1,4 @@
-//! Tape replay (SPEC §15): recorded sessions of fixture pages played back to the engine
+//! Tape replay (docs/faults.md#tapes): recorded sessions of fixture pages played back to the engine
 //! with no browser, each compared with the transcript of its recording — the full
 //! snapshot text with its refs, codes, URLs, verification and dialogs. These run without
 //! Chromium (`CANDOR_CHROMIUM=/nonexistent` changes nothing).

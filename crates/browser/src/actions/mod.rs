@@ -1,4 +1,4 @@
-//! Acting with trusted input (SPEC §6): events dispatched by the browser
+//! Acting with trusted input (docs/acting.md#trusted-input): events dispatched by the browser
 //! (`Input.dispatchMouseEvent`, `dispatchKeyEvent`, `insertText`) where the element's own
 //! content is, after scrolling it into view — never `element.click()`.
 //!

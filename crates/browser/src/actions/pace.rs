@@ -1,4 +1,4 @@
-//! The human pace of pointer input (SPEC §6.1): a press held for a few tens of
+//! The human pace of pointer input (docs/acting.md#trusted-input): a press held for a few tens of
 //! milliseconds before its release, the length drawn anew for each press. Pages that
 //! tell people from scripts look at how long a button was held; zero is allowed and
 //! releases at once.

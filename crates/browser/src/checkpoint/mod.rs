@@ -1,4 +1,4 @@
-//! Checkpoints (SPEC §11): every element snapshot keeps the page's restorable state —
+//! Checkpoints (docs/faces.md#checkpoints): every element snapshot keeps the page's restorable state —
 //! its URL and history entry, form fields, `<details>`, contenteditable and scroll
 //! positions, read in one page-side pass (`js/checkpoint.js`) beside the snapshot — and
 //! [`Tab::restore`] brings it back: through history when the entry is still there, else
@@ -293,7 +293,7 @@ pub struct Unrestored {
     pub actual: Option<String>,
 }
 
-/// What a restore did and found (SPEC §11).
+/// What a restore did and found (docs/faces.md#checkpoints).
 #[derive(Debug, Clone)]
 pub struct Restoration {
     pub reached: Reached,

@@ -1,4 +1,4 @@
-//! Fitting an outline into a token budget (SPEC §5.1): lines inside the viewport are
+//! Fitting an outline into a token budget (docs/observation.md#budget): lines inside the viewport are
 //! taken first, then outward by distance — below the fold of the page and inside every
 //! scroll container alike (a line scrolled out of its container is as far as it is from
 //! the container's box, plus the container's own distance) — until the budget is spent. A

@@ -1,4 +1,4 @@
-//! Coverage (SPEC §10): which vertical ranges of the page, and of each scroll container,
+//! Coverage (docs/observation.md#coverage): which vertical ranges of the page, and of each scroll container,
 //! have been inside the viewport for the current DOM revision. Pure bookkeeping: the
 //! snapshot measures windows and revisions, this module merges and reports them.
 //!

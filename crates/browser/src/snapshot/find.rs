@@ -1,4 +1,4 @@
-//! `find` (SPEC §5.1b): every node of the page matching a text, a role, or a role and
+//! `find` (docs/observation.md#find): every node of the page matching a text, a role, or a role and
 //! name, with where it is (landmarks, the heading it is under). Pure: no browser here.
 
 use super::capture::Observation;

@@ -1,4 +1,4 @@
-//! Locating the element a command acts on (SPEC §5.2, §5.3): by ref (identity first,
+//! Locating the element a command acts on (docs/observation.md#refs, docs/acting.md#locators): by ref (identity first,
 //! then a unique role+name stand-in in the same container, never a positional guess),
 //! by role and name, or by CSS selector. Several matches without `nth` are refused with
 //! the candidates; none is refused at once.

@@ -1,4 +1,4 @@
-//! The readable page as markdown (SPEC §5.1 `mode:"markdown"`): headings, paragraphs,
+//! The readable page as markdown (docs/observation.md#modes, `mode:"markdown"`): headings, paragraphs,
 //! lists, tables, links with their targets, and refs on what can be acted on. Pure.
 
 use super::capture::{Node, Observation};

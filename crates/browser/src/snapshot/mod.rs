@@ -1,4 +1,4 @@
-//! Element snapshots (SPEC §5.1): what the agent sees of a page, and the refs it acts
+//! Element snapshots (docs/observation.md#elements): what the agent sees of a page, and the refs it acts
 //! with. `capture` reads the browser, `outline` prunes and names, `budget` fits the
 //! result to a token budget, `markdown` renders the readable form; this file ties them
 //! to a tab and keeps the tab's snapshot memory (refs, ids, the last text for diffs).
@@ -42,7 +42,7 @@ pub struct SnapshotOptions {
     pub max_tokens: usize,
     /// Return only the lines changed since the previous snapshot, when that is smaller.
     pub diff: bool,
-    /// Take a checkpoint of the page with the snapshot (SPEC §11).
+    /// Take a checkpoint of the page with the snapshot (docs/faces.md#checkpoints).
     pub checkpoint: bool,
 }
 
@@ -84,7 +84,7 @@ pub struct ElementSnapshot {
 }
 
 /// What of the page, and of each scroll container, has been in view in the current
-/// revision (SPEC §10).
+/// revision (docs/observation.md#coverage).
 #[derive(Debug, Clone)]
 pub struct Coverage {
     pub page: Cover,
@@ -118,7 +118,7 @@ pub struct MarkdownSnapshot {
     pub title: String,
 }
 
-/// A search of the whole page (SPEC §5.1b).
+/// A search of the whole page (docs/observation.md#find).
 #[derive(Debug, Clone, Default)]
 pub struct FindQuery {
     /// Text in the name or content, case-insensitive.
@@ -223,7 +223,7 @@ impl Tab {
                     .is_some_and(|n| outlined.refs.contains_key(&n))
             })
             .count();
-        // Dialogs handled since the last snapshot come first (SPEC §9.2).
+        // Dialogs handled since the last snapshot come first (docs/acting.md#dialogs).
         let handled = self.dialogs_since(memory.dialogs_shown);
         let newest = handled.first.iter().chain(&handled.last).rev().take(3);
         for dialog in newest.collect::<Vec<_>>().into_iter().rev() {

@@ -1,4 +1,4 @@
-//! `scroll_next_screen` (SPEC §10): one screen on, on the page or in a scroll container,
+//! `scroll_next_screen` (docs/observation.md#next-screen): one screen on, on the page or in a scroll container,
 //! and only what that screen shows that the agent has not been shown — decided by
 //! content, not by DOM nodes, so a virtual list's recycled rows count once.
 

@@ -1,6 +1,6 @@
 //! From an observation to the outline an agent reads: hidden nodes pruned, wrappers
-//! folded, text merged, and refs assigned to every element an agent may act on (SPEC
-//! §5.1, §5.2). Everything shown on the page or reachable by scrolling is a line here:
+//! folded, text merged, and refs assigned to every element an agent may act on (docs/observation.md#elements,
+//! docs/observation.md#refs). Everything shown on the page or reachable by scrolling is a line here:
 //! what a budget leaves out is decided, and counted, by `budget.rs`. Pure: no browser
 //! here.
 

@@ -1,4 +1,4 @@
-//! Where the page's text breaks (SPEC §5.1, text of a run reads as the page reads): per
+//! Where the page's text breaks (docs/observation.md#elements, text of a run reads as the page reads): per
 //! rendered text node, what separates it from the text before it, by the rule of
 //! `HTMLElement.innerText`, read from one document of the DOM snapshot.
 

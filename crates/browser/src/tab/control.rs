@@ -1,6 +1,6 @@
 //! The control renderer: a blank page that runs no page script, one per browser, against
 //! which a probe that went unanswered is judged when the page's own CPU time cannot be
-//! read (SPEC §15, `probe.rs`).
+//! read (docs/faults.md#probe, `probe.rs`).
 //!
 //! A page that does not answer within the probe budget is either hung (its script never
 //! returns) or slow: a task that does end, on a machine with no CPU to spare, or a

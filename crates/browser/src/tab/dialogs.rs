@@ -1,4 +1,4 @@
-//! JavaScript dialogs (SPEC §9.2): under the agent-alone policy (`auto`) each is answered
+//! JavaScript dialogs (docs/acting.md#dialogs): under the agent-alone policy (`auto`) each is answered
 //! the moment it opens — alert and beforeunload accepted, confirm dismissed, prompt
 //! cancelled — so it never blocks a later command; under `ask` it stays open for
 //! [`Tab::answer_dialog`]. Either way it is recorded on the tab, in its [`DialogLog`]:
@@ -14,7 +14,7 @@ use cdp::protocol::page;
 use crate::tab::TabShared;
 use crate::{Error, Tab};
 
-/// A JavaScript dialog and what candor answered (SPEC §9.2).
+/// A JavaScript dialog and what candor answered (docs/acting.md#dialogs).
 #[derive(Debug, Clone, PartialEq)]
 pub struct DialogRecord {
     /// alert, confirm, prompt or beforeunload.
@@ -147,7 +147,7 @@ impl Tab {
     }
 }
 
-/// Answers a JavaScript dialog at once, so it never blocks a later command (SPEC §9.2,
+/// Answers a JavaScript dialog at once, so it never blocks a later command (docs/acting.md#dialogs,
 /// the agent-alone policy): alert and beforeunload accepted, confirm dismissed, prompt
 /// cancelled. The answer is recorded in the tab's state.
 pub(crate) fn on_opening(tab: &TabShared, dialog: page::JavascriptDialogOpening) {

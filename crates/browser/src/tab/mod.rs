@@ -1,7 +1,7 @@
 //! One tab: its flattened session, its load state kept current from CDP events, and
 //! the operations on it (navigation, history, page-side scripts).
 //!
-//! Load state is three separate facts (SPEC §15): `loading`, `failed` (a transport error
+//! Load state is three separate facts (docs/faults.md#load-state): `loading`, `failed` (a transport error
 //! page, with its `net::ERR_*`) and `unverified` (the page could not be asked). None is
 //! inferred from another. A crashed renderer is a fourth fact, reported on next use.
 
@@ -272,7 +272,7 @@ impl Tab {
         Ok(())
     }
 
-    /// Refuses to read a tab that shows a transport error page (SPEC §15): it is not the
+    /// Refuses to read a tab that shows a transport error page (docs/faults.md#load-state): it is not the
     /// site, and must never be read or photographed as if it were.
     pub fn check_loaded(&self) -> Result<(), Error> {
         let state = self.state();

@@ -1,4 +1,4 @@
-//! Whether a page answers, and getting a hung one going again (SPEC §15).
+//! Whether a page answers, and getting a hung one going again (docs/faults.md#probe).
 //!
 //! A page whose script never returns answers no CDP call that needs its renderer, so
 //! without a probe every read on it costs a whole command deadline. The probe is one

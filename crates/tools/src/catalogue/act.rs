@@ -1,4 +1,4 @@
-//! `act`: act on an element with trusted input (SPEC §6), then settle, check the
+//! `act`: act on an element with trusted input (docs/acting.md), then settle, check the
 //! postcondition and read back. The result says exactly what happened: dispatched or
 //! not, verified or not — never more.
 
@@ -337,7 +337,7 @@ impl Params {
     }
 }
 
-/// Files must be inside the upload folder (SPEC §9.3): names are taken relative to it,
+/// Files must be inside the upload folder (docs/acting.md#uploads): names are taken relative to it,
 /// absolute paths must lie within it.
 fn upload_files(files: &[String], upload_dir: Option<&Path>) -> Result<Vec<PathBuf>, ToolError> {
     if files.is_empty() {
@@ -561,7 +561,7 @@ impl ToolSpec for Act {
             Some(expression) => Some(expect::readback(ctx, &tab, expression).await?),
             None => None,
         };
-        // What the action changed, as a diff against the tab's last snapshot (SPEC §6.2).
+        // What the action changed, as a diff against the tab's last snapshot (docs/acting.md#what-changed).
         // Reading it is not part of the action: if it fails, the action still succeeded.
         let (diff, snapshot_id) = if params.snapshot.unwrap_or(true) {
             ctx.stage("observe");
@@ -660,7 +660,7 @@ fn effect_note(ctx: &mut Ctx<'_>, outcome: &browser::ActOutcome, verified: bool)
     })
 }
 
-/// `scroll_next_screen` (SPEC §10): one screen on, on the page or in the container `ref`,
+/// `scroll_next_screen` (docs/observation.md#next-screen): one screen on, on the page or in the container `ref`,
 /// then what is new there and the coverage.
 async fn next_screen(ctx: &mut Ctx<'_>, params: Params) -> Result<Output, ToolError> {
     if params.role.is_some() || params.selector.is_some() {
@@ -746,7 +746,7 @@ async fn report(
     ctx.report_page(tab_id, &state);
 }
 
-/// `events.dialog` (SPEC §9.2): how many dialogs the command raised and the last one's
+/// `events.dialog` (docs/acting.md#dialogs): how many dialogs the command raised and the last one's
 /// type, message and answer; with several, the first and last few (`first`, `last`) and
 /// the rest counted by type and answer (`omitted`). `None` when there were none.
 fn dialog_event(report: &browser::DialogReport) -> Option<Value> {

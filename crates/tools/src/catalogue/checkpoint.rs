@@ -1,4 +1,4 @@
-//! `checkpoint`: list the task's checkpoints, or restore one (SPEC §11). Every element
+//! `checkpoint`: list the task's checkpoints, or restore one (docs/faces.md#checkpoints). Every element
 //! snapshot is a checkpoint of the same id; restoring reaches its page (history, else
 //! the URL, never a page that redirected elsewhere), sets each field found again by
 //! identity, restores scroll positions, reads everything back and says exactly what came

@@ -1,4 +1,4 @@
-//! One condition type for `wait` and `expect` (SPEC §6.3, §7): the params both take, one
+//! One condition type for `wait` and `expect` (docs/waiting.md#conditions): the params both take, one
 //! validator, and one evaluator (the browser's `Tab::wait_for`). A rule about conditions
 //! lives here and nowhere else, so the two cannot drift apart.
 

@@ -1,5 +1,5 @@
 //! `diagnostics`: the last commands of this task and the browser's health, answered
-//! from memory without touching the page (SPEC §7, §15).
+//! from memory without touching the page (docs/waiting.md#diagnostics).
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

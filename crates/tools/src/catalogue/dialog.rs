@@ -1,5 +1,5 @@
 //! `dialog`: answer the JavaScript dialog a page is waiting on, under the `ask` dialog
-//! policy (SPEC §9.2). Under the default policy dialogs are answered as they open and
+//! policy (docs/acting.md#dialogs). Under the default policy dialogs are answered as they open and
 //! recorded in `events.dialog`.
 
 use schemars::JsonSchema;

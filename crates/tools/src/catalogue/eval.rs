@@ -1,4 +1,4 @@
-//! `eval`: run JavaScript in the page (SPEC §8). Off unless the operator turned it on
+//! `eval`: run JavaScript in the page (docs/observation.md#eval). Off unless the operator turned it on
 //! (`enableEval = true` in the config file, or `CANDOR_ENABLE_EVAL=true` in the
 //! environment of `candor mcp` / `candor serve`); always listed, so an agent learns that
 //! it exists and how it is enabled. An expression gives its value; code that is not an

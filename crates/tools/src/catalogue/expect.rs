@@ -1,4 +1,4 @@
-//! `expect` and `readback` on acting commands (SPEC §6.3): a postcondition checked
+//! `expect` and `readback` on acting commands (docs/acting.md#expectations): a postcondition checked
 //! after the action, and a read-only expression evaluated after it. Shared by the tools
 //! that act; not a tool itself.
 

@@ -1,5 +1,5 @@
 //! `find`: search the whole page — not only what fitted a snapshot's budget — for text,
-//! a role, or a role and name (SPEC §5.1b). Every match comes with a ref.
+//! a role, or a role and name (docs/observation.md#find). Every match comes with a ref.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

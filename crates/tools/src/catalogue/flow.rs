@@ -1,4 +1,4 @@
-//! `flow`: the task's flow (SPEC §21) — its successful commands with the identities and
+//! `flow`: the task's flow (docs/faces.md#flows) — its successful commands with the identities and
 //! postconditions they verified, secrets as variables — read from the engine's flow log
 //! without touching the page. Running a flow is the batch runner's (`flow.rs`), not a
 //! tool's: a tool runs inside one command.

@@ -1,5 +1,5 @@
 //! `form_state`: every form control in scope with what the DOM holds and what the user
-//! sees (SPEC §8): values, selected options, checked state, validity, and for custom
+//! sees (docs/observation.md#form-state): values, selected options, checked state, validity, and for custom
 //! comboboxes the popup and its selected option. Passwords and other secret fields are
 //! masked in the page; their values never reach the agent. Reading changes nothing.
 

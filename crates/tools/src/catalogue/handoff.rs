@@ -1,4 +1,4 @@
-//! `handoff`: hand the task to a person (SPEC §13) — a login, a CAPTCHA, a payment or a
+//! `handoff`: hand the task to a person (docs/faces.md#handoff) — a login, a CAPTCHA, a payment or a
 //! choice only they can make. `{reason}` returns the live view's URL and locks the task
 //! (`HANDOFF_LOCKED` for every other agent command); `{action:"status"}` reports the
 //! mode; `{action:"wait"}` returns, once the person presses Done, a fresh snapshot and a

@@ -1,4 +1,4 @@
-//! `navigate`: open a URL, or go back, forward, or reload (SPEC §9.1).
+//! `navigate`: open a URL, or go back, forward, or reload (docs/acting.md#navigation).
 
 use browser::HistoryMove;
 use schemars::JsonSchema;

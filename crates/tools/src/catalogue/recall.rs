@@ -1,4 +1,4 @@
-//! `recall`: page back through the task's archive (SPEC §12) — list its observations,
+//! `recall`: page back through the task's archive (docs/faces.md#archive) — list its observations,
 //! read one by characters, or search them (FTS5). Never touches the browser, so it
 //! answers while the browser is down or being replaced.
 

@@ -1,5 +1,5 @@
 //! `screenshot`: the visible viewport or one element, as an image Chromium scales down so
-//! no side exceeds `maxWidth` (SPEC §14). Refused, rather than photographed, when the tab
+//! no side exceeds `maxWidth` (docs/observation.md#screenshots). Refused, rather than photographed, when the tab
 //! shows an error page or the page cannot be asked. The image travels beside the
 //! envelope (an MCP image block), never inside `data`.
 

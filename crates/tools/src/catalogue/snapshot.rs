@@ -1,4 +1,4 @@
-//! `snapshot`: read the page (SPEC §5.1, §8). `elements` (default): the pruned
+//! `snapshot`: read the page (docs/observation.md#modes). `elements` (default): the pruned
 //! accessibility tree with refs within a token budget; `text`, `html`, `markdown`:
 //! within a character budget.
 
@@ -130,7 +130,7 @@ pub(crate) struct Structured {
     error: Option<String>,
 }
 
-/// Coverage (SPEC §10): what of the page, and of each scroll container, has been in view
+/// Coverage (docs/observation.md#coverage): what of the page, and of each scroll container, has been in view
 /// in the current revision of its content.
 #[derive(Debug, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]

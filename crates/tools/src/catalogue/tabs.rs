@@ -1,4 +1,4 @@
-//! `tabs`: list, open, select and close the task's tabs (SPEC §9.1).
+//! `tabs`: list, open, select and close the task's tabs (docs/acting.md#tabs).
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

@@ -1,5 +1,5 @@
 //! `viewport`: size a tab by device-metrics emulation and report the size the page really
-//! lays out at (SPEC §14).
+//! lays out at (docs/observation.md#viewports).
 
 use browser::Preset;
 use schemars::JsonSchema;

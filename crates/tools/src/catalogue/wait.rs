@@ -1,4 +1,4 @@
-//! `wait`: wait until a condition holds in a tab (SPEC §7) — an element reaching a state,
+//! `wait`: wait until a condition holds in a tab (docs/waiting.md#waits) — an element reaching a state,
 //! text on the page, the URL, or a JavaScript condition. Nothing is dispatched, so every
 //! failure is retry-safe; a condition that never held is `WAIT_TIMEOUT`, naming the
 //! condition, the time waited and the evidence, never a success with `matched:false`.
@@ -21,7 +21,7 @@ use crate::untrusted::PageValue;
 
 /// A wait's timeout when none is given.
 const DEFAULT_TIMEOUT: Duration = Duration::from_millis(5_000);
-/// The longest a wait may ask for (SPEC §7).
+/// The longest a wait may ask for (docs/waiting.md#waits).
 const MAX_TIMEOUT_MS: u64 = 900_000;
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -130,7 +130,7 @@ impl ToolSpec for Wait {
         if cut_short {
             // The command's deadline, not the wait's timeout, is what ends this wait: the
             // poll stopped early to leave room to report, so look once more at the last
-            // moment, then report the deadline for what it is (SPEC §7).
+            // moment, then report the deadline for what it is (docs/waiting.md#deadlines).
             tokio::time::sleep_until((deadline.at() - Duration::from_millis(40)).into()).await;
             if let Ok(last) = tab.wait_for(&condition, Duration::ZERO, deadline).await
                 && last.met
@@ -164,7 +164,7 @@ impl ToolSpec for Wait {
                 timeout.as_millis(),
             );
             // Page text and script values stay in `data.actual`, out of the message: the
-            // message is read as candor's words, and page content is untrusted (§16).
+            // message is read as candor's words, and page content is untrusted (docs/security.md#messages).
             match &condition {
                 Condition::Selector { .. } | Condition::Url(_) | Condition::UrlMatches(_) => {
                     message.push_str(&format!(" (last seen: {})", evidence(&outcome.actual)));

@@ -1,4 +1,4 @@
-//! Acting (SPEC §6): locators, pre-dispatch checks, every action, expect and readback,
+//! Acting (docs/acting.md): locators, pre-dispatch checks, every action, expect and readback,
 //! dialogs, popups and uploads.
 
 use serde_json::{Value, json};

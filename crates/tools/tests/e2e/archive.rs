@@ -1,4 +1,4 @@
-//! The task's archive and `recall` (issue 14, SPEC §12): every observation kept, listed
+//! The task's archive and `recall` (docs/faces.md#archive): every observation kept, listed
 //! with paging, read back by character windows that reassemble the exact text, searched
 //! with FTS5; it survives a killed browser, holds no typed password, and goes with the
 //! task unless kept.

@@ -1,4 +1,4 @@
-//! Screenshots, viewport presets, downloads and permissions (SPEC §14, §9.4), with the
+//! Screenshots, viewport presets, downloads and permissions (docs/observation.md#screenshots, docs/acting.md#downloads), with the
 //! delivered images decoded here — sizes read from the PNG itself, colours from its pixels.
 
 use std::time::{Duration, Instant};

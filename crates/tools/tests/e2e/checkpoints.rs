@@ -1,4 +1,4 @@
-//! Checkpoints (issue 13, SPEC §11): every element snapshot is a restorable state; a
+//! Checkpoints (docs/faces.md#checkpoints): every element snapshot is a restorable state; a
 //! restore reaches the page (history, else the URL, never a page that moved elsewhere),
 //! finds each field again by identity, sets it so the page's listeners run, restores
 //! scroll positions and reports exactly what came back.

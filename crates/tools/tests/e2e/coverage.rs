@@ -1,4 +1,4 @@
-//! Coverage of long pages and virtual lists (SPEC §10): what a snapshot says was seen, per
+//! Coverage of long pages and virtual lists (docs/observation.md#coverage): what a snapshot says was seen, per
 //! revision of the page and of each scroll container, and `scroll_next_screen` reading a
 //! page or a container a screen at a time, each thing new reported once.
 //!

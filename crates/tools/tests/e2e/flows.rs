@@ -1,4 +1,4 @@
-//! Flows (SPEC §21): an agent-style session on the demo shop (sign in, add two items,
+//! Flows (docs/faces.md#flows): an agent-style session on the demo shop (sign in, add two items,
 //! check out, each with an expect) is exported and replayed on fresh tasks — as it
 //! was, on a site that re-ordered its products and changed every element id, and on
 //! sites whose button was renamed or whose price changed, where the replay must stop at
@@ -432,7 +432,7 @@ async fn an_identity_shared_by_two_elements_is_resolved_only_by_its_full_identit
         }),
         ..tools::CallOptions::default()
     };
-    // The whole identity, its place among equals included (SPEC §5.2), names one.
+    // The whole identity, its place among equals included (docs/observation.md#refs), names one.
     let second = h
         .engine
         .call_with(

@@ -1,4 +1,4 @@
-//! Hostile pages (SPEC §16): a page that writes as if it were candor never gets its words
+//! Hostile pages (docs/security.md): a page that writes as if it were candor never gets its words
 //! outside the fence of the text form, nor into a `message`; a field the one definition
 //! of a secret names never leaves the page, whatever reads or keeps it; a recorded
 //! session keeps none of the secrets that passed through the browser.

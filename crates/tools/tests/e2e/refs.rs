@@ -1,4 +1,4 @@
-//! Refs never name a different element (SPEC §5.2): a ref follows its DOM node; a new
+//! Refs never name a different element (docs/observation.md#refs): a ref follows its DOM node; a new
 //! element takes an old ref only as the same thing re-rendered; otherwise `STALE_REF`.
 
 use serde_json::{Value, json};

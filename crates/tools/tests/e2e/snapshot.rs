@@ -1,4 +1,4 @@
-//! Element snapshots, refs, find, diff, markdown, frames and shadow roots (SPEC §5).
+//! Element snapshots, refs, find, diff, markdown, frames and shadow roots (docs/observation.md).
 
 use serde_json::{Value, json};
 

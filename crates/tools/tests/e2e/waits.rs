@@ -232,7 +232,7 @@ async fn a_wait_cut_short_by_its_command_deadline_is_command_timeout() {
         .await
         .to_json();
     let took = started.elapsed();
-    // The command's deadline ended it, so that is what is reported (SPEC §7), at the
+    // The command's deadline ended it, so that is what is reported (docs/waiting.md#deadlines), at the
     // deadline and not before; the wait dispatched nothing.
     assert_eq!(envelope["code"], "COMMAND_TIMEOUT", "{envelope:#}");
     assert!(message(&envelope).contains("#never"), "{envelope:#}");
