@@ -29,7 +29,6 @@ mod task;
 mod url_policy;
 mod viewport;
 mod wait;
-mod world;
 
 pub use actions::{
     ActFailure, ActOptions, ActOutcome, Action, InvalidPressPause, PressPause, ResponseWatch,

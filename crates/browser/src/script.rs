@@ -121,7 +121,7 @@ macro_rules! script {
 pub(crate) use script;
 
 /// An execution context: its id, and the id unique across processes when known (which
-/// world's it is, `world.rs` keeps).
+/// world's it is, `tab/world.rs` keeps).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Context {
     pub id: i64,

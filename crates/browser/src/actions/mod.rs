@@ -442,7 +442,7 @@ impl Tab {
     }
 
     /// Calls a page-side script with `this` bound to the DOM node `backend_id`, in
-    /// candor's world (see `world.rs`): what it reads is the browser's, not the page's.
+    /// candor's world (see `tab/world.rs`): what it reads is the browser's, not the page's.
     pub(crate) async fn call_on_node<R: serde::de::DeserializeOwned>(
         &self,
         session: &cdp::Session,

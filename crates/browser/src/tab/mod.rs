@@ -7,6 +7,7 @@
 
 mod events;
 mod navigation;
+mod world;
 
 pub(crate) mod control;
 pub(crate) mod dialogs;
@@ -117,7 +118,7 @@ pub(crate) struct TabShared {
     /// The browser's control renderer, against which an unanswered probe is judged.
     pub(crate) control: Arc<crate::tab::control::Control>,
     /// candor's world in each out-of-process frame, made on first use (`world.rs`).
-    pub(crate) frame_worlds: crate::world::FrameWorlds,
+    pub(crate) frame_worlds: world::FrameWorlds,
 }
 
 /// A tab of a task. Cheap to clone.
@@ -173,7 +174,7 @@ impl Tab {
             ),
             viewport: std::sync::Mutex::default(),
             control: browser.control(),
-            frame_worlds: crate::world::FrameWorlds::default(),
+            frame_worlds: world::FrameWorlds::default(),
         });
         let followed = Arc::downgrade(&shared);
         session.connection().on_events(
