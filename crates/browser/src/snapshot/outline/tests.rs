@@ -2,6 +2,7 @@
 //! builds the nodes an observation would hold and checks the outline.
 
 use super::*;
+use crate::snapshot::capture::Sep;
 use proptest::prelude::*;
 
 /// A node tree written compactly: (role, name, bounds, children).
@@ -993,10 +994,10 @@ fn an_elements_container_path_hashes_to_its_identitys_container() {
     );
 }
 
-#[path = "outline_geometry_tests.rs"]
+#[path = "geometry_tests.rs"]
 mod geometry;
 
-#[path = "markdown_tests.rs"]
+#[path = "../markdown_tests.rs"]
 mod markdown;
 
 /// A page nests as deep as it likes: a tree 100,000 levels deep is outlined, packed,
