@@ -888,3 +888,26 @@ fn a_configured_archive_folder_holds_each_tasks_archive() {
         "not in the state folder"
     );
 }
+
+#[test]
+fn chromium_prints_the_browser_candor_launches_and_refuses_a_named_file_that_is_not_one() {
+    let shell = Shell::new();
+    let found = shell.run(&["chromium"]);
+    assert_eq!(found.code, 0, "{found:?}");
+    assert_eq!(
+        found.stdout,
+        format!("{}\n", test_support::chromium().display()),
+        "{found:?}"
+    );
+
+    let plain = shell.state.path().join("not-chromium");
+    std::fs::write(&plain, "").unwrap();
+    let plain_arg = plain.to_str().unwrap();
+    let refused = shell.run(&["--chromium", plain_arg, "chromium"]);
+    assert_eq!(refused.code, 64, "{refused:?}");
+    assert_eq!(refused.stdout, "", "{refused:?}");
+    assert!(
+        refused.stderr.contains(plain_arg) && refused.stderr.contains("not an executable"),
+        "{refused:?}"
+    );
+}
