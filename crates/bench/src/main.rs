@@ -55,7 +55,7 @@ struct BrowserArgs {
     /// Attach to a running Chromium (`ws://…` or `http://host:port`) instead of launching one.
     #[arg(long, value_name = "URL")]
     cdp: Option<String>,
-    /// The Chromium executable (default: $CANDOR_CHROMIUM, /usr/bin/chromium, PATH).
+    /// The Chromium executable (default: the one `candor chromium` prints).
     #[arg(long, value_name = "PATH")]
     chromium: Option<PathBuf>,
     /// Show the browser window (needs a display).

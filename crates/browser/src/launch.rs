@@ -5,6 +5,7 @@
 //! exit kills the whole group and removes the fresh user-data-dir.
 
 use std::collections::VecDeque;
+use std::ffi::{OsStr, OsString};
 use std::io::{BufRead, BufReader};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::process::CommandExt;
@@ -34,29 +35,66 @@ impl Default for LaunchOptions {
     }
 }
 
-/// `CANDOR_CHROMIUM`, then `/usr/bin/chromium`, then the usual names on `PATH`.
+impl LaunchOptions {
+    /// The Chromium a launch with these options runs: the executable given, when it is
+    /// one, else the one [`find_chromium`] finds.
+    pub fn chromium(&self) -> Result<PathBuf, Error> {
+        match &self.executable {
+            Some(path) if is_executable(path) => Ok(path.clone()),
+            Some(path) => Err(Error::Launch {
+                executable: path.clone(),
+                reason: "it is not an executable file".into(),
+            }),
+            None => find_chromium(),
+        }
+    }
+}
+
+/// The place Debian's `chromium` package installs its executable, tried before `PATH`.
+const DEBIAN_CHROMIUM: &str = "/usr/bin/chromium";
+
+/// The executable names tried on `PATH`, in order: what Debian, Ubuntu and Google's
+/// packages install. This is the one list of them: the tests (`test_support::chromium`)
+/// and the scripts (`scripts/ensure-chromium` runs `candor chromium`) ask this finder
+/// rather than keep their own, so a machine with only one of these names runs candor,
+/// its tests and its scripts alike.
+const CHROMIUM_NAMES: &[&str] = &[
+    "chromium",
+    "chromium-browser",
+    "google-chrome",
+    "google-chrome-stable",
+];
+
+/// `CANDOR_CHROMIUM` when it is set (an error when it names no executable file: it was
+/// asked for, and another browser in its place would surprise), else
+/// `/usr/bin/chromium`, else the first of `chromium`, `chromium-browser`, `google-chrome`
+/// and `google-chrome-stable` on `PATH`.
 pub fn find_chromium() -> Result<PathBuf, Error> {
-    let mut searched = Vec::new();
-    if let Some(path) = std::env::var_os("CANDOR_CHROMIUM") {
+    find_in(
+        std::env::var_os("CANDOR_CHROMIUM"),
+        Path::new(DEBIAN_CHROMIUM),
+        &std::env::var_os("PATH").unwrap_or_default(),
+    )
+}
+
+/// [`find_chromium`] given the value of `CANDOR_CHROMIUM`, the fixed place and `PATH`.
+fn find_in(named: Option<OsString>, fixed: &Path, path_var: &OsStr) -> Result<PathBuf, Error> {
+    if let Some(path) = named.filter(|v| !v.is_empty()) {
         let path = PathBuf::from(path);
         if is_executable(&path) {
             return Ok(path);
         }
-        searched.push(path);
+        return Err(Error::Launch {
+            executable: path,
+            reason: "CANDOR_CHROMIUM names it, and it is not an executable file".into(),
+        });
     }
-    let fixed = PathBuf::from("/usr/bin/chromium");
-    if is_executable(&fixed) {
-        return Ok(fixed);
+    if is_executable(fixed) {
+        return Ok(fixed.to_path_buf());
     }
-    searched.push(fixed);
-    let path_var = std::env::var_os("PATH").unwrap_or_default();
-    for name in [
-        "chromium",
-        "chromium-browser",
-        "google-chrome",
-        "google-chrome-stable",
-    ] {
-        for dir in std::env::split_paths(&path_var) {
+    let mut searched = vec![fixed.to_path_buf()];
+    for name in CHROMIUM_NAMES {
+        for dir in std::env::split_paths(path_var) {
             let candidate = dir.join(name);
             if is_executable(&candidate) {
                 return Ok(candidate);
@@ -70,8 +108,7 @@ pub fn find_chromium() -> Result<PathBuf, Error> {
 fn is_executable(path: &Path) -> bool {
     use std::os::unix::fs::PermissionsExt;
     path.metadata()
-        .map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-        .unwrap_or(false)
+        .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
 /// Switches every launch gets, beside [`QUIET_ARGS`]: the pipe, no first window, and no
@@ -138,10 +175,7 @@ pub(crate) struct PipeEnds {
 
 impl ChromiumProcess {
     pub(crate) fn spawn(options: &LaunchOptions) -> Result<(Self, PipeEnds), Error> {
-        let executable = match &options.executable {
-            Some(path) => path.clone(),
-            None => find_chromium()?,
-        };
+        let executable = options.chromium()?;
         let launch_error = |reason: String| Error::Launch {
             executable: executable.clone(),
             reason,
@@ -285,4 +319,123 @@ fn pipe() -> std::io::Result<(OwnedFd, OwnedFd)> {
     }
     // SAFETY: pipe2 succeeded, so both are fresh descriptors that we own.
     Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A directory holding an executable (or, with `mode` 0o644, a plain file) per name.
+    fn dir_with(names: &[&str], mode: u32) -> tempfile::TempDir {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        for name in names {
+            let path = dir.path().join(name);
+            std::fs::write(&path, "#!/bin/sh\n").unwrap();
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode)).unwrap();
+        }
+        dir
+    }
+
+    #[test]
+    fn a_machine_with_only_google_chrome_stable_on_path_finds_it() {
+        let empty = tempfile::tempdir().unwrap();
+        let bin = dir_with(&["google-chrome-stable"], 0o755);
+        let path_var = std::env::join_paths([empty.path(), bin.path()]).unwrap();
+        let found = find_in(None, &empty.path().join("chromium"), &path_var).unwrap();
+        assert_eq!(found, bin.path().join("google-chrome-stable"));
+    }
+
+    #[test]
+    fn each_name_is_tried_on_every_path_entry_before_the_next_name() {
+        let first = dir_with(&["google-chrome"], 0o755);
+        let second = dir_with(&["chromium-browser"], 0o755);
+        let path_var = std::env::join_paths([first.path(), second.path()]).unwrap();
+        let none = first.path().join("no-such-chromium");
+        let found = find_in(None, &none, &path_var).unwrap();
+        assert_eq!(found, second.path().join("chromium-browser"));
+    }
+
+    #[test]
+    fn the_fixed_place_comes_before_path_and_candor_chromium_before_both() {
+        let fixed = dir_with(&["chromium"], 0o755);
+        let named = dir_with(&["my-chrome"], 0o755);
+        let bin = dir_with(&["chromium"], 0o755);
+        let fixed_path = fixed.path().join("chromium");
+        assert_eq!(
+            find_in(None, &fixed_path, bin.path().as_os_str()).unwrap(),
+            fixed_path
+        );
+        let mine = named.path().join("my-chrome");
+        assert_eq!(
+            find_in(
+                Some(mine.clone().into()),
+                &fixed_path,
+                bin.path().as_os_str()
+            )
+            .unwrap(),
+            mine
+        );
+    }
+
+    #[test]
+    fn an_empty_candor_chromium_counts_as_unset() {
+        let fixed = dir_with(&["chromium"], 0o755);
+        let fixed_path = fixed.path().join("chromium");
+        let found = find_in(Some(OsString::new()), &fixed_path, OsStr::new("")).unwrap();
+        assert_eq!(found, fixed_path);
+    }
+
+    #[test]
+    fn a_candor_chromium_that_is_no_executable_is_an_error_naming_it_not_another_browser() {
+        let fixed = dir_with(&["chromium"], 0o755);
+        let plain = dir_with(&["chromium"], 0o644);
+        for named in [plain.path().join("chromium"), plain.path().to_path_buf()] {
+            let err = find_in(
+                Some(named.clone().into()),
+                &fixed.path().join("chromium"),
+                OsStr::new(""),
+            )
+            .unwrap_err();
+            let Error::Launch { executable, reason } = &err else {
+                panic!("{err:?}");
+            };
+            assert_eq!(executable, &named);
+            assert!(reason.contains("CANDOR_CHROMIUM"), "{err}");
+        }
+    }
+
+    #[test]
+    fn no_browser_anywhere_names_every_place_looked_at() {
+        let empty = tempfile::tempdir().unwrap();
+        let not_executable = dir_with(CHROMIUM_NAMES, 0o644);
+        let fixed = empty.path().join("chromium");
+        let err = find_in(None, &fixed, not_executable.path().as_os_str()).unwrap_err();
+        let Error::ChromiumNotFound { searched } = &err else {
+            panic!("{err:?}");
+        };
+        let mut expected = vec![fixed];
+        expected.extend(
+            CHROMIUM_NAMES
+                .iter()
+                .map(|name| PathBuf::from(format!("{name} on PATH"))),
+        );
+        assert_eq!(searched, &expected);
+    }
+
+    #[test]
+    fn an_executable_given_is_launched_only_when_it_is_one() {
+        let bin = dir_with(&["chrome"], 0o755);
+        let given = |path: PathBuf| LaunchOptions {
+            executable: Some(path),
+            ..LaunchOptions::default()
+        };
+        let chrome = bin.path().join("chrome");
+        assert_eq!(given(chrome.clone()).chromium().unwrap(), chrome);
+        let err = given(bin.path().to_path_buf()).chromium().unwrap_err();
+        assert!(
+            matches!(&err, Error::Launch { executable, .. } if executable == bin.path()),
+            "{err:?}"
+        );
+    }
 }

@@ -214,7 +214,7 @@ macro_rules! bounds {
 }
 
 keys! {
-    /// The Chromium executable (unset: /usr/bin/chromium, then PATH).
+    /// The Chromium executable (unset: the one `candor chromium` finds).
     chromium: Option<PathBuf> = None,
         "chromium", "CANDOR_CHROMIUM", "chromium";
     /// Run Chromium headless (--headed is --headless=false).

@@ -68,6 +68,10 @@ enum Command {
     Serve(serve::ServeArgs),
     /// Print the effective configuration and where each value came from.
     Config,
+    /// Print the Chromium executable candor launches (the `chromium` key's, else the one
+    /// found), or say why there is none: exit 1 when none is found (installing one helps),
+    /// 64 when the one named is not an executable.
+    Chromium,
     #[command(flatten)]
     Verb(Box<verbs::Verb>),
 }
@@ -214,6 +218,7 @@ fn main() -> ExitCode {
             }
             return ExitCode::SUCCESS;
         }
+        Command::Chromium => return print_chromium(&browser.settings),
         command => command,
     };
     match start(Cli {
@@ -226,6 +231,28 @@ fn main() -> ExitCode {
             // The cause chain on one line; a backtrace is for bugs, not bad input.
             eprintln!("candor: {err:#}");
             ExitCode::FAILURE
+        }
+    }
+}
+
+/// `candor chromium`: the scripts ask this rather than search for a browser themselves,
+/// so the finder ([`browser::find_chromium`]) and its list of names stay one.
+fn print_chromium(settings: &config::Config) -> ExitCode {
+    let launch = LaunchOptions {
+        executable: settings.chromium.clone(),
+        ..LaunchOptions::default()
+    };
+    match launch.chromium() {
+        Ok(path) => {
+            println!("{}", path.display());
+            ExitCode::SUCCESS
+        }
+        Err(err) => {
+            eprintln!("candor: {err}");
+            match err {
+                browser::Error::ChromiumNotFound { .. } => ExitCode::FAILURE,
+                _ => ExitCode::from(verbs::EXIT_USAGE),
+            }
         }
     }
 }
@@ -257,7 +284,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             result
         }
         Command::Serve(args) => serve::run(&cli.browser, args).await,
-        Command::Verb(_) | Command::Config => {
+        Command::Verb(_) | Command::Config | Command::Chromium => {
             anyhow::bail!("a CLI verb is run without the async runtime")
         }
     }

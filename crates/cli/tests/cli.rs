@@ -856,35 +856,63 @@ fn a_block_listed_origin_is_refused_naming_its_rule_and_the_tab_stays_where_it_w
 fn a_configured_archive_folder_holds_each_tasks_archive() {
     let shell = Shell::new();
     let archives = shell.state.path().join("archives");
-    let opened = Run::from(
-        shell
-            .command(&["--id", "k", "open", &shell.url("second.html")])
-            .env("CANDOR_ARCHIVE_DIR", &archives)
-            .env("CANDOR_KEEP_ARCHIVE", "true")
-            .output()
-            .unwrap(),
-    );
-    assert_eq!(opened.code, 0, "{opened:?}");
-    assert_eq!(shell.run(&["--id", "k", "snapshot"]).code, 0);
-    let recalled = shell.json(&["--id", "k", "recall"]);
-    assert!(
-        !recalled["data"]["observations"]
-            .as_array()
+    // The first call starts the daemon with this environment; the tasks share it.
+    for task in ["k", "m"] {
+        let opened = Run::from(
+            shell
+                .command(&["--id", task, "open", &shell.url("second.html")])
+                .env("CANDOR_ARCHIVE_DIR", &archives)
+                .env("CANDOR_KEEP_ARCHIVE", "true")
+                .output()
+                .unwrap(),
+        );
+        assert_eq!(opened.code, 0, "{task}: {opened:?}");
+        assert_eq!(shell.run(&["--id", task, "snapshot"]).code, 0, "{task}");
+        let recalled = shell.json(&["--id", task, "recall"]);
+        assert!(
+            !recalled["data"]["observations"]
+                .as_array()
+                .unwrap()
+                .is_empty(),
+            "{task}: {recalled:#}"
+        );
+    }
+    for task in ["k", "m"] {
+        assert_eq!(shell.run(&["stop", task]).code, 0, "{task}");
+        let kept: Vec<PathBuf> = std::fs::read_dir(archives.join(task))
             .unwrap()
-            .is_empty(),
-        "{recalled:#}"
+            .map(|entry| entry.unwrap().path())
+            .collect();
+        assert!(
+            kept.iter().any(|path| path.ends_with("archive.sqlite3")),
+            "{task}: {kept:?}"
+        );
+        assert!(
+            !shell.state.path().join("tasks").join(task).exists(),
+            "{task}: not in the state folder"
+        );
+    }
+}
+
+#[test]
+fn chromium_prints_the_browser_candor_launches_and_refuses_a_named_file_that_is_not_one() {
+    let shell = Shell::new();
+    let found = shell.run(&["chromium"]);
+    assert_eq!(found.code, 0, "{found:?}");
+    assert_eq!(
+        found.stdout,
+        format!("{}\n", test_support::chromium().display()),
+        "{found:?}"
     );
-    assert_eq!(shell.run(&["stop", "k"]).code, 0);
-    let kept: Vec<PathBuf> = std::fs::read_dir(archives.join("k"))
-        .unwrap()
-        .map(|entry| entry.unwrap().path())
-        .collect();
+
+    let plain = shell.state.path().join("not-chromium");
+    std::fs::write(&plain, "").unwrap();
+    let plain_arg = plain.to_str().unwrap();
+    let refused = shell.run(&["--chromium", plain_arg, "chromium"]);
+    assert_eq!(refused.code, 64, "{refused:?}");
+    assert_eq!(refused.stdout, "", "{refused:?}");
     assert!(
-        kept.iter().any(|path| path.ends_with("archive.sqlite3")),
-        "{kept:?}"
-    );
-    assert!(
-        !shell.state.path().join("tasks").join("k").exists(),
-        "not in the state folder"
+        refused.stderr.contains(plain_arg) && refused.stderr.contains("not an executable"),
+        "{refused:?}"
     );
 }

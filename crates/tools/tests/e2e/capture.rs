@@ -156,6 +156,7 @@ async fn every_preset_reports_the_size_it_delivers() {
     h.ok("navigate", json!({ "url": h.url("media-query.html") }))
         .await;
     for (preset, page) in [
+        (json!({ "preset": "phone" }), (390, 844)),
         (json!({ "preset": "tablet" }), (834, 1112)),
         (json!({ "preset": "desktop" }), (1280, 800)),
         (

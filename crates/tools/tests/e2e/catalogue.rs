@@ -92,7 +92,10 @@ async fn page_text_is_fenced_in_every_tools_text_form_wherever_it_sits() {
     let h = Harness::with(|options| options.enable_eval = true);
     h.ok("navigate", json!({ "url": h.url("act-form.html") }))
         .await;
+    let again = h.url("act-form.html?again");
     let cases = [
+        // navigate's page: its title.
+        ("navigate", json!({ "url": again }), "Act form"),
         // find's match text and name were printed inline.
         ("find", json!({ "text": "Not submitted" }), "Not submitted"),
         // act's diff, and the element's name.
@@ -113,6 +116,12 @@ async fn page_text_is_fenced_in_every_tools_text_form_wherever_it_sits() {
             "Submitted",
         ),
         ("snapshot", json!({ "mode": "text" }), "Submitted"),
+        // tabs' list: each tab's title.
+        ("tabs", json!({}), "Act form"),
+        // form_state's values and option labels.
+        ("form_state", json!({}), "Red"),
+        // recall's excerpts of what was archived.
+        ("recall", json!({ "query": "Submitted" }), "Submitted"),
     ];
     for (tool, params, page_text) in cases {
         let envelope = h.envelope(tool, params).await;

@@ -340,6 +340,7 @@ async fn js_conditions_with_every_matcher() {
         json!({ "js": "window.nothing", "equals": null }),
         json!({ "js": "Promise.resolve(7)", "equals": 7 }),
         json!({ "js": "document.querySelector('#late')" }),
+        json!({ "js": "window.state.done", "truthy": true }),
     ];
     for params in cases {
         let mut params = params;
