@@ -1,4 +1,4 @@
-//! The seeds' remaining promises: an upload's response, human-paced pointer
+//! Promises that were kept without a test of their own: an upload's response, human-paced pointer
 //! input, and promises that had code but no test — a ref relocated to its unique stand-in,
 //! `fill` read back inside a cross-origin frame. (A storm of dialogs is in `faults.rs`;
 //! `TARGET_CRASHED` then `reload` too.)
