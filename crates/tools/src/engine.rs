@@ -354,7 +354,7 @@ impl Engine {
         let result = match catalogue::find(method) {
             _ if locked => Err(crate::handoff::handoff_locked(&self.options.task_id)),
             _ if open.is_some() => Err(circuit_open(&self.options.task_id, open)),
-            Some(tool) if tool.name != "act" && options.target.is_some() => {
+            Some(tool) if !tool.policy.takes_target && options.target.is_some() => {
                 Err(ToolError::invalid_params(format!(
                     "{method} acts on no element: it takes no target"
                 )))

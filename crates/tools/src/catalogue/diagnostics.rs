@@ -4,7 +4,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{Annotations, PageGuard, ToolSpec};
+use super::{Annotations, PageGuard, Policy, ToolSpec};
 use crate::engine::{ActiveCommand, Ctx};
 use crate::error::ToolError;
 use crate::journal::CommandRecord;
@@ -51,10 +51,15 @@ struct ArchiveOut {
     last_failure: Option<String>,
 }
 
-pub(crate) struct Diagnostics;
+/// The `diagnostics` tool.
+pub struct Diagnostics;
 
 impl ToolSpec for Diagnostics {
     const NAME: &'static str = "diagnostics";
+    const POLICY: Policy = Policy {
+        during_handoff: true,
+        ..Policy::PLAIN
+    };
     const PAGE_GUARD: PageGuard = PageGuard::Off;
     const ANNOTATIONS: Annotations = Annotations {
         open_world: false,

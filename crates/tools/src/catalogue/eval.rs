@@ -9,7 +9,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{Annotations, PageGuard, ToolSpec};
+use super::{Annotations, PageGuard, Policy, ToolSpec};
 use crate::engine::Ctx;
 use crate::envelope::ActionStatus;
 use crate::error::{Code, ToolError};
@@ -45,7 +45,8 @@ pub(crate) struct Output {
     note: Option<String>,
 }
 
-pub(crate) struct Eval;
+/// The `eval` tool.
+pub struct Eval;
 
 /// The refusal when eval is off; `what` is what needed it.
 pub(crate) fn disabled(what: &str) -> ToolError {
@@ -60,6 +61,7 @@ pub(crate) fn disabled(what: &str) -> ToolError {
 
 impl ToolSpec for Eval {
     const NAME: &'static str = "eval";
+    const POLICY: Policy = Policy::STEP;
     const PAGE_GUARD: PageGuard = PageGuard::Reads;
     const ANNOTATIONS: Annotations = Annotations {
         title: "Run JavaScript",

@@ -4,7 +4,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{Annotations, PageGuard, ToolSpec};
+use super::{Annotations, Archived, PageGuard, Policy, ToolSpec};
 use crate::engine::Ctx;
 use crate::error::ToolError;
 use crate::untrusted::PageText;
@@ -44,10 +44,15 @@ pub(crate) struct Output {
     total: usize,
 }
 
-pub(crate) struct Find;
+/// The `find` tool.
+pub struct Find;
 
 impl ToolSpec for Find {
     const NAME: &'static str = "find";
+    const POLICY: Policy = Policy {
+        archive: Archived::Data,
+        ..Policy::PLAIN
+    };
     const PAGE_GUARD: PageGuard = PageGuard::Reads;
     const ANNOTATIONS: Annotations = Annotations::reads("Find on the page");
     const DESCRIPTION: &'static str =

@@ -7,7 +7,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{Annotations, PageGuard, ToolSpec};
+use super::{Annotations, PageGuard, Policy, ToolSpec};
 use crate::engine::{Ctx, lock};
 use crate::error::{Code, ToolError};
 use crate::handoff::Mode;
@@ -53,10 +53,16 @@ pub(crate) struct Output {
     summary: Option<PageValue>,
 }
 
-pub(crate) struct Handoff;
+/// The `handoff` tool.
+pub struct Handoff;
 
 impl ToolSpec for Handoff {
     const NAME: &'static str = "handoff";
+    // A hand-off belongs to its task: no replay could restore it.
+    const POLICY: Policy = Policy {
+        during_handoff: true,
+        ..Policy::PLAIN
+    };
     // The person drives the page meanwhile; this tool never touches it.
     const PAGE_GUARD: PageGuard = PageGuard::Off;
     const ANNOTATIONS: Annotations = Annotations {

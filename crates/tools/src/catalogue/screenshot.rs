@@ -8,7 +8,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::viewport::{PresetName, preset};
-use super::{Annotations, PageGuard, ToolSpec};
+use super::{Annotations, PageGuard, Policy, ToolSpec};
 use crate::engine::Ctx;
 use crate::envelope::Image;
 use crate::error::ToolError;
@@ -72,10 +72,12 @@ pub(crate) struct Output {
 
 const MAX_WIDTHS: std::ops::RangeInclusive<u32> = crate::defaults::SCREENSHOT_MAX_WIDTH;
 
-pub(crate) struct Screenshot;
+/// The `screenshot` tool.
+pub struct Screenshot;
 
 impl ToolSpec for Screenshot {
     const NAME: &'static str = "screenshot";
+    const POLICY: Policy = Policy::PLAIN;
     const PAGE_GUARD: PageGuard = PageGuard::Reads;
     const ANNOTATIONS: Annotations = Annotations::reads("Screenshot");
     const DESCRIPTION: &'static str = "Capture the viewport, or one element, as an image.";

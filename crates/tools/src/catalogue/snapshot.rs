@@ -5,7 +5,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{Annotations, PageGuard, ToolSpec};
+use super::{Annotations, Archived, PageGuard, Policy, ToolSpec};
 use crate::engine::Ctx;
 use crate::error::ToolError;
 use crate::untrusted::{PageText, PageValue};
@@ -307,10 +307,15 @@ fn summarise(items: &[Structured]) -> String {
     )
 }
 
-pub(crate) struct Snapshot;
+/// The `snapshot` tool.
+pub struct Snapshot;
 
 impl ToolSpec for Snapshot {
     const NAME: &'static str = "snapshot";
+    const POLICY: Policy = Policy {
+        archive: Archived::Read,
+        ..Policy::PLAIN
+    };
     const PAGE_GUARD: PageGuard = PageGuard::Reads;
     const ANNOTATIONS: Annotations = Annotations::reads("Read the page");
     const DESCRIPTION: &'static str = "Read the page as elements (a tree with [refs], viewport first), text, markdown, html or data.";
@@ -327,7 +332,7 @@ impl ToolSpec for Snapshot {
                 "mode",
                 "tokens",
                 "chars",
-                "viewport",
+                "viewport", // not a tool name
                 "scroll",
                 "elementsShown",
                 "refs",
