@@ -72,7 +72,7 @@ pub(crate) struct Params {
     /// Wait for the tab it opens.
     #[serde(default)]
     expect_popup: bool,
-    /// Max ms to settle after (default 1000).
+    /// Max ms to settle after (default {settleMs}).
     settle_ms: Option<u64>,
     /// Max ms to wait for the target (default 1000).
     action_timeout_ms: Option<u64>,

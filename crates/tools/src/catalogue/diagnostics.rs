@@ -13,7 +13,6 @@ use crate::journal::CommandRecord;
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub(crate) struct Params {
     // Undescribed in the schema: the name says it (see SELF_EVIDENT in catalogue/mod.rs).
-    #[schemars(range(min = 1, max = 100))]
     limit: Option<usize>,
 }
 

@@ -24,7 +24,6 @@ pub(crate) struct Params {
     /// An expression (promises awaited) or a function body (return).
     expression: String,
     /// Of the JSON value (default 20000).
-    #[schemars(range(min = 1, max = 200000))]
     max_chars: Option<usize>,
     // No description: `tabId` is every tool's, said once in the MCP instructions.
     tab_id: Option<String>,

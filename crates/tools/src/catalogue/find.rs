@@ -19,7 +19,6 @@ pub(crate) struct Params {
     /// With role: name contains, any case.
     name: Option<String>,
     // Undescribed in the schema: the name says it (see SELF_EVIDENT in catalogue/mod.rs).
-    #[schemars(range(min = 1, max = 200))]
     limit: Option<usize>,
     // No description: `tabId` is every tool's, said once in the MCP instructions.
     tab_id: Option<String>,

@@ -10,6 +10,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
+use crate::defaults::CallDefaults;
 use crate::engine::Ctx;
 use crate::error::ToolError;
 
@@ -40,7 +41,12 @@ type Handler = for<'a, 'b> fn(&'a mut Ctx<'b>, Value) -> BoxFuture<'a, Result<Va
 pub struct ToolDef {
     pub name: &'static str,
     pub description: &'static str,
+    /// The JSON Schema of its params, its descriptions citing the built-in defaults
+    /// (a running engine lists [`ToolDef::input_schema_for`] its own).
     pub input_schema: Value,
+    /// The same, its descriptions citing defaults by configuration key
+    /// (`{snapshotMaxTokens}`).
+    schema_template: Value,
     /// The JSON Schema of the envelope this tool returns, `data` held to its output.
     pub output_schema: Value,
     /// How the tool stands to the world (MCP's tool annotations).
@@ -212,11 +218,43 @@ pub(crate) trait ToolSpec {
     ) -> impl Future<Output = Result<Self::Output, ToolError>> + Send + 'a;
 }
 
+impl ToolDef {
+    /// The JSON Schema of its params as an engine with `defaults` runs them: each default
+    /// a description cites is the one configured.
+    pub fn input_schema_for(&self, defaults: &CallDefaults) -> Value {
+        let mut schema = self.schema_template.clone();
+        fill_descriptions(&mut schema, defaults);
+        schema
+    }
+}
+
+/// Every `description` in `schema` with the defaults it cites filled in.
+fn fill_descriptions(schema: &mut Value, defaults: &CallDefaults) {
+    match schema {
+        Value::Object(map) => {
+            for (key, value) in map.iter_mut() {
+                match value {
+                    Value::String(text) if key == "description" => *text = defaults.fill(text),
+                    _ => fill_descriptions(value, defaults),
+                }
+            }
+        }
+        Value::Array(items) => items
+            .iter_mut()
+            .for_each(|item| fill_descriptions(item, defaults)),
+        _ => {}
+    }
+}
+
 fn define<T: ToolSpec + 'static>() -> ToolDef {
+    let schema_template = crate::schema::params_schema::<T::Params>();
+    let mut input_schema = schema_template.clone();
+    fill_descriptions(&mut input_schema, &CallDefaults::default());
     ToolDef {
         name: T::NAME,
         description: T::DESCRIPTION,
-        input_schema: crate::schema::params_schema::<T::Params>(),
+        input_schema,
+        schema_template,
         output_schema: crate::schema::output_schema::<T::Output>(),
         annotations: T::ANNOTATIONS,
         brief: T::brief,
@@ -422,6 +460,39 @@ mod tests {
             }
         }
         assert!(typed > 0);
+    }
+
+    /// A description cites only defaults the configuration has, and a configured one is
+    /// what it reads.
+    #[test]
+    fn descriptions_cite_the_configured_defaults() {
+        let configured = CallDefaults {
+            snapshot_max_tokens: 8_000,
+            read_max_chars: 50_001,
+            screenshot_max_width: 801,
+            settle: std::time::Duration::from_millis(2_502),
+        };
+        for tool in catalogue() {
+            for schema in [&tool.input_schema, &tool.input_schema_for(&configured)] {
+                let text = schema.to_string();
+                assert!(!text.contains("(default {"), "{}: {text}", tool.name);
+            }
+        }
+        let snapshot = find(tool::Snapshot::NAME).expect("snapshot");
+        let described = |schema: &Value, key: &str| {
+            schema["properties"][key]["description"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string()
+        };
+        let listed = snapshot.input_schema_for(&configured);
+        assert!(described(&listed, "maxTokens").contains("(default 8000)"));
+        assert!(described(&listed, "maxChars").contains("(default 50001)"));
+        assert!(described(&listed, "settleMs").contains("(default 2502)"));
+        assert!(described(&snapshot.input_schema, "maxTokens").contains("(default 4096)"));
+        let screenshot = find(tool::Screenshot::NAME).expect("screenshot");
+        let listed = screenshot.input_schema_for(&configured);
+        assert!(described(&listed, "maxWidth").contains("(default 801)"));
     }
 
     #[test]

@@ -30,7 +30,6 @@ pub(crate) struct Params {
     /// Chars or items to skip.
     offset: Option<usize>,
     /// Chars (default 4000) or items (default 20).
-    #[schemars(range(min = 1, max = 12000))]
     limit: Option<usize>,
 }
 

@@ -30,10 +30,8 @@ pub(crate) struct Params {
     #[serde(default)]
     format: Format,
     // Undescribed in the schema: the name says it (see SELF_EVIDENT in catalogue/mod.rs).
-    #[schemars(range(max = 100))]
     quality: Option<u8>,
-    /// Max side px (default 1568).
-    #[schemars(range(min = 64, max = 7680))]
+    /// Max side px (default {screenshotMaxWidth}).
     max_width: Option<u32>,
     // No description: `tabId` is every tool's, said once in the MCP instructions.
     tab_id: Option<String>,

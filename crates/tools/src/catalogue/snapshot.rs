@@ -20,16 +20,14 @@ pub(crate) struct Params {
     /// data: JSON-LD, microdata, meta.
     #[serde(default)]
     mode: Mode,
-    /// elements: budget (default 4096).
-    #[schemars(range(min = 100, max = 200000))]
+    /// elements: budget (default {snapshotMaxTokens}).
     max_tokens: Option<usize>,
-    /// text/markdown/html: budget (default 20000).
-    #[schemars(range(min = 1, max = 2000000))]
+    /// text/markdown/html: budget (default {readMaxChars}).
     max_chars: Option<usize>,
     /// elements: only lines changed since the last.
     #[serde(default)]
     diff: bool,
-    /// Max ms to settle first (default 1000).
+    /// Max ms to settle first (default {settleMs}).
     settle_ms: Option<u64>,
     // No description: `tabId` is every tool's, said once in the MCP instructions.
     tab_id: Option<String>,

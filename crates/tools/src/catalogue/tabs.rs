@@ -23,7 +23,6 @@ pub(crate) struct Params {
     /// wait_new: tab count before.
     baseline: Option<usize>,
     /// wait_new: default 5000.
-    #[schemars(range(min = 1, max = 120000))]
     timeout_ms: Option<u64>,
 }
 

@@ -31,7 +31,6 @@ pub(crate) struct Params {
     #[serde(flatten)]
     condition: ConditionParams,
     /// Default 5000.
-    #[schemars(range(min = 1, max = 900000))]
     timeout_ms: Option<u64>,
     /// Or in seconds (not listed: one spelling in the schema is enough for a model).
     #[schemars(skip)]
