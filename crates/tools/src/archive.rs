@@ -24,9 +24,9 @@ use rusqlite::{Connection, OptionalExtension, params};
 use serde_json::Value;
 
 use crate::catalogue::Archived;
-use crate::engine::lock;
 use crate::envelope::{Envelope, Status};
 use crate::folders;
+use crate::mutex::lock;
 
 /// The archive's file, in its folder.
 pub const ARCHIVE_FILE: &str = "archive.sqlite3";

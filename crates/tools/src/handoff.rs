@@ -14,9 +14,10 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::catalogue::{Noted, tool};
-use crate::engine::{CallOptions, Engine, lock};
+use crate::engine::{CallOptions, Engine};
 use crate::envelope::Envelope;
 use crate::error::{Code, ToolError};
+use crate::mutex::lock;
 
 /// The deadline of each browser step the hand-off itself takes (grants, lists).
 const PERSON_STEP: Duration = Duration::from_secs(10);

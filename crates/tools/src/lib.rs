@@ -18,6 +18,7 @@ pub mod folders;
 pub mod handoff;
 mod host;
 mod journal;
+mod mutex;
 mod render;
 mod resilience;
 mod schema;

@@ -8,9 +8,10 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::{Annotations, PageGuard, Policy, ToolSpec};
-use crate::engine::{Ctx, lock};
+use crate::engine::Ctx;
 use crate::error::{Code, ToolError};
 use crate::handoff::Mode;
+use crate::mutex::lock;
 use crate::untrusted::{PageText, PageValue};
 
 #[derive(Debug, Deserialize, JsonSchema)]
