@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 use static_site::{Files, StaticSite};
-use tools::{Engine, Envelope};
+use tools::{Engine, Envelope, tool};
 
 use crate::{BrowserArgs, report};
 
@@ -24,7 +24,11 @@ pub async fn run(browser_args: &BrowserArgs, site: &StaticSite, runs: usize) -> 
     unpaused.shutdown().await;
 
     let opened = engine
-        .call("navigate", json!({ "url": site.url("about.html") }), None)
+        .call(
+            tool::Navigate::NAME,
+            json!({ "url": site.url("about.html") }),
+            None,
+        )
         .await;
     anyhow::ensure!(opened.ok, "navigate failed: {:?}", opened.message);
     let mut fills = Vec::with_capacity(runs);
@@ -33,7 +37,7 @@ pub async fn run(browser_args: &BrowserArgs, site: &StaticSite, runs: usize) -> 
         let started = Instant::now();
         let filled = engine
             .call(
-                "act",
+                tool::Act::NAME,
                 json!({ "action": "fill", "role": "textbox", "name": "Email", "text": value }),
                 None,
             )
@@ -54,7 +58,11 @@ pub async fn run(browser_args: &BrowserArgs, site: &StaticSite, runs: usize) -> 
 /// `runs` clicks on the catalog's first "Add to cart", each verified by the cart's text.
 async fn clicks(engine: &Engine, site: &StaticSite, runs: usize) -> anyhow::Result<Vec<Duration>> {
     let opened = engine
-        .call("navigate", json!({ "url": site.url("catalog.html") }), None)
+        .call(
+            tool::Navigate::NAME,
+            json!({ "url": site.url("catalog.html") }),
+            None,
+        )
         .await;
     anyhow::ensure!(opened.ok, "navigate failed: {:?}", opened.message);
     let mut clicks = Vec::with_capacity(runs);
@@ -67,7 +75,7 @@ async fn clicks(engine: &Engine, site: &StaticSite, runs: usize) -> anyhow::Resu
         let started = Instant::now();
         let clicked = engine
             .call(
-                "act",
+                tool::Act::NAME,
                 json!({ "action": "click", "role": "button", "name": "Add to cart", "nth": 0,
                         "expect": { "text": format!("Cart: {items}") } }),
                 None,
@@ -121,7 +129,7 @@ async fn next_screens(
         let started = Instant::now();
         let next = engine
             .call(
-                "act",
+                tool::Act::NAME,
                 json!({ "action": "scroll_next_screen", "ref": list }),
                 None,
             )
@@ -144,9 +152,11 @@ async fn next_screens(
 /// Opens the virtual list; the ref its snapshot line gives the container (`- list "Rows"
 /// [e7k2]`), or why not.
 async fn open_list(engine: &Engine, url: &str) -> anyhow::Result<Result<String, String>> {
-    let opened = engine.call("navigate", json!({ "url": url }), None).await;
+    let opened = engine
+        .call(tool::Navigate::NAME, json!({ "url": url }), None)
+        .await;
     anyhow::ensure!(opened.ok, "navigate failed: {:?}", opened.message);
-    let read = engine.call("snapshot", json!({}), None).await;
+    let read = engine.call(tool::Snapshot::NAME, json!({}), None).await;
     if !read.ok {
         return Ok(Err(refusal(&read)));
     }

@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use serde_json::json;
 use static_site::{Files, StaticSite};
-use tools::Engine;
+use tools::{Engine, tool};
 
 use crate::BrowserArgs;
 
@@ -24,12 +24,14 @@ pub async fn run(browser_args: &BrowserArgs, runs: usize) -> anyhow::Result<()> 
         let mut options = browser_args.engine_options("bench-archive");
         options.archive.enabled = enabled;
         let engine = Engine::new(options);
-        let opened = engine.call("navigate", json!({ "url": url }), None).await;
+        let opened = engine
+            .call(tool::Navigate::NAME, json!({ "url": url }), None)
+            .await;
         anyhow::ensure!(opened.ok, "navigate failed: {:?}", opened.message);
         let mut times = Vec::with_capacity(runs);
         for _ in 0..runs {
             let started = Instant::now();
-            let snapshot = engine.call("snapshot", json!({}), None).await;
+            let snapshot = engine.call(tool::Snapshot::NAME, json!({}), None).await;
             times.push(started.elapsed().as_secs_f64() * 1000.0);
             anyhow::ensure!(snapshot.ok, "snapshot failed: {:?}", snapshot.message);
         }
@@ -54,7 +56,7 @@ pub async fn run(browser_args: &BrowserArgs, runs: usize) -> anyhow::Result<()> 
 async fn recall_window(engine: &Engine, runs: usize) -> anyhow::Result<()> {
     let read = engine
         .call(
-            "snapshot",
+            tool::Snapshot::NAME,
             json!({ "mode": "text", "maxChars": 200000 }),
             None,
         )
@@ -66,7 +68,7 @@ async fn recall_window(engine: &Engine, runs: usize) -> anyhow::Result<()> {
         let started = Instant::now();
         let window = engine
             .call(
-                "recall",
+                tool::Recall::NAME,
                 json!({ "observationId": id, "offset": 4000, "limit": 12000 }),
                 None,
             )

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 use static_site::StaticSite;
-use tools::{Engine, Envelope};
+use tools::{Engine, Envelope, tool};
 
 use crate::{BrowserArgs, report};
 
@@ -21,31 +21,34 @@ pub async fn run(browser_args: &BrowserArgs, site: &StaticSite, runs: usize) -> 
     let mut navigated = Vec::new();
     let mut reloaded = Vec::new();
     for run in 0..runs.min(MOST_RUNS) {
-        let opened = engine.call("navigate", json!({ "url": stuck }), None).await;
-        ensure_ok(&opened, "navigate")?;
+        let opened = engine
+            .call(tool::Navigate::NAME, json!({ "url": stuck }), None)
+            .await;
+        ensure_ok(&opened, tool::Navigate::NAME)?;
         let (clicked, took) = timed(
             &engine,
-            "act",
+            tool::Act::NAME,
             json!({ "action": "click", "selector": "#stick" }),
         )
         .await;
         ensure_code(&clicked, "PAGE_UNRESPONSIVE", "the hung click")?;
         unresponsive.push(took);
-        let (read, took) = timed(&engine, "snapshot", json!({ "mode": "text" })).await;
+        let (read, took) = timed(&engine, tool::Snapshot::NAME, json!({ "mode": "text" })).await;
         ensure_code(&read, "PAGE_UNRESPONSIVE", "the read of a hung tab")?;
         refused.push(took);
         // Alternate the two ways back: to another page, and a reload of the hung one.
         if run % 2 == 0 {
             let (moved, took) = timed(
                 &engine,
-                "navigate",
+                tool::Navigate::NAME,
                 json!({ "url": site.url("about.html") }),
             )
             .await;
             ensure_ok(&moved, "navigate on a hung tab")?;
             navigated.push(took);
         } else {
-            let (moved, took) = timed(&engine, "navigate", json!({ "reload": true })).await;
+            let (moved, took) =
+                timed(&engine, tool::Navigate::NAME, json!({ "reload": true })).await;
             ensure_ok(&moved, "reload of a hung tab")?;
             reloaded.push(took);
         }

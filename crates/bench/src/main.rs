@@ -23,7 +23,7 @@ use browser::{Browser, BrowserOptions, Deadline, Endpoint, LaunchOptions, Task};
 use clap::{Args, Parser};
 use serde_json::json;
 use static_site::{Files, StaticSite};
-use tools::{Engine, EngineOptions};
+use tools::{Engine, EngineOptions, tool};
 
 /// Measure cold start, navigate, snapshot, screenshot, CDP round trip, acting, hung pages,
 /// element snapshots, the CLI through a warm daemon, many tasks on one daemon, and
@@ -249,7 +249,9 @@ async fn cold_start(browser_args: &BrowserArgs, page: &str, runs: usize) -> anyh
     for _ in 0..runs {
         let engine = Engine::new(browser_args.engine_options("bench"));
         let started = Instant::now();
-        let envelope = engine.call("navigate", json!({ "url": page }), None).await;
+        let envelope = engine
+            .call(tool::Navigate::NAME, json!({ "url": page }), None)
+            .await;
         cold.push(started.elapsed());
         anyhow::ensure!(
             envelope.ok,
@@ -269,13 +271,17 @@ async fn calls(
     runs: usize,
 ) -> anyhow::Result<()> {
     let engine = Engine::new(browser_args.engine_options("bench"));
-    let first = engine.call("navigate", json!({ "url": page }), None).await;
+    let first = engine
+        .call(tool::Navigate::NAME, json!({ "url": page }), None)
+        .await;
     anyhow::ensure!(first.ok, "navigate failed: {:?}", first.message);
     let mut navigate = Vec::new();
     for i in 0..runs {
         let url = if i % 2 == 0 { other } else { page };
         let started = Instant::now();
-        let envelope = engine.call("navigate", json!({ "url": url }), None).await;
+        let envelope = engine
+            .call(tool::Navigate::NAME, json!({ "url": url }), None)
+            .await;
         navigate.push(started.elapsed());
         anyhow::ensure!(envelope.ok, "navigate failed: {:?}", envelope.message);
     }
@@ -285,7 +291,7 @@ async fn calls(
     for _ in 0..runs {
         let started = Instant::now();
         let envelope = engine
-            .call("snapshot", json!({ "mode": "text" }), None)
+            .call(tool::Snapshot::NAME, json!({ "mode": "text" }), None)
             .await;
         snapshot.push(started.elapsed());
         anyhow::ensure!(envelope.ok, "snapshot failed: {:?}", envelope.message);
@@ -300,17 +306,19 @@ async fn calls(
 /// preset, so each image is 2560×1600 device pixels delivered as 1568×980.
 async fn screenshot(browser_args: &BrowserArgs, page: &str, runs: usize) -> anyhow::Result<()> {
     let engine = Engine::new(browser_args.engine_options("bench"));
-    let first = engine.call("navigate", json!({ "url": page }), None).await;
+    let first = engine
+        .call(tool::Navigate::NAME, json!({ "url": page }), None)
+        .await;
     anyhow::ensure!(first.ok, "navigate failed: {:?}", first.message);
     let preset = engine
-        .call("viewport", json!({ "preset": "desktop" }), None)
+        .call(tool::Viewport::NAME, json!({ "preset": "desktop" }), None)
         .await;
     anyhow::ensure!(preset.ok, "viewport failed: {:?}", preset.message);
     let mut shots = Vec::new();
     let mut delivered = String::new();
     for _ in 0..runs {
         let started = Instant::now();
-        let envelope = engine.call("screenshot", json!({}), None).await;
+        let envelope = engine.call(tool::Screenshot::NAME, json!({}), None).await;
         shots.push(started.elapsed());
         anyhow::ensure!(envelope.ok, "screenshot failed: {:?}", envelope.message);
         delivered = format!(

@@ -16,6 +16,7 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use serde_json::{Value, json};
 use static_site::{Files, StaticSite};
+use tools::tool;
 
 use crate::warm_daemon::{candor_executable, resident_kb, wait_for_daemon};
 
@@ -29,7 +30,7 @@ const MEASURE_FOR: Duration = Duration::from_secs(10);
 const CALL_TIMEOUT_MS: u64 = 30_000;
 
 /// The call kinds of one round, in order.
-const KINDS: [&str; 3] = ["navigate", "snapshot", "click+expect"];
+const KINDS: [&str; 3] = [tool::Navigate::NAME, tool::Snapshot::NAME, "click+expect"];
 
 /// Measures with `candor` (else the one beside this executable), like `--only daemon`.
 /// Tasks start with the browser `browser_args` asks for (headless or not, an executable,
@@ -94,8 +95,8 @@ fn measure(
             "tasks",
             "calls/s",
             "errors",
-            "navigate",
-            "snapshot",
+            tool::Navigate::NAME,
+            tool::Snapshot::NAME,
             "click+expect",
             "daemon RSS",
             "Chromium PSS/t",
@@ -237,7 +238,11 @@ fn round(client: &daemon::Client, task: &str, (url, written): &Page, seen: &mut 
         json!({ "action": "click", "role": "button", "name": "Submit",
                 "expect": { "text": written } }),
     ];
-    for ((kind, method), params) in KINDS.iter().zip(["navigate", "snapshot", "act"]).zip(calls) {
+    for ((kind, method), params) in KINDS
+        .iter()
+        .zip([tool::Navigate::NAME, tool::Snapshot::NAME, tool::Act::NAME])
+        .zip(calls)
+    {
         let started = Instant::now();
         let answer = client.command(task, method, &params, Some(CALL_TIMEOUT_MS), false);
         let took = started.elapsed();

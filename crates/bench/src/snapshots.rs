@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use browser::{Browser, Deadline, SnapshotOptions, Task};
 
 use serde_json::{Value, json};
-use tools::Engine;
+use tools::{Engine, tool};
 
 use static_site::{Files, StaticSite};
 
@@ -52,7 +52,13 @@ pub async fn run(browser_args: &BrowserArgs, runs: usize) -> anyhow::Result<()> 
     println!("element snapshots (default budget 4096 tokens), {runs} runs each, median time");
     println!(
         "{:<44} {:>7} {:>7} {:>5} {:>8} {:>9} {:>9}",
-        "page", "tokens", "chars", "refs", "omitted", "viewport", "median ms"
+        "page",
+        "tokens",
+        "chars",
+        "refs",
+        "omitted",
+        "viewport", // not a tool name
+        "median ms"
     );
     let docs = docs_root();
     match &docs {
@@ -135,13 +141,15 @@ fn docs_root() -> Option<PathBuf> {
 }
 
 async fn measure(engine: &Engine, label: &str, url: &str, runs: usize) -> anyhow::Result<()> {
-    let opened = engine.call("navigate", json!({ "url": url }), None).await;
+    let opened = engine
+        .call(tool::Navigate::NAME, json!({ "url": url }), None)
+        .await;
     anyhow::ensure!(opened.ok, "{label}: navigate failed: {:?}", opened.message);
     let mut times = Vec::with_capacity(runs);
     let mut last = Value::Null;
     for _ in 0..runs {
         let started = Instant::now();
-        let snapshot = engine.call("snapshot", json!({}), None).await;
+        let snapshot = engine.call(tool::Snapshot::NAME, json!({}), None).await;
         times.push(started.elapsed().as_secs_f64() * 1000.0);
         anyhow::ensure!(
             snapshot.ok,
@@ -178,10 +186,12 @@ async fn first_snapshot(
 ) -> anyhow::Result<()> {
     let mut times = Vec::with_capacity(runs);
     for _ in 0..runs {
-        let opened = engine.call("navigate", json!({ "url": url }), None).await;
+        let opened = engine
+            .call(tool::Navigate::NAME, json!({ "url": url }), None)
+            .await;
         anyhow::ensure!(opened.ok, "{label}: navigate failed: {:?}", opened.message);
         let started = Instant::now();
-        let snapshot = engine.call("snapshot", json!({}), None).await;
+        let snapshot = engine.call(tool::Snapshot::NAME, json!({}), None).await;
         times.push(started.elapsed().as_secs_f64() * 1000.0);
         anyhow::ensure!(
             snapshot.ok,
@@ -207,14 +217,18 @@ async fn whole_page_reads(
     text: &str,
     runs: usize,
 ) -> anyhow::Result<()> {
-    let opened = engine.call("navigate", json!({ "url": url }), None).await;
+    let opened = engine
+        .call(tool::Navigate::NAME, json!({ "url": url }), None)
+        .await;
     anyhow::ensure!(opened.ok, "{page}: navigate failed: {:?}", opened.message);
     let mut finds = Vec::with_capacity(runs);
     let mut hovers = Vec::with_capacity(runs);
     let mut matches = Value::Null;
     for _ in 0..runs {
         let started = Instant::now();
-        let found = engine.call("find", json!({ "text": text }), None).await;
+        let found = engine
+            .call(tool::Find::NAME, json!({ "text": text }), None)
+            .await;
         finds.push(started.elapsed().as_secs_f64() * 1000.0);
         anyhow::ensure!(found.ok, "{page}: find failed: {:?}", found.message);
         matches = found.data["total"].clone();
@@ -226,7 +240,11 @@ async fn whole_page_reads(
             .ok_or_else(|| anyhow::anyhow!("{page}: find {text:?} returned no link"))?;
         let started = Instant::now();
         let hovered = engine
-            .call("act", json!({ "action": "hover", "ref": link }), None)
+            .call(
+                tool::Act::NAME,
+                json!({ "action": "hover", "ref": link }),
+                None,
+            )
             .await;
         hovers.push(started.elapsed().as_secs_f64() * 1000.0);
         anyhow::ensure!(hovered.ok, "{page}: hover failed: {:?}", hovered.message);
@@ -313,8 +331,12 @@ async fn checkpoint_share(
 /// The acceptance check of `find`: on the Iterator page, "fold" finds the method's link,
 /// and its ref works.
 async fn find_fold(engine: &Engine, url: &str) -> anyhow::Result<()> {
-    engine.call("navigate", json!({ "url": url }), None).await;
-    let found = engine.call("find", json!({ "text": "fold" }), None).await;
+    engine
+        .call(tool::Navigate::NAME, json!({ "url": url }), None)
+        .await;
+    let found = engine
+        .call(tool::Find::NAME, json!({ "text": "fold" }), None)
+        .await;
     anyhow::ensure!(found.ok, "find failed: {:?}", found.message);
     let matches = found.data["matches"]
         .as_array()
@@ -326,7 +348,11 @@ async fn find_fold(engine: &Engine, url: &str) -> anyhow::Result<()> {
         .ok_or_else(|| anyhow::anyhow!("find \"fold\" returned no link named fold: {matches:?}"))?;
     let r = link["ref"].as_str().unwrap_or_default();
     let clicked = engine
-        .call("act", json!({ "action": "click", "ref": r }), None)
+        .call(
+            tool::Act::NAME,
+            json!({ "action": "click", "ref": r }),
+            None,
+        )
         .await;
     let landed = clicked
         .page

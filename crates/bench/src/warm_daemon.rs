@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use serde_json::json;
 use static_site::StaticSite;
+use tools::tool;
 
 use crate::report;
 
@@ -89,7 +90,7 @@ fn measure(executable: &Path, page: &str, runs: usize) -> anyhow::Result<()> {
     let measured = (|| {
         let opened = candor(&["--id", "t", "open", page]).status()?;
         anyhow::ensure!(opened.success(), "candor open {page} failed");
-        let snapshot = ["--id", "t", "snapshot", "--mode", "text"];
+        let snapshot = ["--id", "t", tool::Snapshot::NAME, "--mode", "text"];
         for _ in 0..3 {
             candor(&snapshot).status()?;
         }
@@ -107,8 +108,13 @@ fn measure(executable: &Path, page: &str, runs: usize) -> anyhow::Result<()> {
         let mut http = Vec::new();
         for _ in 0..runs {
             let started = Instant::now();
-            let answer =
-                client.command("t", "snapshot", &json!({ "mode": "text" }), None, false)?;
+            let answer = client.command(
+                "t",
+                tool::Snapshot::NAME,
+                &json!({ "mode": "text" }),
+                None,
+                false,
+            )?;
             http.push(started.elapsed());
             anyhow::ensure!(
                 answer.body["ok"] == true,

@@ -8,8 +8,8 @@
 use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
-use tools::Engine;
 use tools::flow::{self, Flow};
+use tools::{Engine, tool};
 
 /// The demo's password: typed into the sign-in form, never written into its flow.
 const PASSWORD: &str = "demo-password";
@@ -47,140 +47,140 @@ pub async fn run(engine: &Engine) -> anyhow::Result<()> {
     let steps = vec![
         step(
             "Open the home page",
-            "navigate",
+            tool::Navigate::NAME,
             json!({ "url": site.url("index.html") }),
             None,
         ),
         step(
             "Read it as a tree with refs",
-            "snapshot",
+            tool::Snapshot::NAME,
             json!({ "maxTokens": 400 }),
             None,
         ),
         step(
             "Follow the Sign in link by its ref; expect the URL to change",
-            "act",
+            tool::Act::NAME,
             json!({ "action": "click", "ref": "{ref of link \"Sign in\"}", "expect": { "urlMatches": "*/login.html" } }),
             None,
         ),
         step(
             "Fill the user name, found by role and name",
-            "act",
+            tool::Act::NAME,
             json!({ "action": "fill", "role": "textbox", "name": "Username", "text": "ada" }),
             None,
         ),
         step(
             "Fill the password: its value is never echoed, and a flow keeps only {{password}}",
-            "act",
+            tool::Act::NAME,
             json!({ "action": "fill", "role": "textbox", "name": "Password", "text": PASSWORD }),
             None,
         ),
         step(
             "Log in; verify who is signed in (the page moves to the catalog)",
-            "act",
+            tool::Act::NAME,
             json!({ "action": "click", "role": "button", "name": "Log in", "expect": { "text": "Signed in as ada" } }),
             None,
         ),
         step(
             "Read the catalog",
-            "snapshot",
+            tool::Snapshot::NAME,
             json!({ "maxTokens": 500 }),
             None,
         ),
         step(
             "Six buttons share a name: refused, with the candidates, before anything is clicked",
-            "act",
+            tool::Act::NAME,
             json!({ "action": "click", "role": "button", "name": "Add to cart" }),
             Some("AMBIGUOUS_LOCATOR"),
         ),
         step(
             "Add the first item; verify the cart says so",
-            "act",
+            tool::Act::NAME,
             json!({ "action": "click", "role": "button", "name": "Add to cart", "nth": 0, "expect": { "text": "Cart: 1 item" } }),
             None,
         ),
         step(
             "An expectation that does not hold: the click happened, so do not repeat it",
-            "act",
+            tool::Act::NAME,
             json!({ "action": "click", "role": "button", "name": "Add to cart", "nth": 1, "expect": { "text": "Cart: 5 items", "timeoutMs": 300 } }),
             Some("EXPECTATION_FAILED"),
         ),
         step(
             "Check out; verify the page shows a total",
-            "act",
+            tool::Act::NAME,
             json!({ "action": "click", "role": "link", "name": "Check out", "expect": { "text": "Total: $" } }),
             None,
         ),
         step(
             "Place the order; verify it was placed",
-            "act",
+            tool::Act::NAME,
             json!({ "action": "click", "role": "button", "name": "Place order", "expect": { "text": "Order placed" } }),
             None,
         ),
         step(
             "Open the about page in a new tab",
-            "tabs",
+            tool::Tabs::NAME,
             json!({ "action": "new", "url": site.url("about.html") }),
             None,
         ),
         step(
             "Fill the newsletter field, read it back, submit, verify",
-            "act",
+            tool::Act::NAME,
             json!({ "action": "fill", "role": "textbox", "name": "Email", "text": "reader@example.com", "submit": true,
                     "expect": { "text": "Subscribed reader@example.com" } }),
             None,
         ),
         step(
             "Back to the first tab",
-            "tabs",
+            tool::Tabs::NAME,
             json!({ "action": "select", "tabId": "tab0" }),
             None,
         ),
         step(
             "Find every price on the page, beyond any budget",
-            "find",
+            tool::Find::NAME,
             json!({ "text": "$" }),
             None,
         ),
         step(
             "Go back to the catalog",
-            "navigate",
+            tool::Navigate::NAME,
             json!({ "back": true }),
             None,
         ),
         step(
             "A ref from before the page was left is refused, even on the same URL again — never re-pointed",
-            "act",
+            tool::Act::NAME,
             json!({ "action": "click", "ref": "{ref of button \"Add to cart\"}" }),
             Some("STALE_REF"),
         ),
         step(
             "A file: URL is refused before anything runs",
-            "navigate",
+            tool::Navigate::NAME,
             json!({ "url": "file:///etc/passwd" }),
             Some("URL_BLOCKED"),
         ),
         step(
             "A server that is down: the failure is named",
-            "navigate",
+            tool::Navigate::NAME,
             json!({ "url": "http://127.0.0.1:1/" }),
             Some("NAVIGATION_FAILED"),
         ),
         step(
             "The tab list shows that tab as failed",
-            "tabs",
+            tool::Tabs::NAME,
             json!({ "action": "list" }),
             None,
         ),
         step(
             "A failed page is not read as if it were the site",
-            "snapshot",
+            tool::Snapshot::NAME,
             json!({ "mode": "text" }),
             Some("PAGE_LOAD_FAILED"),
         ),
         step(
             "What happened, from the journal",
-            "diagnostics",
+            tool::Diagnostics::NAME,
             json!({ "limit": 4 }),
             None,
         ),
@@ -201,7 +201,7 @@ pub async fn run(engine: &Engine) -> anyhow::Result<()> {
                 code.as_deref().unwrap_or("success")
             );
         }
-        if step.method == "snapshot"
+        if step.method == tool::Snapshot::NAME
             && envelope.data["mode"] == "elements"
             && let Some(text) = envelope.data["text"].as_str()
         {
@@ -230,7 +230,7 @@ pub async fn run(engine: &Engine) -> anyhow::Result<()> {
 async fn replay_own_session(engine: &Engine) -> anyhow::Result<()> {
     println!("── the session as a flow (browser_flow export; candor flow export TASK)");
     let exported = engine
-        .call("flow", json!({ "action": "export" }), None)
+        .call(tool::Flow::NAME, json!({ "action": "export" }), None)
         .await;
     anyhow::ensure!(exported.ok, "flow export failed: {:?}", exported.message);
     let file = &exported.data["flow"];

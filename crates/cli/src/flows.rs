@@ -8,8 +8,8 @@ use std::process::ExitCode;
 
 use clap::Subcommand;
 use serde_json::{Value, json};
-use tools::ToolError;
 use tools::flow::Flow;
+use tools::{ToolError, tool};
 
 use crate::output::{self, OutputArgs};
 
@@ -94,7 +94,7 @@ pub fn print_refused(error: &ToolError) -> ExitCode {
 /// failure).
 pub fn print_export(answer: &Value, args: &OutputArgs) -> anyhow::Result<()> {
     if answer["ok"] != true || args.json || args.out.is_some() {
-        return output::print("flow", answer, args);
+        return output::print(tool::Flow::NAME, answer, args);
     }
     println!("{}", serde_json::to_string_pretty(&answer["data"]["flow"])?);
     Ok(())

@@ -10,6 +10,7 @@ use std::process::ExitCode;
 
 use clap::{Args, Subcommand};
 use serde_json::{Map, Value, json};
+use tools::tool;
 
 use crate::BrowserArgs;
 use crate::client::{Session, Started};
@@ -468,11 +469,11 @@ impl Request {
             Request::Tasks => "tasks",
             Request::Stop(_) => "stop",
             Request::Cancel(_) => "cancel",
-            Request::Diagnose(_) => "diagnostics",
+            Request::Diagnose(_) => tool::Diagnostics::NAME,
             Request::Batch { wait: false, .. } => "batch",
             Request::Batch { wait: true, .. } => "flow run",
-            Request::FlowExport => "flow",
-            Request::Refused(_) => "flow",
+            Request::FlowExport => tool::Flow::NAME,
+            Request::Refused(_) => tool::Flow::NAME,
             Request::Job(_) => "job",
             Request::Jobs => "jobs",
             Request::CancelJob(_) => "cancel-job",
@@ -551,7 +552,7 @@ pub fn run(verb: Verb, call: &CallArgs, browser: &BrowserArgs) -> ExitCode {
         return ExitCode::FAILURE;
     }
     let printed = match method.as_str() {
-        "flow" => crate::flows::print_export(&envelope, &call.output),
+        tool::Flow::NAME => crate::flows::print_export(&envelope, &call.output),
         "flow run" => crate::flows::print_run(&envelope, &call.output),
         _ => output::print(&method, &envelope, &call.output),
     };
@@ -587,7 +588,7 @@ fn send(
     let answer = match request {
         Request::Tool { method, params } => {
             // A wait for a person gets the command time it asks for.
-            let waited = (method == "handoff")
+            let waited = (method == tool::Handoff::NAME)
                 .then(|| params["timeoutMs"].as_u64())
                 .flatten()
                 .map(|ms| ms.saturating_add(1_000));
@@ -630,9 +631,13 @@ fn send(
                 }
             }
         }
-        Request::FlowExport => {
-            client.command(task, "flow", &json!({ "action": "export" }), None, false)?
-        }
+        Request::FlowExport => client.command(
+            task,
+            tool::Flow::NAME,
+            &json!({ "action": "export" }),
+            None,
+            false,
+        )?,
         Request::Refused(error) => anyhow::bail!("{}", error.message),
         Request::Job(id) => client.job(id)?,
         Request::Jobs => client.jobs()?,
@@ -643,23 +648,23 @@ fn send(
 
 /// The request a verb makes, and where a screenshot's image goes.
 fn request(verb: Verb, task: &str) -> Result<(Request, Option<PathBuf>), String> {
-    let tool = |method: &str, params: Value| Request::Tool {
+    let call = |method: &str, params: Value| Request::Tool {
         method: method.into(),
         params: strip_nulls(params),
     };
     let request = match verb {
-        Verb::Open { url, new_tab, tab } => tool(
-            "navigate",
+        Verb::Open { url, new_tab, tab } => call(
+            tool::Navigate::NAME,
             tab.on(json!({ "url": url, "newTab": new_tab.then_some(true) })),
         ),
-        Verb::Back { tab } => tool("navigate", tab.on(json!({ "back": true }))),
-        Verb::Forward { tab } => tool("navigate", tab.on(json!({ "forward": true }))),
-        Verb::Reload { ignore_cache, tab } => tool(
-            "navigate",
+        Verb::Back { tab } => call(tool::Navigate::NAME, tab.on(json!({ "back": true }))),
+        Verb::Forward { tab } => call(tool::Navigate::NAME, tab.on(json!({ "forward": true }))),
+        Verb::Reload { ignore_cache, tab } => call(
+            tool::Navigate::NAME,
             tab.on(json!({ "reload": true, "ignoreCache": ignore_cache.then_some(true) })),
         ),
-        Verb::Tabs { action } => tool(
-            "tabs",
+        Verb::Tabs { action } => call(
+            tool::Tabs::NAME,
             match action.unwrap_or(TabsAction::List) {
                 TabsAction::List => json!({ "action": "list" }),
                 TabsAction::New { url } => json!({ "action": "new", "url": url }),
@@ -677,8 +682,8 @@ fn request(verb: Verb, task: &str) -> Result<(Request, Option<PathBuf>), String>
             max_chars,
             diff,
             tab,
-        } => tool(
-            "snapshot",
+        } => call(
+            tool::Snapshot::NAME,
             tab.on(json!({
                 "mode": mode,
                 "maxTokens": max_tokens,
@@ -692,18 +697,21 @@ fn request(verb: Verb, task: &str) -> Result<(Request, Option<PathBuf>), String>
             name,
             limit,
             tab,
-        } => tool(
-            "find",
+        } => call(
+            tool::Find::NAME,
             tab.on(json!({ "text": text, "role": role, "name": name, "limit": limit })),
         ),
-        Verb::Click { target, act } => tool("act", act.params("click", Some(target), json!({}))?),
+        Verb::Click { target, act } => call(
+            tool::Act::NAME,
+            act.params("click", Some(target), json!({}))?,
+        ),
         Verb::Fill {
             target,
             text,
             submit,
             act,
-        } => tool(
-            "act",
+        } => call(
+            tool::Act::NAME,
             act.params(
                 "fill",
                 Some(target),
@@ -715,32 +723,40 @@ fn request(verb: Verb, task: &str) -> Result<(Request, Option<PathBuf>), String>
             text,
             submit,
             act,
-        } => tool(
-            "act",
+        } => call(
+            tool::Act::NAME,
             act.params(
                 "type",
                 Some(target),
                 json!({ "text": text, "submit": submit.then_some(true) }),
             )?,
         ),
-        Verb::Press { keys, target, act } => {
-            tool("act", act.params("press", target, json!({ "keys": keys }))?)
-        }
+        Verb::Press { keys, target, act } => call(
+            tool::Act::NAME,
+            act.params("press", target, json!({ "keys": keys }))?,
+        ),
         Verb::Select {
             target,
             values,
             act,
-        } => tool(
-            "act",
+        } => call(
+            tool::Act::NAME,
             act.params("select", Some(target), json!({ "values": values }))?,
         ),
-        Verb::Check { target, act } => tool("act", act.params("check", Some(target), json!({}))?),
-        Verb::Uncheck { target, act } => {
-            tool("act", act.params("uncheck", Some(target), json!({}))?)
-        }
-        Verb::Hover { target, act } => tool("act", act.params("hover", Some(target), json!({}))?),
-        Verb::Next { target, tab } => tool(
-            "act",
+        Verb::Check { target, act } => call(
+            tool::Act::NAME,
+            act.params("check", Some(target), json!({}))?,
+        ),
+        Verb::Uncheck { target, act } => call(
+            tool::Act::NAME,
+            act.params("uncheck", Some(target), json!({}))?,
+        ),
+        Verb::Hover { target, act } => call(
+            tool::Act::NAME,
+            act.params("hover", Some(target), json!({}))?,
+        ),
+        Verb::Next { target, tab } => call(
+            tool::Act::NAME,
             tab.on(json!({ "action": "scroll_next_screen", "ref": target })),
         ),
         Verb::Scroll {
@@ -748,8 +764,8 @@ fn request(verb: Verb, task: &str) -> Result<(Request, Option<PathBuf>), String>
             dx,
             dy,
             act,
-        } => tool(
-            "act",
+        } => call(
+            tool::Act::NAME,
             act.params("scroll", target, json!({ "dx": dx, "dy": dy }))?,
         ),
         Verb::Upload {
@@ -757,8 +773,8 @@ fn request(verb: Verb, task: &str) -> Result<(Request, Option<PathBuf>), String>
             files,
             response_url,
             act,
-        } => tool(
-            "act",
+        } => call(
+            tool::Act::NAME,
             act.params(
                 "upload",
                 Some(target),
@@ -773,8 +789,8 @@ fn request(verb: Verb, task: &str) -> Result<(Request, Option<PathBuf>), String>
             js,
             timeout_ms,
             tab,
-        } => tool(
-            "wait",
+        } => call(
+            tool::Wait::NAME,
             tab.on(json!({
                 "selector": selector,
                 "state": state,
@@ -798,32 +814,34 @@ fn request(verb: Verb, task: &str) -> Result<(Request, Option<PathBuf>), String>
                 "format": format,
                 "maxWidth": max_width,
             }));
-            return Ok((tool("screenshot", params), output));
+            return Ok((call(tool::Screenshot::NAME, params), output));
         }
         Verb::Viewport {
             preset,
             width,
             height,
             tab,
-        } => tool(
-            "viewport",
+        } => call(
+            tool::Viewport::NAME,
             tab.on(json!({ "preset": preset, "width": width, "height": height })),
         ),
         Verb::Eval {
             expression,
             max_chars,
             tab,
-        } => tool(
-            "eval",
+        } => call(
+            tool::Eval::NAME,
             tab.on(json!({ "expression": expression, "maxChars": max_chars })),
         ),
-        Verb::FormState { scope, tab } => tool("form_state", tab.on(json!({ "scope": scope }))),
+        Verb::FormState { scope, tab } => {
+            call(tool::FormState::NAME, tab.on(json!({ "scope": scope })))
+        }
         Verb::Dialog {
             answer,
             prompt_text,
             tab,
-        } => tool(
-            "dialog",
+        } => call(
+            tool::Dialog::NAME,
             tab.on(json!({ "accept": answer == "accept", "promptText": prompt_text })),
         ),
         Verb::Recall {
@@ -831,12 +849,12 @@ fn request(verb: Verb, task: &str) -> Result<(Request, Option<PathBuf>), String>
             query,
             offset,
             limit,
-        } => tool(
-            "recall",
+        } => call(
+            tool::Recall::NAME,
             json!({ "observationId": id, "query": query, "offset": offset, "limit": limit }),
         ),
-        Verb::Checkpoint { action, id, tab } => tool(
-            "checkpoint",
+        Verb::Checkpoint { action, id, tab } => call(
+            tool::Checkpoint::NAME,
             tab.on(json!({ "action": action, "stateId": id })),
         ),
         Verb::Handoff {
@@ -848,12 +866,12 @@ fn request(verb: Verb, task: &str) -> Result<(Request, Option<PathBuf>), String>
             let action = if status {
                 "status"
             } else if wait {
-                "wait"
+                tool::Wait::NAME
             } else {
                 "start"
             };
-            tool(
-                "handoff",
+            call(
+                tool::Handoff::NAME,
                 json!({ "action": action, "reason": reason, "timeoutMs": timeout_ms }),
             )
         }

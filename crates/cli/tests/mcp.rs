@@ -202,7 +202,7 @@ async fn mcp_archives_into_a_private_folder_of_its_own_and_never_through_a_plant
     use std::os::unix::fs::{MetadataExt, PermissionsExt};
     let server = FixtureServer::start();
     let temp = tempfile::tempdir().expect("a temp dir");
-    let candor = Candor::start_with(&[("TMPDIR", temp.path())]).await;
+    let candor = Candor::start_with(&[("TMPDIR", temp.path().as_os_str())]).await;
     let pid = candor.child.id().expect("candor runs");
     let path = candor.archive_after_a_read(&server).await["path"]
         .as_str()
@@ -242,7 +242,7 @@ async fn mcp_archives_into_a_private_folder_of_its_own_and_never_through_a_plant
     )
     .expect("chmod");
     for (root, what) in [(planted.path(), "link"), (open.path(), "others")] {
-        let candor = Candor::start_with(&[("CANDOR_ARCHIVE_DIR", root)]).await;
+        let candor = Candor::start_with(&[("CANDOR_ARCHIVE_DIR", root.as_os_str())]).await;
         let archive = candor.archive_after_a_read(&server).await;
         assert!(
             archive["writeFailures"].as_u64().unwrap_or_default() >= 1,
@@ -319,6 +319,39 @@ fn processes_naming(profile: &str) -> usize {
         .count()
 }
 
+/// The tool list states the defaults this deployment runs with, not the built-in ones:
+/// configured `snapshotMaxTokens = 8000`, browser_snapshot's maxTokens says 8000.
+#[tokio::test]
+async fn tools_list_cites_the_configured_defaults() {
+    let candor = Candor::start_with(&[
+        ("CANDOR_SNAPSHOT_MAX_TOKENS", "8000".as_ref()),
+        ("CANDOR_SETTLE_MS", "750".as_ref()),
+    ])
+    .await;
+    let listed = within("tools/list", candor.client.list_all_tools())
+        .await
+        .expect("tools/list");
+    let described = |name: &str, param: &str| {
+        let tool = listed
+            .iter()
+            .find(|listed| listed.name == name)
+            .unwrap_or_else(|| panic!("{name} is not listed"));
+        tool.input_schema["properties"][param]["description"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{name}.{param} has no description"))
+            .to_string()
+    };
+    let max_tokens = described("browser_snapshot", "maxTokens");
+    assert!(max_tokens.contains("(default 8000)"), "{max_tokens}");
+    let settle = described("browser_act", "settleMs");
+    assert!(settle.contains("(default 750)"), "{settle}");
+    // What is not configured is the built-in default.
+    let max_chars = described("browser_snapshot", "maxChars");
+    assert!(max_chars.contains("(default 20000)"), "{max_chars}");
+    let (status, _) = candor.close().await;
+    assert!(status.success(), "{status}");
+}
+
 /// `candor mcp` as a child process, with an rmcp client on its stdin/stdout.
 struct Candor {
     child: Child,
@@ -335,7 +368,7 @@ impl Candor {
     }
 
     /// `candor mcp` with `env` added to its environment.
-    async fn start_with(env: &[(&str, &std::path::Path)]) -> Self {
+    async fn start_with(env: &[(&str, &std::ffi::OsStr)]) -> Self {
         let mut command = Command::new(env!("CARGO_BIN_EXE_candor"));
         command
             .arg("--chromium")

@@ -13,7 +13,7 @@ use browser::{BrowserOptions, Endpoint, LaunchOptions};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio::sync::OwnedMutexGuard;
-use tools::{BrowserHost, CallOptions, Code, Engine, EngineOptions, Envelope, ToolError};
+use tools::{BrowserHost, CallOptions, Code, Engine, EngineOptions, Envelope, ToolError, tool};
 
 use crate::DaemonConfig;
 use crate::reply::{Effect, reply, task_not_found};
@@ -485,7 +485,7 @@ impl Registry {
             Some(limit) => json!({ "limit": limit }),
             None => json!({}),
         };
-        engine.call("diagnostics", params, None).await
+        engine.call(tool::Diagnostics::NAME, params, None).await
     }
 
     /// Closes every task and the browser: the daemon is going away.

@@ -34,8 +34,8 @@ use axum::routing::get;
 use browser::{Deadline, PersonInput};
 use serde::Deserialize;
 use serde_json::{Value, json};
-use tools::Engine;
 use tools::handoff::LiveEntry;
+use tools::{Engine, tool};
 
 const PAGE: &str = include_str!("../static/live.html");
 /// The deadline of one forwarded input or control.
@@ -410,14 +410,17 @@ async fn act(
         }
         control => {
             let (method, params) = match control {
-                FromPage::Navigate { url } => ("navigate", json!({ "url": url })),
-                FromPage::Back => ("navigate", json!({ "back": true })),
-                FromPage::Forward => ("navigate", json!({ "forward": true })),
-                FromPage::Reload => ("navigate", json!({ "reload": true })),
-                FromPage::Tab { id } => ("tabs", json!({ "action": "select", "tabId": id })),
-                FromPage::Dialog { accept, text } => {
-                    ("dialog", json!({ "accept": accept, "promptText": text }))
+                FromPage::Navigate { url } => (tool::Navigate::NAME, json!({ "url": url })),
+                FromPage::Back => (tool::Navigate::NAME, json!({ "back": true })),
+                FromPage::Forward => (tool::Navigate::NAME, json!({ "forward": true })),
+                FromPage::Reload => (tool::Navigate::NAME, json!({ "reload": true })),
+                FromPage::Tab { id } => {
+                    (tool::Tabs::NAME, json!({ "action": "select", "tabId": id }))
                 }
+                FromPage::Dialog { accept, text } => (
+                    tool::Dialog::NAME,
+                    json!({ "accept": accept, "promptText": text }),
+                ),
                 _ => return None,
             };
             let envelope = engine.person_call(method, params).await;

@@ -13,6 +13,7 @@ use rmcp::model::{
 use rmcp::service::{RequestContext, ServerInitializeError};
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::Value;
+use tools::defaults::CallDefaults;
 use tools::{Code, Engine, Envelope};
 
 /// What every catalogue tool is called on this face.
@@ -75,7 +76,7 @@ pub async fn serve_stdio(engine: Arc<Engine>) -> Result<(), String> {
 /// reports). That is the shape for clients that negotiate a protocol version before
 /// 2026-07-28 (all current ones): rmcp drops `resultType` for them.
 pub fn tools_list_json() -> String {
-    let mut result = tools_list();
+    let mut result = tools_list(&CallDefaults::default());
     result.result_type = None;
     serde_json::to_string(&result).unwrap_or_default()
 }
@@ -84,7 +85,7 @@ pub fn tools_list_json() -> String {
 /// description and input schema, as compact JSON, one tool a line. Model APIs take
 /// these three; the annotations and output schemas stay in the protocol.
 pub fn model_visible_json() -> String {
-    tools_list()
+    tools_list(&CallDefaults::default())
         .tools
         .iter()
         .map(|tool| {
@@ -100,9 +101,9 @@ pub fn model_visible_json() -> String {
 }
 
 /// The tool list, derived from the catalogue: name, the catalogue's short description,
-/// its params schema, the schema of the envelope it returns (`structuredContent`), and
-/// its annotations.
-fn tools_list() -> ListToolsResult {
+/// its params schema (citing the engine's own `defaults`), the schema of the envelope it
+/// returns (`structuredContent`), and its annotations.
+fn tools_list(defaults: &CallDefaults) -> ListToolsResult {
     ListToolsResult::with_all_items(
         tools::catalogue()
             .iter()
@@ -110,7 +111,7 @@ fn tools_list() -> ListToolsResult {
                 Tool::new(
                     format!("{PREFIX}{}", tool.name),
                     tool.description,
-                    schema_object(&tool.input_schema),
+                    schema_object(&tool.input_schema_for(defaults)),
                 )
                 .with_raw_output_schema(Arc::new(schema_object(&tool.output_schema)))
                 .with_annotations(annotations(&tool.annotations))
@@ -237,7 +238,7 @@ impl ServerHandler for McpServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(tools_list())
+        Ok(tools_list(&self.engine.options().defaults))
     }
 
     /// Calls may arrive concurrently: the engine runs task commands one at a time itself,
@@ -257,7 +258,7 @@ mod tests {
 
     #[test]
     fn every_catalogue_tool_is_listed_with_its_prefix_description_and_schema() {
-        let listed = tools_list().tools;
+        let listed = tools_list(&CallDefaults::default()).tools;
         assert_eq!(listed.len(), tools::catalogue().len());
         for (tool, def) in listed.iter().zip(tools::catalogue()) {
             assert_eq!(tool.name, format!("browser_{}", def.name));

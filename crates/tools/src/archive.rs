@@ -23,9 +23,10 @@ use std::thread::JoinHandle;
 use rusqlite::{Connection, OptionalExtension, params};
 use serde_json::Value;
 
-use crate::engine::lock;
+use crate::catalogue::Archived;
 use crate::envelope::{Envelope, Status};
 use crate::folders;
+use crate::mutex::lock;
 
 /// The archive's file, in its folder.
 pub const ARCHIVE_FILE: &str = "archive.sqlite3";
@@ -477,19 +478,19 @@ impl Observation {
         let json = |data: &Value| {
             serde_json::to_string_pretty(&crate::journal::redact(data)).unwrap_or_default()
         };
-        let (mode, text, id) = match method {
-            "snapshot" => (
+        let (mode, text, id) = match crate::find(method)?.policy.archive {
+            Archived::Read => (
                 data["mode"].as_str()?.to_string(),
                 data["text"].as_str()?.to_string(),
                 data["snapshotId"].as_str().map(str::to_string),
             ),
-            "act" => match (data["newContent"].as_str(), data["diff"].as_str()) {
+            Archived::Change => match (data["newContent"].as_str(), data["diff"].as_str()) {
                 (Some(new), _) => ("scroll_next_screen".into(), new.to_string(), snapshot_id),
-                (None, Some(diff)) => ("act".into(), diff.to_string(), snapshot_id),
+                (None, Some(diff)) => (method.to_string(), diff.to_string(), snapshot_id),
                 (None, None) => return None,
             },
-            "find" | "form_state" => (method.to_string(), json(data), None),
-            _ => return None,
+            Archived::Data => (method.to_string(), json(data), None),
+            Archived::Nothing => return None,
         };
         Some(Observation {
             id: id.unwrap_or_else(|| command_id.clone()),

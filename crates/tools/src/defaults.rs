@@ -43,3 +43,28 @@ impl Default for CallDefaults {
         }
     }
 }
+
+impl CallDefaults {
+    /// Each default under its configuration key. A param's doc comment cites one as
+    /// `{snapshotMaxTokens}`, and the tool list a running engine gives ([`fill`]) reads
+    /// its value there, so what a model is told is what this deployment does.
+    ///
+    /// [`fill`]: CallDefaults::fill
+    pub fn by_key(&self) -> [(&'static str, u64); 4] {
+        [
+            ("snapshotMaxTokens", self.snapshot_max_tokens as u64),
+            ("readMaxChars", self.read_max_chars as u64),
+            ("screenshotMaxWidth", u64::from(self.screenshot_max_width)),
+            ("settleMs", self.settle.as_millis() as u64),
+        ]
+    }
+
+    /// `text` with each `{key}` of [`by_key`](CallDefaults::by_key) replaced by its value.
+    pub fn fill(&self, text: &str) -> String {
+        self.by_key()
+            .iter()
+            .fold(text.to_string(), |text, (key, value)| {
+                text.replace(&format!("{{{key}}}"), &value.to_string())
+            })
+    }
+}

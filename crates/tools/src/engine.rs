@@ -29,6 +29,7 @@ use crate::flow::{self, Acted, Recorded};
 use crate::handoff::HandoffCell;
 use crate::host::BrowserHost;
 use crate::journal::{CommandRecord, Journal, epoch_ms, redact_command};
+use crate::mutex::lock;
 use crate::resilience::{self, Circuit};
 
 /// How an engine gets its browser and bounds its commands.
@@ -354,7 +355,7 @@ impl Engine {
         let result = match catalogue::find(method) {
             _ if locked => Err(crate::handoff::handoff_locked(&self.options.task_id)),
             _ if open.is_some() => Err(circuit_open(&self.options.task_id, open)),
-            Some(tool) if tool.name != "act" && options.target.is_some() => {
+            Some(tool) if !tool.policy.takes_target && options.target.is_some() => {
                 Err(ToolError::invalid_params(format!(
                     "{method} acts on no element: it takes no target"
                 )))
@@ -839,10 +840,6 @@ struct Run<'r> {
     command_id: &'r str,
     started: Instant,
     budget: Duration,
-}
-
-pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// The envelope of a command: a success, `partial` (the tool called `ctx.partial`: the

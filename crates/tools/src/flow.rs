@@ -38,6 +38,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
+use crate::catalogue::{InFlow, tool};
 use crate::engine::{CallOptions, Engine};
 use crate::envelope::Envelope;
 use crate::error::{Code, ToolError};
@@ -418,17 +419,13 @@ impl Recorded {
         sensitive: bool,
         url_before: Option<String>,
     ) -> Option<Recorded> {
-        let tool = crate::find(method)?;
-        if !envelope.ok || tool.annotations.read_only && method != "wait" {
-            return None;
-        }
-        // A tab list, and a screen scrolled on to read what is new, are reads; a
-        // checkpoint belongs to its task (memory only), so no replay could restore it.
-        if method == "tabs" && params["action"].as_str().is_none_or(|a| a == "list")
-            || method == "act" && params["action"] == "scroll_next_screen"
-            || method == "checkpoint"
-            || method == "handoff"
-        {
+        let in_flow = crate::find(method)?.policy.flow;
+        let recorded = match in_flow {
+            InFlow::Never => false,
+            InFlow::Step | InFlow::Navigation => true,
+            InFlow::StepUnless(read) => !read(params),
+        };
+        if !envelope.ok || !recorded {
             return None;
         }
         let mut params = params.clone();
@@ -491,7 +488,7 @@ impl Recorded {
         let names_url = params["expect"]
             .as_object()
             .is_some_and(|e| e.contains_key("url") || e.contains_key("urlMatches"));
-        let navigated = method == "navigate" || envelope.events.navigated;
+        let navigated = matches!(in_flow, InFlow::Navigation) || envelope.events.navigated;
         let expect = match (&envelope.page, navigated && !names_url && !sensitive) {
             (Some(page), true) if page.url.starts_with("http") => {
                 let mut expect = Map::new();
@@ -649,7 +646,7 @@ pub async fn failure(
     };
     let snapshot = engine
         .call(
-            "snapshot",
+            tool::Snapshot::NAME,
             json!({ "maxTokens": FAILURE_SNAPSHOT_TOKENS }),
             None,
         )

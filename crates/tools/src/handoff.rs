@@ -13,9 +13,11 @@ use browser::Deadline;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::engine::{CallOptions, Engine, lock};
+use crate::catalogue::{Noted, tool};
+use crate::engine::{CallOptions, Engine};
 use crate::envelope::Envelope;
 use crate::error::{Code, ToolError};
+use crate::mutex::lock;
 
 /// The deadline of each browser step the hand-off itself takes (grants, lists).
 const PERSON_STEP: Duration = Duration::from_secs(10);
@@ -83,7 +85,7 @@ pub struct Handoff {
 impl Handoff {
     /// Whether an agent command `method` must be refused now.
     pub fn locks(&self, method: &str) -> bool {
-        self.mode == Mode::WaitingHuman && !matches!(method, "handoff" | "diagnostics")
+        self.mode == Mode::WaitingHuman && !during_handoff(method)
     }
 
     /// A load of the live view's page: the session's cookie admits its holder again;
@@ -207,6 +209,12 @@ pub(crate) fn handoff_locked(task: &str) -> ToolError {
     )
 }
 
+/// Whether the agent may call `method` while a person holds the task, without taking
+/// the task back (its policy says so).
+fn during_handoff(method: &str) -> bool {
+    crate::find(method).is_some_and(|tool| tool.policy.during_handoff)
+}
+
 impl Engine {
     /// An agent command `method` arrives: whether a person's hand-off refuses it; if not,
     /// the agent drives from here on.
@@ -215,9 +223,7 @@ impl Engine {
         if handoff.locks(method) {
             return true;
         }
-        if !matches!(method, "handoff" | "diagnostics")
-            && matches!(handoff.mode, Mode::Hidden | Mode::HandoffComplete)
-        {
+        if !during_handoff(method) && matches!(handoff.mode, Mode::Hidden | Mode::HandoffComplete) {
             handoff.mode = Mode::AgentDriving;
         }
         false
@@ -272,18 +278,18 @@ impl Engine {
         let envelope = self.call_with(method, params.clone(), options).await;
         if envelope.ok {
             let mut handoff = lock(&self.handoff.state);
-            match method {
-                "navigate" => {
+            match crate::find(method).map(|tool| tool.policy.noted) {
+                Some(Noted::Navigation) => {
                     if let Some(page) = &envelope.page {
                         handoff.summary.navigations.push(page.url.clone());
                     }
                 }
-                "dialog" => {
-                    let kind = envelope.data["type"].as_str().unwrap_or("dialog");
+                Some(Noted::Dialog) => {
+                    let kind = envelope.data["type"].as_str().unwrap_or("dialog"); // not a tool name
                     let answer = envelope.data["answer"].as_str().unwrap_or("answered");
                     handoff.summary.dialogs.push(format!("{kind} {answer}"));
                 }
-                _ => {}
+                Some(Noted::Nothing) | None => {}
             }
         }
         envelope
@@ -385,7 +391,9 @@ impl Engine {
     /// The person pressed Done: a fresh snapshot for the agent, the summary of what they
     /// did, the token spent, dialogs answered as before, and any waiting agent woken.
     pub async fn hand_back(&self) -> Envelope {
-        let snapshot = self.person_call("snapshot", serde_json::json!({})).await;
+        let snapshot = self
+            .person_call(tool::Snapshot::NAME, serde_json::json!({}))
+            .await;
         let tabs = self.person_tabs().await;
         {
             let mut slot = self.task_slot().await;

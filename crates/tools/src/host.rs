@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 
 use browser::{Browser, BrowserOptions, Deadline, Endpoint, EndpointPool, EndpointState};
 
-use crate::engine::lock;
+use crate::mutex::lock;
 
 /// What the tasks of one process share: one browser, started on the first command that
 /// needs it and replaced when it dies, and the counter that numbers commands.

@@ -62,10 +62,9 @@ pub(crate) fn epoch_ms(time: SystemTime) -> u64 {
 /// input and nothing before the call can tell (docs/security.md#redaction).
 pub fn redact_command(method: &str, params: &Value) -> Value {
     let mut redacted = redact(params);
-    if method == "act"
-        && let Value::Object(map) = &mut redacted
-    {
-        for key in TYPED_KEYS {
+    let typed = crate::find(method).map_or(&[][..], |tool| tool.policy.typed_params);
+    if let Value::Object(map) = &mut redacted {
+        for key in typed {
             if let Some(typed) = map.get_mut(*key)
                 && !typed.is_null()
             {
@@ -75,9 +74,6 @@ pub fn redact_command(method: &str, params: &Value) -> Value {
     }
     redacted
 }
-
-/// The `act` params that carry typed text.
-const TYPED_KEYS: &[&str] = &["text", "value"];
 
 /// A copy of `params` with its secrets replaced: the one rule of tapes, journals,
 /// archives and CLI records (`browser::redact_secrets`: secret names matched within a

@@ -18,13 +18,16 @@ pub mod folders;
 pub mod handoff;
 mod host;
 mod journal;
+mod mutex;
 mod render;
 mod resilience;
 mod schema;
 mod untrusted;
 
 pub use archive::{ARCHIVE_FILE, ArchiveOptions};
-pub use catalogue::{Annotations, PageGuard, ToolDef, catalogue, find};
+pub use catalogue::{
+    Annotations, Archived, InFlow, Noted, PageGuard, Policy, ToolDef, catalogue, find, tool,
+};
 pub use engine::{ActiveCommand, CallOptions, Engine, EngineOptions, MAX_COMMAND_TIMEOUT};
 pub use envelope::{
     ActionStatus, Envelope, Events, Execution, Image, PageInfo, Status, Verification,

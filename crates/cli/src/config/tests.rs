@@ -498,3 +498,16 @@ fn the_readme_table_of_keys_is_the_table_in_the_code() {
         "the README's config table is stale: run CANDOR_WRITE_CONFIG_TABLE=1 cargo test -p cli --bin candor readme"
     );
 }
+
+/// A tool description cites a default by its configuration key (`{snapshotMaxTokens}`):
+/// each such key is one of the configuration's, with the same built-in default.
+#[test]
+fn the_defaults_tool_descriptions_cite_are_configuration_keys() {
+    for (name, value) in tools::defaults::CallDefaults::default().by_key() {
+        let key = KEYS
+            .iter()
+            .find(|key| key.name == name)
+            .unwrap_or_else(|| panic!("{name} is no configuration key"));
+        assert_eq!(key.default_shown(), value.to_string(), "{name}");
+    }
+}

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::expect::{self, Expect};
-use super::{Annotations, PageGuard, ToolSpec};
+use super::{Annotations, Archived, InFlow, PageGuard, Policy, ToolSpec};
 use crate::engine::Ctx;
 use crate::error::{Code, ToolError};
 use crate::untrusted::{PageText, PageValue};
@@ -72,7 +72,7 @@ pub(crate) struct Params {
     /// Wait for the tab it opens.
     #[serde(default)]
     expect_popup: bool,
-    /// Max ms to settle after (default 1000).
+    /// Max ms to settle after (default {settleMs}).
     settle_ms: Option<u64>,
     /// Max ms to wait for the target (default 1000).
     action_timeout_ms: Option<u64>,
@@ -210,7 +210,8 @@ const MAX_ACTION_TIMEOUT_MS: u64 = 60_000;
 /// The token budget of the snapshot taken after an action.
 const DIFF_BUDGET: usize = 2_000;
 
-pub(crate) struct Act;
+/// The `act` tool.
+pub struct Act;
 
 fn locator_of(
     r#ref: &Option<String>,
@@ -377,6 +378,14 @@ fn upload_files(files: &[String], upload_dir: Option<&Path>) -> Result<Vec<PathB
 
 impl ToolSpec for Act {
     const NAME: &'static str = "act";
+    // A screen scrolled on to read what is new is a read.
+    const POLICY: Policy = Policy {
+        archive: Archived::Change,
+        flow: InFlow::StepUnless(|params| params["action"] == "scroll_next_screen"),
+        typed_params: &["text"],
+        takes_target: true,
+        ..Policy::STEP
+    };
     const PAGE_GUARD: PageGuard = PageGuard::Reads;
     const ANNOTATIONS: Annotations = Annotations {
         title: "Act on an element",

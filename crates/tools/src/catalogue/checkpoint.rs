@@ -7,7 +7,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{Annotations, PageGuard, ToolSpec};
+use super::{Annotations, PageGuard, Policy, ToolSpec};
 use crate::engine::Ctx;
 use crate::error::{Code, ToolError};
 use crate::untrusted::PageText;
@@ -105,10 +105,13 @@ impl From<browser::Unrestored> for Unrestored {
     }
 }
 
-pub(crate) struct Checkpoint;
+/// The `checkpoint` tool.
+pub struct Checkpoint;
 
 impl ToolSpec for Checkpoint {
     const NAME: &'static str = "checkpoint";
+    // A checkpoint belongs to its task (memory only): no replay could restore it.
+    const POLICY: Policy = Policy::PLAIN;
     // Restore reaches the page by navigating, which recovers a hung tab first.
     const PAGE_GUARD: PageGuard = PageGuard::Own;
     // Restoring sets fields (their listeners run) and may navigate; again, it changes

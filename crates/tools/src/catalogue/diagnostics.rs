@@ -4,7 +4,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{Annotations, PageGuard, ToolSpec};
+use super::{Annotations, PageGuard, Policy, ToolSpec};
 use crate::engine::{ActiveCommand, Ctx};
 use crate::error::ToolError;
 use crate::journal::CommandRecord;
@@ -13,7 +13,6 @@ use crate::journal::CommandRecord;
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub(crate) struct Params {
     // Undescribed in the schema: the name says it (see SELF_EVIDENT in catalogue/mod.rs).
-    #[schemars(range(min = 1, max = 100))]
     limit: Option<usize>,
 }
 
@@ -51,10 +50,15 @@ struct ArchiveOut {
     last_failure: Option<String>,
 }
 
-pub(crate) struct Diagnostics;
+/// The `diagnostics` tool.
+pub struct Diagnostics;
 
 impl ToolSpec for Diagnostics {
     const NAME: &'static str = "diagnostics";
+    const POLICY: Policy = Policy {
+        during_handoff: true,
+        ..Policy::PLAIN
+    };
     const PAGE_GUARD: PageGuard = PageGuard::Off;
     const ANNOTATIONS: Annotations = Annotations {
         open_world: false,

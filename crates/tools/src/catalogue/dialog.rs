@@ -5,7 +5,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{Annotations, PageGuard, ToolSpec};
+use super::{Annotations, Noted, PageGuard, Policy, ToolSpec};
 use crate::engine::Ctx;
 use crate::error::ToolError;
 use crate::untrusted::PageText;
@@ -30,10 +30,15 @@ pub(crate) struct Output {
     answer: &'static str,
 }
 
-pub(crate) struct Dialog;
+/// The `dialog` tool.
+pub struct Dialog;
 
 impl ToolSpec for Dialog {
     const NAME: &'static str = "dialog";
+    const POLICY: Policy = Policy {
+        noted: Noted::Dialog,
+        ..Policy::STEP
+    };
     const DESCRIPTION: &'static str = "Accept or dismiss the JavaScript dialog a page waits on.";
     const PAGE_GUARD: PageGuard = PageGuard::Off;
     const ANNOTATIONS: Annotations = Annotations {

@@ -9,7 +9,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{Annotations, PageGuard, ToolSpec};
+use super::{Annotations, PageGuard, Policy, ToolSpec};
 use crate::engine::Ctx;
 use crate::envelope::ActionStatus;
 use crate::error::{Code, ToolError};
@@ -24,7 +24,6 @@ pub(crate) struct Params {
     /// An expression (promises awaited) or a function body (return).
     expression: String,
     /// Of the JSON value (default 20000).
-    #[schemars(range(min = 1, max = 200000))]
     max_chars: Option<usize>,
     // No description: `tabId` is every tool's, said once in the MCP instructions.
     tab_id: Option<String>,
@@ -45,7 +44,8 @@ pub(crate) struct Output {
     note: Option<String>,
 }
 
-pub(crate) struct Eval;
+/// The `eval` tool.
+pub struct Eval;
 
 /// The refusal when eval is off; `what` is what needed it.
 pub(crate) fn disabled(what: &str) -> ToolError {
@@ -60,6 +60,7 @@ pub(crate) fn disabled(what: &str) -> ToolError {
 
 impl ToolSpec for Eval {
     const NAME: &'static str = "eval";
+    const POLICY: Policy = Policy::STEP;
     const PAGE_GUARD: PageGuard = PageGuard::Reads;
     const ANNOTATIONS: Annotations = Annotations {
         title: "Run JavaScript",

@@ -28,7 +28,6 @@ pub(crate) struct Expect {
     #[serde(flatten)]
     condition: ConditionParams,
     /// How long to poll: 0 checks once (default 5000, max 120000).
-    #[schemars(range(max = 120000))]
     timeout_ms: Option<u64>,
     /// Keys no field took: refused.
     #[serde(flatten)]

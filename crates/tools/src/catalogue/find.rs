@@ -4,7 +4,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{Annotations, PageGuard, ToolSpec};
+use super::{Annotations, Archived, PageGuard, Policy, ToolSpec};
 use crate::engine::Ctx;
 use crate::error::ToolError;
 use crate::untrusted::PageText;
@@ -19,7 +19,6 @@ pub(crate) struct Params {
     /// With role: name contains, any case.
     name: Option<String>,
     // Undescribed in the schema: the name says it (see SELF_EVIDENT in catalogue/mod.rs).
-    #[schemars(range(min = 1, max = 200))]
     limit: Option<usize>,
     // No description: `tabId` is every tool's, said once in the MCP instructions.
     tab_id: Option<String>,
@@ -44,10 +43,15 @@ pub(crate) struct Output {
     total: usize,
 }
 
-pub(crate) struct Find;
+/// The `find` tool.
+pub struct Find;
 
 impl ToolSpec for Find {
     const NAME: &'static str = "find";
+    const POLICY: Policy = Policy {
+        archive: Archived::Data,
+        ..Policy::PLAIN
+    };
     const PAGE_GUARD: PageGuard = PageGuard::Reads;
     const ANNOTATIONS: Annotations = Annotations::reads("Find on the page");
     const DESCRIPTION: &'static str =

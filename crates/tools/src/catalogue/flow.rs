@@ -6,7 +6,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{Annotations, PageGuard, ToolSpec};
+use super::{Annotations, PageGuard, Policy, ToolSpec};
 use crate::engine::Ctx;
 use crate::error::ToolError;
 use crate::untrusted::PageValue;
@@ -34,10 +34,12 @@ pub(crate) struct Output {
     variables: Vec<String>,
 }
 
-pub(crate) struct FlowTool;
+/// The `flow` tool.
+pub struct Flow;
 
-impl ToolSpec for FlowTool {
+impl ToolSpec for Flow {
     const NAME: &'static str = "flow";
+    const POLICY: Policy = Policy::PLAIN;
     const PAGE_GUARD: PageGuard = PageGuard::Off;
     const ANNOTATIONS: Annotations = Annotations {
         open_world: false,

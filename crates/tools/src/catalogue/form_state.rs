@@ -8,7 +8,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use super::{Annotations, PageGuard, ToolSpec};
+use super::{Annotations, Archived, PageGuard, Policy, ToolSpec};
 use crate::engine::Ctx;
 use crate::error::{Code, ToolError};
 use crate::untrusted::PageText;
@@ -102,10 +102,15 @@ struct Popup {
     active: Option<Opt>,
 }
 
-pub(crate) struct FormState;
+/// The `form_state` tool.
+pub struct FormState;
 
 impl ToolSpec for FormState {
     const NAME: &'static str = "form_state";
+    const POLICY: Policy = Policy {
+        archive: Archived::Data,
+        ..Policy::PLAIN
+    };
     const PAGE_GUARD: PageGuard = PageGuard::Reads;
     const ANNOTATIONS: Annotations = Annotations::reads("Read form fields");
     const DESCRIPTION: &'static str =

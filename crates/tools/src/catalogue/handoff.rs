@@ -7,10 +7,11 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{Annotations, PageGuard, ToolSpec};
-use crate::engine::{Ctx, lock};
+use super::{Annotations, PageGuard, Policy, ToolSpec};
+use crate::engine::Ctx;
 use crate::error::{Code, ToolError};
 use crate::handoff::Mode;
+use crate::mutex::lock;
 use crate::untrusted::{PageText, PageValue};
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -53,10 +54,16 @@ pub(crate) struct Output {
     summary: Option<PageValue>,
 }
 
-pub(crate) struct Handoff;
+/// The `handoff` tool.
+pub struct Handoff;
 
 impl ToolSpec for Handoff {
     const NAME: &'static str = "handoff";
+    // A hand-off belongs to its task: no replay could restore it.
+    const POLICY: Policy = Policy {
+        during_handoff: true,
+        ..Policy::PLAIN
+    };
     // The person drives the page meanwhile; this tool never touches it.
     const PAGE_GUARD: PageGuard = PageGuard::Off;
     const ANNOTATIONS: Annotations = Annotations {

@@ -10,6 +10,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
+use crate::defaults::CallDefaults;
 use crate::engine::Ctx;
 use crate::error::ToolError;
 
@@ -40,7 +41,12 @@ type Handler = for<'a, 'b> fn(&'a mut Ctx<'b>, Value) -> BoxFuture<'a, Result<Va
 pub struct ToolDef {
     pub name: &'static str,
     pub description: &'static str,
+    /// The JSON Schema of its params, its descriptions citing the built-in defaults
+    /// (a running engine lists [`ToolDef::input_schema_for`] its own).
     pub input_schema: Value,
+    /// The same, its descriptions citing defaults by configuration key
+    /// (`{snapshotMaxTokens}`).
+    schema_template: Value,
     /// The JSON Schema of the envelope this tool returns, `data` held to its output.
     pub output_schema: Value,
     /// How the tool stands to the world (MCP's tool annotations).
@@ -51,6 +57,8 @@ pub struct ToolDef {
     pub(crate) uses_task: bool,
     /// What the engine does about a tab that does not answer.
     pub page_guard: PageGuard,
+    /// How the engine, records, flows, the archive and hand-offs treat it.
+    pub policy: Policy,
     pub(crate) call: Handler,
 }
 
@@ -76,6 +84,83 @@ pub enum PageGuard {
     /// Never probe: the tool works while the page is held (an open dialog), or never
     /// touches it (diagnostics).
     Off,
+}
+
+/// How everything around a tool treats it — the archive, flows, records, the engine's
+/// checks, a hand-off. Each tool declares its own on itself (no default: a tool that
+/// forgets one does not compile), and every place that treats tools differently reads it
+/// here rather than matching on tool names.
+#[derive(Debug, Clone, Copy)]
+pub struct Policy {
+    /// What the archive keeps of a call that did not fail.
+    pub archive: Archived,
+    /// What a flow being recorded makes of a call that succeeded.
+    pub flow: InFlow,
+    /// The params that carry text typed into the page: never kept in a record, since
+    /// the field may be a password input and nothing before the call can tell.
+    pub typed_params: &'static [&'static str],
+    /// Whether the call acts on an element, so may name one to verify (a target).
+    pub takes_target: bool,
+    /// Whether the agent may call it while a person holds the task (a hand-off), without
+    /// taking the task back.
+    pub during_handoff: bool,
+    /// What a person's successful call of it adds to the hand-off's summary.
+    pub noted: Noted,
+}
+
+/// What the archive keeps of a tool's call (`recall` finds it again).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Archived {
+    /// Nothing: the call observes nothing worth finding again.
+    Nothing,
+    /// The text read, in the mode it was read, under the snapshot's id.
+    Read,
+    /// What an action changed: the new content of a screen scrolled on, else the diff.
+    Change,
+    /// The data, as JSON, in a mode named after the tool.
+    Data,
+}
+
+/// What a flow being recorded makes of a tool's successful call.
+#[derive(Debug, Clone, Copy)]
+pub enum InFlow {
+    /// Left out: a read, or what belongs to the task alone, which no replay could
+    /// restore.
+    Never,
+    /// A step.
+    Step,
+    /// A step that always navigates: it checks the URL it reached.
+    Navigation,
+    /// A step, unless its params make this call a read.
+    StepUnless(fn(&Value) -> bool),
+}
+
+/// What a person's call in the live view adds to the summary the agent gets back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Noted {
+    Nothing,
+    /// The page it reached.
+    Navigation,
+    /// The dialog answered, and how.
+    Dialog,
+}
+
+impl Policy {
+    /// A tool nothing treats apart: not archived, left out of flows, typing nothing, no
+    /// target, refused during a hand-off, not noted.
+    pub(crate) const PLAIN: Policy = Policy {
+        archive: Archived::Nothing,
+        flow: InFlow::Never,
+        typed_params: &[],
+        takes_target: false,
+        during_handoff: false,
+        noted: Noted::Nothing,
+    };
+    /// Like [`Policy::PLAIN`], but a step of a flow.
+    pub(crate) const STEP: Policy = Policy {
+        flow: InFlow::Step,
+        ..Policy::PLAIN
+    };
 }
 
 /// What a tool does to the world, as MCP's tool annotations say it. Every tool declares
@@ -118,6 +203,8 @@ pub(crate) trait ToolSpec {
     const PAGE_GUARD: PageGuard;
     /// What the tool does to the world; every tool says so (no default).
     const ANNOTATIONS: Annotations;
+    /// How everything around the tool treats it; every tool says so (no default).
+    const POLICY: Policy;
     type Params: DeserializeOwned + JsonSchema + Send;
     type Output: Serialize + JsonSchema;
     /// Takes out of a result's data (its output as JSON, success or partial) what the
@@ -131,16 +218,49 @@ pub(crate) trait ToolSpec {
     ) -> impl Future<Output = Result<Self::Output, ToolError>> + Send + 'a;
 }
 
+impl ToolDef {
+    /// The JSON Schema of its params as an engine with `defaults` runs them: each default
+    /// a description cites is the one configured.
+    pub fn input_schema_for(&self, defaults: &CallDefaults) -> Value {
+        let mut schema = self.schema_template.clone();
+        fill_descriptions(&mut schema, defaults);
+        schema
+    }
+}
+
+/// Every `description` in `schema` with the defaults it cites filled in.
+fn fill_descriptions(schema: &mut Value, defaults: &CallDefaults) {
+    match schema {
+        Value::Object(map) => {
+            for (key, value) in map.iter_mut() {
+                match value {
+                    Value::String(text) if key == "description" => *text = defaults.fill(text),
+                    _ => fill_descriptions(value, defaults),
+                }
+            }
+        }
+        Value::Array(items) => items
+            .iter_mut()
+            .for_each(|item| fill_descriptions(item, defaults)),
+        _ => {}
+    }
+}
+
 fn define<T: ToolSpec + 'static>() -> ToolDef {
+    let schema_template = crate::schema::params_schema::<T::Params>();
+    let mut input_schema = schema_template.clone();
+    fill_descriptions(&mut input_schema, &CallDefaults::default());
     ToolDef {
         name: T::NAME,
         description: T::DESCRIPTION,
-        input_schema: crate::schema::params_schema::<T::Params>(),
+        input_schema,
+        schema_template,
         output_schema: crate::schema::output_schema::<T::Output>(),
         annotations: T::ANNOTATIONS,
         brief: T::brief,
         uses_task: T::USES_TASK,
         page_guard: T::PAGE_GUARD,
+        policy: T::POLICY,
         call: |ctx, params| Box::pin(invoke::<T>(ctx, params)),
     }
 }
@@ -183,29 +303,46 @@ pub(crate) fn omit(data: &mut Map<String, Value>, keys: &[&str], usual: &[(&str,
     });
 }
 
-/// Every tool, in the order faces list them.
-pub fn catalogue() -> &'static [ToolDef] {
-    static CATALOGUE: OnceLock<Vec<ToolDef>> = OnceLock::new();
-    CATALOGUE.get_or_init(|| {
-        vec![
-            define::<navigate::Navigate>(),
-            define::<tabs::Tabs>(),
-            define::<snapshot::Snapshot>(),
-            define::<find::Find>(),
-            define::<act::Act>(),
-            define::<wait::Wait>(),
-            define::<screenshot::Screenshot>(),
-            define::<viewport::Viewport>(),
-            define::<eval::Eval>(),
-            define::<form_state::FormState>(),
-            define::<dialog::Dialog>(),
-            define::<diagnostics::Diagnostics>(),
-            define::<recall::Recall>(),
-            define::<checkpoint::Checkpoint>(),
-            define::<handoff::Handoff>(),
-            define::<flow::FlowTool>(),
-        ]
-    })
+/// Registers the tools: the catalogue in the order faces list them, and each tool's type
+/// public in [`tool`] with its name as an inherent constant (`tool::Navigate::NAME`), the
+/// one way code outside a tool's own file names it.
+macro_rules! register {
+    ($($module:ident::$tool:ident),* $(,)?) => {
+        /// Every tool's type, for its name: `tools::tool::Navigate::NAME`.
+        pub mod tool {
+            $(pub use super::$module::$tool;)*
+        }
+
+        $(impl $module::$tool {
+            /// The tool's name (without any face's prefix).
+            pub const NAME: &'static str = <Self as ToolSpec>::NAME;
+        })*
+
+        /// Every tool, in the order faces list them.
+        pub fn catalogue() -> &'static [ToolDef] {
+            static CATALOGUE: OnceLock<Vec<ToolDef>> = OnceLock::new();
+            CATALOGUE.get_or_init(|| vec![$(define::<$module::$tool>()),*])
+        }
+    };
+}
+
+register! {
+    navigate::Navigate,
+    tabs::Tabs,
+    snapshot::Snapshot,
+    find::Find,
+    act::Act,
+    wait::Wait,
+    screenshot::Screenshot,
+    viewport::Viewport,
+    eval::Eval,
+    form_state::FormState,
+    dialog::Dialog,
+    diagnostics::Diagnostics,
+    recall::Recall,
+    checkpoint::Checkpoint,
+    handoff::Handoff,
+    flow::Flow,
 }
 
 /// The tool named `name` (without any face's prefix).
@@ -305,6 +442,57 @@ mod tests {
                 tool.name
             );
         }
+    }
+
+    /// A typed param the policy names is one the tool takes, so a record cannot keep
+    /// typed text under a name the policy misspells.
+    #[test]
+    fn typed_params_are_params_of_their_tool() {
+        let mut typed = 0;
+        for tool in catalogue() {
+            for key in tool.policy.typed_params {
+                assert!(
+                    tool.input_schema["properties"].get(*key).is_some(),
+                    "{}.{key} is no param",
+                    tool.name
+                );
+                typed += 1;
+            }
+        }
+        assert!(typed > 0);
+    }
+
+    /// A description cites only defaults the configuration has, and a configured one is
+    /// what it reads.
+    #[test]
+    fn descriptions_cite_the_configured_defaults() {
+        let configured = CallDefaults {
+            snapshot_max_tokens: 8_000,
+            read_max_chars: 50_001,
+            screenshot_max_width: 801,
+            settle: std::time::Duration::from_millis(2_502),
+        };
+        for tool in catalogue() {
+            for schema in [&tool.input_schema, &tool.input_schema_for(&configured)] {
+                let text = schema.to_string();
+                assert!(!text.contains("(default {"), "{}: {text}", tool.name);
+            }
+        }
+        let snapshot = find(tool::Snapshot::NAME).expect("snapshot");
+        let described = |schema: &Value, key: &str| {
+            schema["properties"][key]["description"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string()
+        };
+        let listed = snapshot.input_schema_for(&configured);
+        assert!(described(&listed, "maxTokens").contains("(default 8000)"));
+        assert!(described(&listed, "maxChars").contains("(default 50001)"));
+        assert!(described(&listed, "settleMs").contains("(default 2502)"));
+        assert!(described(&snapshot.input_schema, "maxTokens").contains("(default 4096)"));
+        let screenshot = find(tool::Screenshot::NAME).expect("screenshot");
+        let listed = screenshot.input_schema_for(&configured);
+        assert!(described(&listed, "maxWidth").contains("(default 801)"));
     }
 
     #[test]

@@ -4,7 +4,7 @@ use browser::HistoryMove;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{Annotations, PageGuard, ToolSpec};
+use super::{Annotations, InFlow, Noted, PageGuard, Policy, ToolSpec};
 use crate::engine::Ctx;
 use crate::error::{Code, ToolError};
 use crate::untrusted::PageText;
@@ -51,7 +51,8 @@ pub(crate) struct Output {
     reason: Option<String>,
 }
 
-pub(crate) struct Navigate;
+/// The `navigate` tool.
+pub struct Navigate;
 
 enum Move {
     To(String),
@@ -84,6 +85,11 @@ impl Params {
 
 impl ToolSpec for Navigate {
     const NAME: &'static str = "navigate";
+    const POLICY: Policy = Policy {
+        flow: InFlow::Navigation,
+        noted: Noted::Navigation,
+        ..Policy::STEP
+    };
     const DESCRIPTION: &'static str = "Open a URL, or go back/forward/reload; waits for the load.";
     const PAGE_GUARD: PageGuard = PageGuard::Own;
     const ANNOTATIONS: Annotations = Annotations {

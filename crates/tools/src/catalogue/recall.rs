@@ -5,7 +5,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{Annotations, PageGuard, ToolSpec};
+use super::{Annotations, PageGuard, Policy, ToolSpec};
 use crate::archive::{self, ArchiveError, Bundle};
 use crate::engine::Ctx;
 use crate::error::{Code, ToolError};
@@ -30,7 +30,6 @@ pub(crate) struct Params {
     /// Chars or items to skip.
     offset: Option<usize>,
     /// Chars (default 4000) or items (default 20).
-    #[schemars(range(min = 1, max = 12000))]
     limit: Option<usize>,
 }
 
@@ -106,10 +105,12 @@ impl From<Bundle> for Listed {
     }
 }
 
-pub(crate) struct Recall;
+/// The `recall` tool.
+pub struct Recall;
 
 impl ToolSpec for Recall {
     const NAME: &'static str = "recall";
+    const POLICY: Policy = Policy::PLAIN;
     const PAGE_GUARD: PageGuard = PageGuard::Off;
     const ANNOTATIONS: Annotations = Annotations {
         open_world: false,

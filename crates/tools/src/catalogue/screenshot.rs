@@ -8,7 +8,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::viewport::{PresetName, preset};
-use super::{Annotations, PageGuard, ToolSpec};
+use super::{Annotations, PageGuard, Policy, ToolSpec};
 use crate::engine::Ctx;
 use crate::envelope::Image;
 use crate::error::ToolError;
@@ -30,10 +30,8 @@ pub(crate) struct Params {
     #[serde(default)]
     format: Format,
     // Undescribed in the schema: the name says it (see SELF_EVIDENT in catalogue/mod.rs).
-    #[schemars(range(max = 100))]
     quality: Option<u8>,
-    /// Max side px (default 1568).
-    #[schemars(range(min = 64, max = 7680))]
+    /// Max side px (default {screenshotMaxWidth}).
     max_width: Option<u32>,
     // No description: `tabId` is every tool's, said once in the MCP instructions.
     tab_id: Option<String>,
@@ -72,10 +70,12 @@ pub(crate) struct Output {
 
 const MAX_WIDTHS: std::ops::RangeInclusive<u32> = crate::defaults::SCREENSHOT_MAX_WIDTH;
 
-pub(crate) struct Screenshot;
+/// The `screenshot` tool.
+pub struct Screenshot;
 
 impl ToolSpec for Screenshot {
     const NAME: &'static str = "screenshot";
+    const POLICY: Policy = Policy::PLAIN;
     const PAGE_GUARD: PageGuard = PageGuard::Reads;
     const ANNOTATIONS: Annotations = Annotations::reads("Screenshot");
     const DESCRIPTION: &'static str = "Capture the viewport, or one element, as an image.";

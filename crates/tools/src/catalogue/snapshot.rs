@@ -5,7 +5,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{Annotations, PageGuard, ToolSpec};
+use super::{Annotations, Archived, PageGuard, Policy, ToolSpec};
 use crate::engine::Ctx;
 use crate::error::ToolError;
 use crate::untrusted::{PageText, PageValue};
@@ -20,16 +20,14 @@ pub(crate) struct Params {
     /// data: JSON-LD, microdata, meta.
     #[serde(default)]
     mode: Mode,
-    /// elements: budget (default 4096).
-    #[schemars(range(min = 100, max = 200000))]
+    /// elements: budget (default {snapshotMaxTokens}).
     max_tokens: Option<usize>,
-    /// text/markdown/html: budget (default 20000).
-    #[schemars(range(min = 1, max = 2000000))]
+    /// text/markdown/html: budget (default {readMaxChars}).
     max_chars: Option<usize>,
     /// elements: only lines changed since the last.
     #[serde(default)]
     diff: bool,
-    /// Max ms to settle first (default 1000).
+    /// Max ms to settle first (default {settleMs}).
     settle_ms: Option<u64>,
     // No description: `tabId` is every tool's, said once in the MCP instructions.
     tab_id: Option<String>,
@@ -307,10 +305,15 @@ fn summarise(items: &[Structured]) -> String {
     )
 }
 
-pub(crate) struct Snapshot;
+/// The `snapshot` tool.
+pub struct Snapshot;
 
 impl ToolSpec for Snapshot {
     const NAME: &'static str = "snapshot";
+    const POLICY: Policy = Policy {
+        archive: Archived::Read,
+        ..Policy::PLAIN
+    };
     const PAGE_GUARD: PageGuard = PageGuard::Reads;
     const ANNOTATIONS: Annotations = Annotations::reads("Read the page");
     const DESCRIPTION: &'static str = "Read the page as elements (a tree with [refs], viewport first), text, markdown, html or data.";
@@ -327,7 +330,7 @@ impl ToolSpec for Snapshot {
                 "mode",
                 "tokens",
                 "chars",
-                "viewport",
+                "viewport", // not a tool name
                 "scroll",
                 "elementsShown",
                 "refs",

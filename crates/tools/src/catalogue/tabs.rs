@@ -3,7 +3,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{Annotations, PageGuard, ToolSpec};
+use super::{Annotations, InFlow, PageGuard, Policy, ToolSpec};
 use crate::engine::Ctx;
 use crate::error::ToolError;
 use crate::untrusted::PageText;
@@ -23,7 +23,6 @@ pub(crate) struct Params {
     /// wait_new: tab count before.
     baseline: Option<usize>,
     /// wait_new: default 5000.
-    #[schemars(range(min = 1, max = 120000))]
     timeout_ms: Option<u64>,
 }
 
@@ -83,10 +82,16 @@ pub(crate) struct NotClosed {
     reason: String,
 }
 
-pub(crate) struct Tabs;
+/// The `tabs` tool.
+pub struct Tabs;
 
 impl ToolSpec for Tabs {
     const NAME: &'static str = "tabs";
+    // A tab list is a read.
+    const POLICY: Policy = Policy {
+        flow: InFlow::StepUnless(|params| params["action"].as_str().is_none_or(|a| a == "list")),
+        ..Policy::STEP
+    };
     const DESCRIPTION: &'static str = "List, open, select or close tabs.";
     const PAGE_GUARD: PageGuard = PageGuard::Own;
     const ANNOTATIONS: Annotations = Annotations {

@@ -5,7 +5,7 @@ use browser::Preset;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{Annotations, PageGuard, ToolSpec};
+use super::{Annotations, PageGuard, Policy, ToolSpec};
 use crate::engine::Ctx;
 use crate::error::ToolError;
 
@@ -82,10 +82,12 @@ pub(crate) struct Output {
     device_pixel_ratio: f64,
 }
 
-pub(crate) struct Viewport;
+/// The `viewport` tool.
+pub struct Viewport;
 
 impl ToolSpec for Viewport {
     const NAME: &'static str = "viewport";
+    const POLICY: Policy = Policy::STEP;
     const PAGE_GUARD: PageGuard = PageGuard::Probe;
     const ANNOTATIONS: Annotations = Annotations {
         title: "Size the viewport",

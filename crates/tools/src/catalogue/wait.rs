@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::condition::{Arity, ConditionParams, refuse_unknown};
-use super::{Annotations, PageGuard, ToolSpec};
+use super::{Annotations, PageGuard, Policy, ToolSpec};
 use crate::engine::Ctx;
 use crate::envelope::ActionStatus;
 use crate::error::{Code, ToolError};
@@ -31,7 +31,6 @@ pub(crate) struct Params {
     #[serde(flatten)]
     condition: ConditionParams,
     /// Default 5000.
-    #[schemars(range(min = 1, max = 900000))]
     timeout_ms: Option<u64>,
     /// Or in seconds (not listed: one spelling in the schema is enough for a model).
     #[schemars(skip)]
@@ -66,10 +65,13 @@ struct Unmet {
     timeout_ms: Option<u64>,
 }
 
-pub(crate) struct Wait;
+/// The `wait` tool.
+pub struct Wait;
 
 impl ToolSpec for Wait {
     const NAME: &'static str = "wait";
+    // A read, but a step of a flow: a replay waits where the recording did.
+    const POLICY: Policy = Policy::STEP;
     const PAGE_GUARD: PageGuard = PageGuard::Reads;
     const ANNOTATIONS: Annotations = Annotations::reads("Wait for a condition");
     const DESCRIPTION: &'static str = "Wait for one condition (js with one matcher).";
