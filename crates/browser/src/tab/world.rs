@@ -128,7 +128,13 @@ impl Tab {
                     World::Page => s.main_context,
                     World::Candor => s.candor_context.as_ref().map(|c| c.id),
                 };
-                s.crashed || s.closed || s.main_context.is_some() && current != stale
+                // A document with no context of candor's world (one older than the init
+                // script, such as a new tab's first blank page) gets one made below.
+                let usable = match world {
+                    World::Page => current != stale,
+                    World::Candor => current.is_none() || current != stale,
+                };
+                s.crashed || s.closed || s.main_context.is_some() && usable
             })
             .await?;
         if state.crashed || state.closed {
