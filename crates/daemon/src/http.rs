@@ -128,7 +128,14 @@ async fn list_tasks(State(state): State<AppState>) -> Response {
 }
 
 async fn stop_task(State(state): State<AppState>, Path(task): Path<String>) -> Response {
-    envelope_response(state.registry.stop(&task, &state.jobs).await)
+    envelope_response(
+        state
+            .registry
+            .stop(&task, |job| {
+                state.jobs.cancel(job);
+            })
+            .await,
+    )
 }
 
 async fn command(State(state): State<AppState>, Path(task): Path<String>, body: Bytes) -> Response {

@@ -15,7 +15,9 @@ use tokio::sync::watch;
 use tools::flow::{self, Flow};
 use tools::{Code, Engine, ToolError};
 
-use crate::registry::{Registry, epoch_ms, lock};
+use crate::clock::epoch_ms;
+use crate::mutex::lock;
+use crate::registry::Registry;
 use crate::reply::{Effect, reply, task_not_found};
 
 /// How many jobs are kept for `job ID` after they end.

@@ -9,9 +9,11 @@
 //! idle. It knows HTTP and the registry, nothing of pages: commands run in `tools`.
 
 mod client;
+mod clock;
 mod error;
 mod http;
 mod jobs;
+mod mutex;
 mod registry;
 mod reply;
 mod state;

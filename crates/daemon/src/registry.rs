@@ -6,7 +6,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
 use browser::{BrowserOptions, Endpoint, LaunchOptions};
@@ -16,6 +16,8 @@ use tokio::sync::OwnedMutexGuard;
 use tools::{BrowserHost, CallOptions, Code, Engine, EngineOptions, Envelope, ToolError, tool};
 
 use crate::DaemonConfig;
+use crate::clock::epoch_ms;
+use crate::mutex::lock;
 use crate::reply::{Effect, reply, task_not_found};
 
 /// How many tasks' diagnostics are kept, stopped ones included (docs/faces.md#tasks).
@@ -333,9 +335,9 @@ impl Registry {
         reply(&self.host, Ok(data), Effect::Reads, started)
     }
 
-    /// `stop`: cancels what the task runs, closes its browser context, and keeps its
-    /// diagnostics among the recent tasks.
-    pub(crate) async fn stop(&self, task: &str, jobs: &crate::jobs::Jobs) -> Envelope {
+    /// `stop`: cancels what the task runs (its job, through `cancel_job`), closes its
+    /// browser context, and keeps its diagnostics among the recent tasks.
+    pub(crate) async fn stop(&self, task: &str, cancel_job: impl FnOnce(&str)) -> Envelope {
         let started = Instant::now();
         if let Err(refused) = check_task_id(task) {
             return reply(&self.host, Err(refused), Effect::Reads, started);
@@ -350,7 +352,7 @@ impl Registry {
         };
         let job = lock(&entry.job).clone();
         if let Some(job) = &job {
-            jobs.cancel(job);
+            cancel_job(job);
         }
         let cancelled = entry
             .engine
@@ -579,16 +581,6 @@ fn describe(launch: &LaunchOptions) -> String {
             format!(" with {}", launch.args.join(" "))
         }
     )
-}
-
-pub(crate) fn epoch_ms(time: SystemTime) -> u64 {
-    time.duration_since(SystemTime::UNIX_EPOCH)
-        .map(|d| d.as_millis() as u64)
-        .unwrap_or_default()
-}
-
-pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 #[cfg(test)]
