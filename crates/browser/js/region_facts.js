@@ -101,22 +101,31 @@ function regionFacts(secret) {
     const tag = element.localName;
     const scrolls = /^(auto|scroll)$/.test(style.overflowX) || /^(auto|scroll)$/.test(style.overflowY);
     scrolling[i] = scrolls || (parent !== null && scrolling[index.get(parent)]);
-    return {
+    // Only what differs from its default is sent (`RegionFact`'s defaults): a page of a
+    // few hundred elements is mostly plain, and every byte is made, sent and parsed.
+    const fact = {
       parent: parent ? index.get(parent) : -1,
       box: [box.left + sx, box.top + sy, box.width, box.height],
-      tag,
-      href: tag === "a" ? element.getAttribute("href") : null,
-      type: tag === "input" ? (element.getAttribute("type") || "text").toLowerCase() : null,
-      secret: element.matches(secret),
-      onclick: element.hasAttribute("onclick"),
-      pointer: style.cursor === "pointer",
-      clips: style.overflowX !== "visible" || style.overflowY !== "visible",
-      scrolls,
-      borders: [parseFloat(style.borderTopWidth) || 0, parseFloat(style.borderBottomWidth) || 0],
-      unread: scrolling[i] ? unread(element) : [0, 0],
-      hidden,
-      known: known[i] || null,
-      content,
     };
+    if (content.length > 0) fact.content = content;
+    if (tag === "a" && element.hasAttribute("href")) fact.href = element.getAttribute("href");
+    if (tag === "input") fact.type = (element.getAttribute("type") || "text").toLowerCase();
+    // The rule names fields, and any element by its `autocomplete` tokens.
+    if ((tag === "input" || tag === "textarea" || element.hasAttribute("autocomplete")) &&
+      element.matches(secret)) fact.secret = true;
+    if (element.hasAttribute("onclick")) fact.onclick = true;
+    if (style.cursor === "pointer") fact.pointer = true;
+    if (style.overflowX !== "visible" || style.overflowY !== "visible") fact.clips = true;
+    if (scrolls) {
+      fact.scrolls = true;
+      fact.borders = [parseFloat(style.borderTopWidth) || 0, parseFloat(style.borderBottomWidth) || 0];
+    }
+    if (scrolling[i]) {
+      const [before, after] = unread(element);
+      if (before > 0 || after > 0) fact.unread = [before, after];
+    }
+    if (hidden) fact.hidden = true;
+    if (known[i]) fact.known = known[i];
+    return fact;
   });
 }

@@ -268,7 +268,8 @@ enum Ax {
     Plain,
 }
 
-/// What `region_facts.js` answers for one element.
+/// What `region_facts.js` answers for one element: a key it leaves out has its default
+/// (false, none, zero, empty).
 #[derive(Debug, serde::Deserialize)]
 pub(crate) struct RegionFact {
     /// The index of its nearest listed ancestor, -1 for none.
@@ -282,21 +283,29 @@ pub(crate) struct RegionFact {
     /// A secret field (`cdp::is_secret_field`): its value is never shown.
     #[serde(default)]
     secret: bool,
+    #[serde(default)]
     onclick: bool,
+    #[serde(default)]
     pointer: bool,
+    #[serde(default)]
     clips: bool,
     /// Scrolls its content (`overflow` `auto` or `scroll`), and its top and bottom borders.
+    #[serde(default)]
     scrolls: bool,
+    #[serde(default)]
     borders: (f64, f64),
     /// Inside a scroll container: its element children left out before its first listed
     /// one and after its last.
+    #[serde(default)]
     unread: (usize, usize),
     /// Drawn invisible (`visibility: hidden`); its text is left out.
+    #[serde(default)]
     hidden: bool,
     /// The role, level and name the page-side pass knew without asking Chromium: a list,
     /// a list item, an element hidden with `aria-hidden`, or a link and its name
     /// (`js/region_elements.js` says when).
     known: Option<(String, u64, String)>,
+    #[serde(default)]
     content: Vec<Content>,
 }
 
