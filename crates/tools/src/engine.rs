@@ -21,10 +21,8 @@ use tokio::sync::Notify;
 use crate::archive::{Archive, ArchiveOptions, Observation};
 use crate::catalogue::{self, PageGuard, Postcondition, ToolDef};
 use crate::checkpoints::Checkpoints;
-use crate::envelope::{
-    ActionStatus, Envelope, Events, Execution, Image, PageInfo, Status, Verification,
-};
-use crate::error::{Code, ToolError};
+use crate::envelope::{Envelope, Events, Execution, Image, PageInfo, Status, Verification};
+use crate::error::{ActionStatus, Code, ToolError};
 use crate::flow::{self, Acted, Recorded};
 use crate::handoff::HandoffCell;
 use crate::host::BrowserHost;

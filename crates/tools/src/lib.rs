@@ -29,10 +29,8 @@ pub use catalogue::{
     Annotations, Archived, InFlow, Noted, PageGuard, Policy, ToolDef, catalogue, find, tool,
 };
 pub use engine::{ActiveCommand, CallOptions, Engine, EngineOptions, MAX_COMMAND_TIMEOUT};
-pub use envelope::{
-    ActionStatus, Envelope, Events, Execution, Image, PageInfo, Status, Verification,
-};
-pub use error::{Code, ToolError};
+pub use envelope::{Envelope, Events, Execution, Image, PageInfo, Status, Verification};
+pub use error::{ActionStatus, Code, ToolError};
 pub use handoff::{random_token, same_secret};
 pub use host::BrowserHost;
 pub use journal::redact_command;
