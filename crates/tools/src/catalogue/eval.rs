@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::{Annotations, PageGuard, Policy, ToolSpec};
-use crate::engine::Ctx;
+use crate::ctx::Ctx;
 use crate::error::{ActionStatus, Code, ToolError};
 use crate::untrusted::PageValue;
 

@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 
 use super::condition::{Arity, ConditionParams, refuse_unknown};
 use super::{Annotations, PageGuard, Policy, ToolSpec};
-use crate::engine::Ctx;
+use crate::ctx::Ctx;
 use crate::error::{ActionStatus, Code, ToolError};
 use crate::untrusted::PageValue;
 
