@@ -23,10 +23,10 @@ use std::thread::JoinHandle;
 use rusqlite::{Connection, OptionalExtension, params};
 use serde_json::Value;
 
-use crate::policy::Archived;
 use crate::envelope::{Envelope, Status};
 use crate::folders;
 use crate::mutex::lock;
+use crate::policy::Archived;
 
 /// The archive's file, in its folder.
 pub const ARCHIVE_FILE: &str = "archive.sqlite3";

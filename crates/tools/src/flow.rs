@@ -15,13 +15,13 @@
 use serde_json::{Value, json};
 
 use crate::catalogue::{self, tool};
+use crate::engine::Engine;
 use crate::envelope::Envelope;
 use crate::error::{Code, ToolError};
 pub use crate::flow_file::{
     Container, Flow, MAX_STEPS, Origin, SCHEMA_FILE, Step, Target, Variable, schema,
 };
 use crate::options::{CallOptions, MAX_COMMAND_TIMEOUT};
-use crate::engine::Engine;
 
 impl Flow {
     /// A flow from JSON: unknown fields, an unknown tool, a bad deadline or a bad
@@ -62,12 +62,12 @@ impl Flow {
                 )));
             }
             if let Some(expect) = &step.expect {
-                catalogue::postcondition(&Value::Object(expect.clone()), true).map_err(
-                    |e| ToolError {
+                catalogue::postcondition(&Value::Object(expect.clone()), true).map_err(|e| {
+                    ToolError {
                         message: format!("step {number}: {}", e.message),
                         ..e
-                    },
-                )?;
+                    }
+                })?;
             }
         }
         Ok(())

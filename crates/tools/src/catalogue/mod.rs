@@ -10,8 +10,8 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
-use crate::defaults::CallDefaults;
 use crate::ctx::Ctx;
+use crate::defaults::CallDefaults;
 use crate::error::ToolError;
 pub(crate) use crate::policy::{Archived, InFlow, Noted, Policy};
 

@@ -23,8 +23,7 @@ impl Engine {
         if handoff.locks(policy) {
             return true;
         }
-        if !policy.during_handoff && matches!(handoff.mode, Mode::Hidden | Mode::HandoffComplete)
-        {
+        if !policy.during_handoff && matches!(handoff.mode, Mode::Hidden | Mode::HandoffComplete) {
             handoff.mode = Mode::AgentDriving;
         }
         false
@@ -119,10 +118,13 @@ impl Engine {
             browser::PermissionChoice::Once => "allowed for this hand-off",
             browser::PermissionChoice::Always => "always allowed",
         };
-        lock(&self.state.handoff.state).summary.permissions.push(format!(
-            "{} for {}: {chose}",
-            request.permission, request.origin
-        ));
+        lock(&self.state.handoff.state)
+            .summary
+            .permissions
+            .push(format!(
+                "{} for {}: {chose}",
+                request.permission, request.origin
+            ));
         Ok(())
     }
 
