@@ -23,10 +23,10 @@ use std::thread::JoinHandle;
 use rusqlite::{Connection, OptionalExtension, params};
 use serde_json::Value;
 
-use crate::catalogue::Archived;
 use crate::envelope::{Envelope, Status};
 use crate::folders;
 use crate::mutex::lock;
+use crate::policy::Archived;
 
 /// The archive's file, in its folder.
 pub const ARCHIVE_FILE: &str = "archive.sqlite3";
@@ -464,10 +464,16 @@ fn fts_words(query: &str) -> String {
 }
 
 impl Observation {
-    /// What `method`'s envelope observed, if anything: the text a snapshot read, an
-    /// action's diff or the new content of a screen, the matches of a find, a form's
-    /// state. Failures observe nothing, and `recall` does not archive itself.
-    pub(crate) fn of(method: &str, envelope: &Envelope, time: u64) -> Option<Observation> {
+    /// What `method`'s envelope observed, if anything, as its policy says the archive
+    /// keeps it (`archived`): the text a snapshot read, an action's diff or the new
+    /// content of a screen, the matches of a find, a form's state. Failures observe
+    /// nothing, and `recall` does not archive itself.
+    pub(crate) fn of(
+        method: &str,
+        archived: Archived,
+        envelope: &Envelope,
+        time: u64,
+    ) -> Option<Observation> {
         if envelope.status == Status::Error {
             return None;
         }
@@ -478,7 +484,7 @@ impl Observation {
         let json = |data: &Value| {
             serde_json::to_string_pretty(&crate::journal::redact(data)).unwrap_or_default()
         };
-        let (mode, text, id) = match crate::find(method)?.policy.archive {
+        let (mode, text, id) = match archived {
             Archived::Read => (
                 data["mode"].as_str()?.to_string(),
                 data["text"].as_str()?.to_string(),

@@ -3,7 +3,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::error::Code;
+use crate::error::{ActionStatus, Code};
 
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
@@ -45,14 +45,6 @@ pub enum Status {
     Success,
     Partial,
     Error,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
-#[serde(rename_all = "kebab-case")]
-pub enum ActionStatus {
-    NotStarted,
-    Completed,
-    Unknown,
 }
 
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]

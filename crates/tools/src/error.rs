@@ -5,8 +5,6 @@ use serde_json::{Value, json};
 
 use crate::untrusted::PageText;
 
-use crate::envelope::ActionStatus;
-
 /// Every code a tool can return. Refusals come first: nothing was executed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
@@ -144,6 +142,17 @@ impl Code {
             .and_then(|v| v.as_str().map(str::to_string))
             .unwrap_or_default()
     }
+}
+
+/// How far a command got with what it was asked (the envelope's
+/// `execution.actionStatus`): nothing reached the page, it was done, or it may have been.
+/// An error carries one when its tool knows better than its code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum ActionStatus {
+    NotStarted,
+    Completed,
+    Unknown,
 }
 
 /// A tool failure as the agent sees it: a code, what happened, what to do next.

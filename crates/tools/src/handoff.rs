@@ -9,18 +9,14 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use browser::Deadline;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::catalogue::{Noted, tool};
-use crate::engine::{CallOptions, Engine};
-use crate::envelope::Envelope;
 use crate::error::{Code, ToolError};
-use crate::mutex::lock;
+use crate::policy::Policy;
 
 /// The deadline of each browser step the hand-off itself takes (grants, lists).
-const PERSON_STEP: Duration = Duration::from_secs(10);
+pub(crate) const PERSON_STEP: Duration = Duration::from_secs(10);
 
 /// A task's mode.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, schemars::JsonSchema)]
@@ -83,9 +79,9 @@ pub struct Handoff {
 }
 
 impl Handoff {
-    /// Whether an agent command `method` must be refused now.
-    pub fn locks(&self, method: &str) -> bool {
-        self.mode == Mode::WaitingHuman && !during_handoff(method)
+    /// Whether an agent command of a tool with `policy` must be refused now.
+    pub fn locks(&self, policy: &Policy) -> bool {
+        self.mode == Mode::WaitingHuman && !policy.during_handoff
     }
 
     /// A load of the live view's page: the session's cookie admits its holder again;
@@ -209,248 +205,26 @@ pub(crate) fn handoff_locked(task: &str) -> ToolError {
     )
 }
 
-/// Whether the agent may call `method` while a person holds the task, without taking
-/// the task back (its policy says so).
-fn during_handoff(method: &str) -> bool {
-    crate::find(method).is_some_and(|tool| tool.policy.during_handoff)
-}
-
-impl Engine {
-    /// An agent command `method` arrives: whether a person's hand-off refuses it; if not,
-    /// the agent drives from here on.
-    pub(crate) fn agent_enters(&self, method: &str) -> bool {
-        let mut handoff = lock(&self.handoff.state);
-        if handoff.locks(method) {
-            return true;
-        }
-        if !during_handoff(method) && matches!(handoff.mode, Mode::Hidden | Mode::HandoffComplete) {
-            handoff.mode = Mode::AgentDriving;
-        }
-        false
-    }
-
-    /// Where this engine's live views are served (the face sets it).
-    pub fn set_live_views(&self, views: Arc<dyn LiveViews>) {
-        *lock(&self.handoff.views) = Some(views);
-    }
-
-    /// A load of this task's live view with the query `token` and the `session` cookie,
-    /// if any ([`Handoff::enter`]).
-    pub fn live_view_enter(&self, token: Option<&str>, session: Option<&str>) -> Option<LiveEntry> {
-        lock(&self.handoff.state).enter(token, session)
-    }
-
-    /// Whether `session` is the person's at this task's live view now.
-    pub fn live_view_session(&self, session: &str) -> bool {
-        lock(&self.handoff.state).has_session(session)
-    }
-
-    /// Takes the live view's one socket for `session` ([`Handoff::claim_socket`]).
-    pub fn live_view_claim_socket(&self, session: &str) -> bool {
-        lock(&self.handoff.state).claim_socket(session)
-    }
-
-    /// Gives back the socket `session` took.
-    pub fn live_view_release_socket(&self, session: &str) {
-        lock(&self.handoff.state).release_socket(session);
-    }
-
-    /// The URL of the hand-off under way: where its live view is served.
-    pub fn live_view_url(&self) -> Option<String> {
-        let handoff = lock(&self.handoff.state);
-        (handoff.mode == Mode::WaitingHuman)
-            .then(|| handoff.url.clone())
-            .flatten()
-    }
-
-    /// The reason the agent gave for the hand-off under way.
-    pub fn handoff_reason(&self) -> Option<String> {
-        lock(&self.handoff.state).reason.clone()
-    }
-
-    /// A command made by the person in the live view (the hand-off's lock lets it pass).
-    /// The pages they go to are noted for the agent's summary.
-    pub async fn person_call(&self, method: &str, params: Value) -> Envelope {
-        let options = CallOptions {
-            person: true,
-            ..CallOptions::default()
-        };
-        let envelope = self.call_with(method, params.clone(), options).await;
-        if envelope.ok {
-            let mut handoff = lock(&self.handoff.state);
-            match crate::find(method).map(|tool| tool.policy.noted) {
-                Some(Noted::Navigation) => {
-                    if let Some(page) = &envelope.page {
-                        handoff.summary.navigations.push(page.url.clone());
-                    }
-                }
-                Some(Noted::Dialog) => {
-                    let kind = envelope.data["type"].as_str().unwrap_or("dialog"); // not a tool name
-                    let answer = envelope.data["answer"].as_str().unwrap_or("answered");
-                    handoff.summary.dialogs.push(format!("{kind} {answer}"));
-                }
-                Some(Noted::Nothing) | None => {}
-            }
-        }
-        envelope
-    }
-
-    /// The permission request waiting for the person, if any.
-    pub async fn person_pending_permission(&self) -> Option<browser::PermissionRequest> {
-        let slot = self.task_slot().await;
-        slot.task.as_ref()?.pending_permission()
-    }
-
-    /// The person's choice for permission request `id`; noted for the agent's summary.
-    pub async fn person_permission(
-        &self,
-        id: u64,
-        choice: browser::PermissionChoice,
-    ) -> Result<(), String> {
-        let slot = self.task_slot().await;
-        let task = slot.task.as_ref().ok_or("the task has no tab")?;
-        let request = task
-            .answer_permission(id, choice, Deadline::after(PERSON_STEP))
-            .await
-            .map_err(|e| e.to_string())?;
-        let chose = match choice {
-            browser::PermissionChoice::Deny => "denied",
-            browser::PermissionChoice::Once => "allowed for this hand-off",
-            browser::PermissionChoice::Always => "always allowed",
-        };
-        lock(&self.handoff.state).summary.permissions.push(format!(
-            "{} for {}: {chose}",
-            request.permission, request.origin
-        ));
-        Ok(())
-    }
-
-    /// The task's tabs, for the person's tab switcher.
-    pub async fn person_tabs(&self) -> Vec<browser::TabSummary> {
-        let slot = self.task_slot().await;
-        slot.task
-            .as_ref()
-            .map(browser::Task::list)
-            .unwrap_or_default()
-    }
-
-    /// The tab the person sees: the task's current one.
-    pub async fn person_tab(&self) -> Option<(String, browser::Tab)> {
-        let slot = self.task_slot().await;
-        let task = slot.task.as_ref()?;
-        let (id, tab) = task.tab(None).ok()?;
-        Some((id.to_string(), tab.clone()))
-    }
-
-    /// Begins a hand-off: a new token, the live view's URL, and JavaScript dialogs left
-    /// open for the person. While one is under way, its URL again.
-    pub(crate) async fn begin_handoff(&self, reason: String) -> Result<String, ToolError> {
-        if let Some(url) = {
-            let handoff = lock(&self.handoff.state);
-            (handoff.mode == Mode::WaitingHuman)
-                .then(|| handoff.url.clone())
-                .flatten()
-        } {
-            return Ok(url);
-        }
-        let views = lock(&self.handoff.views).clone().ok_or_else(|| {
-            ToolError::invalid_params("this face serves no live view, so nothing can be handed off")
-        })?;
-        let token = random_token().map_err(|e| {
-            ToolError::invalid_params(format!("no random token for the live view: {e}"))
-        })?;
-        let url = views
-            .url(&self.options().task_id, &token)
-            .map_err(|e| ToolError::invalid_params(format!("the live view cannot start: {e}")))?;
-        let tabs_before = {
-            let mut slot = self.task_slot().await;
-            match slot.task.as_mut() {
-                Some(task) => {
-                    // Dialogs (in tabs opened meanwhile too) and permission requests wait
-                    // for the person from now on.
-                    task.set_ask_dialogs(true);
-                    task.hold_permissions(Deadline::after(PERSON_STEP)).await?;
-                    task.list().iter().map(|t| t.id.to_string()).collect()
-                }
-                None => Vec::new(),
-            }
-        };
-        let mut handoff = lock(&self.handoff.state);
-        handoff.mode = Mode::WaitingHuman;
-        handoff.reason = Some(reason);
-        handoff.token = Some(token);
-        handoff.session = None;
-        handoff.socket_open = false;
-        handoff.url = Some(url.clone());
-        handoff.tabs_before = tabs_before;
-        handoff.summary = Summary::default();
-        handoff.back = None;
-        Ok(url)
-    }
-
-    /// The person pressed Done: a fresh snapshot for the agent, the summary of what they
-    /// did, the token spent, dialogs answered as before, and any waiting agent woken.
-    pub async fn hand_back(&self) -> Envelope {
-        let snapshot = self
-            .person_call(tool::Snapshot::NAME, serde_json::json!({}))
-            .await;
-        let tabs = self.person_tabs().await;
-        {
-            let mut slot = self.task_slot().await;
-            if let Some(task) = slot.task.as_mut() {
-                task.set_ask_dialogs(self.options().ask_dialogs);
-                if let Err(err) = task.release_permissions(Deadline::after(PERSON_STEP)).await {
-                    tracing::warn!(%err, "the person's permission grants could not be taken back");
-                }
-            }
-        }
-        let mut handoff = lock(&self.handoff.state);
-        let mut summary = std::mem::take(&mut handoff.summary);
-        summary.tabs_opened = tabs
-            .iter()
-            .map(|t| t.id.to_string())
-            .filter(|id| !handoff.tabs_before.contains(id))
-            .collect();
-        summary.tabs = tabs
-            .iter()
-            .map(|t| {
-                serde_json::json!({
-                    "tabId": t.id.to_string(),
-                    "url": t.state.url,
-                    "title": t.state.title,
-                    "active": t.active,
-                })
-            })
-            .collect();
-        handoff.back = Some((snapshot.data.clone(), summary));
-        handoff.mode = Mode::HandoffComplete;
-        handoff.token = None;
-        handoff.session = None;
-        handoff.url = None;
-        handoff.generation += 1;
-        let generation = handoff.generation;
-        drop(handoff);
-        self.handoff.handed_back.send_replace(generation);
-        snapshot
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn policy(method: &str) -> Policy {
+        crate::catalogue::find(method).expect(method).policy
+    }
+
     #[test]
     fn only_status_wait_and_diagnostics_pass_while_a_person_has_the_task() {
         let mut handoff = Handoff::default();
-        assert!(!handoff.locks("act"));
+        assert!(!handoff.locks(&policy("act")));
         handoff.mode = Mode::WaitingHuman;
         for method in ["act", "navigate", "snapshot", "eval", "tabs", "checkpoint"] {
-            assert!(handoff.locks(method), "{method}");
+            assert!(handoff.locks(&policy(method)), "{method}");
         }
-        assert!(!handoff.locks("handoff"));
-        assert!(!handoff.locks("diagnostics"));
+        assert!(!handoff.locks(&policy("handoff")));
+        assert!(!handoff.locks(&policy("diagnostics")));
         handoff.mode = Mode::HandoffComplete;
-        assert!(!handoff.locks("act"));
+        assert!(!handoff.locks(&policy("act")));
     }
 
     #[test]

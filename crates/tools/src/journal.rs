@@ -58,11 +58,12 @@ pub(crate) fn epoch_ms(time: SystemTime) -> u64 {
 }
 
 /// A copy of a command's params fit for a record: secret-looking fields replaced, and
-/// the text an `act` types (`type`, `fill`) never kept, since the field may be a password
-/// input and nothing before the call can tell (docs/security.md#redaction).
-pub fn redact_command(method: &str, params: &Value) -> Value {
+/// the params its tool's policy names as typed text (`typed`: what an `act` types into a
+/// field) never kept, since the field may be a password input and nothing before the call
+/// can tell (docs/security.md#redaction). [`crate::redact_command`] finds `typed` by the
+/// command's tool.
+pub(crate) fn redact_typed(params: &Value, typed: &[&str]) -> Value {
     let mut redacted = redact(params);
-    let typed = crate::find(method).map_or(&[][..], |tool| tool.policy.typed_params);
     if let Value::Object(map) = &mut redacted {
         for key in typed {
             if let Some(typed) = map.get_mut(*key)
@@ -87,6 +88,7 @@ pub(crate) fn redact(params: &Value) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::catalogue::redact_command;
     use serde_json::json;
 
     fn record(n: usize) -> CommandRecord {

@@ -9,32 +9,36 @@
 mod archive;
 mod catalogue;
 mod checkpoints;
+mod command;
+mod ctx;
 pub mod defaults;
 mod engine;
 mod envelope;
 mod error;
 pub mod flow;
+mod flow_file;
 pub mod folders;
 pub mod handoff;
 mod host;
 mod journal;
 mod mutex;
+mod options;
+mod policy;
 mod render;
 mod resilience;
 mod schema;
+mod state;
 mod untrusted;
 
 pub use archive::{ARCHIVE_FILE, ArchiveOptions};
-pub use catalogue::{
-    Annotations, Archived, InFlow, Noted, PageGuard, Policy, ToolDef, catalogue, find, tool,
-};
-pub use engine::{ActiveCommand, CallOptions, Engine, EngineOptions, MAX_COMMAND_TIMEOUT};
-pub use envelope::{
-    ActionStatus, Envelope, Events, Execution, Image, PageInfo, Status, Verification,
-};
-pub use error::{Code, ToolError};
+pub use catalogue::{Annotations, PageGuard, ToolDef, catalogue, find, redact_command, tool};
+pub use command::ActiveCommand;
+pub use engine::Engine;
+pub use envelope::{Envelope, Events, Execution, Image, PageInfo, Status, Verification};
+pub use error::{ActionStatus, Code, ToolError};
 pub use handoff::{random_token, same_secret};
 pub use host::BrowserHost;
-pub use journal::redact_command;
+pub use options::{CallOptions, EngineOptions, MAX_COMMAND_TIMEOUT};
+pub use policy::{Archived, InFlow, Noted, Policy};
 pub use render::{FENCE_CLOSE, FENCE_CLOSE_ESCAPED, FENCE_OPEN, render_json, render_text};
 pub use resilience::DEFAULT_CIRCUIT_OPEN;

@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 
 use super::expect::{self, Expect};
 use super::{Annotations, Archived, InFlow, PageGuard, Policy, ToolSpec};
-use crate::engine::Ctx;
+use crate::ctx::Ctx;
 use crate::error::{Code, ToolError};
 use crate::untrusted::{PageText, PageValue};
 
@@ -505,7 +505,7 @@ impl ToolSpec for Act {
             }
         };
         ctx.events.navigated = outcome.navigated;
-        ctx.acted = Some(crate::flow::Acted {
+        ctx.acted = Some(crate::flow_file::Acted {
             target: outcome.target.clone(),
             r#ref: outcome.r#ref.clone(),
             secret: outcome.secret,

@@ -5,7 +5,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::{Annotations, PageGuard, Policy, ToolSpec};
-use crate::engine::{ActiveCommand, Ctx};
+use crate::command::ActiveCommand;
+use crate::ctx::Ctx;
 use crate::error::ToolError;
 use crate::journal::CommandRecord;
 

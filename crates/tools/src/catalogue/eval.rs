@@ -10,9 +10,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::{Annotations, PageGuard, Policy, ToolSpec};
-use crate::engine::Ctx;
-use crate::envelope::ActionStatus;
-use crate::error::{Code, ToolError};
+use crate::ctx::Ctx;
+use crate::error::{ActionStatus, Code, ToolError};
 use crate::untrusted::PageValue;
 
 const DEFAULT_MAX_CHARS: usize = 20_000;

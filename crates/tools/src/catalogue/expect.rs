@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 
 use super::condition::{Arity, ConditionParams, refuse_unknown};
 
-use crate::engine::Ctx;
+use crate::ctx::Ctx;
 use crate::error::{Code, ToolError};
 
 const DEFAULT_TIMEOUT_MS: u64 = 5000;

@@ -7,7 +7,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::{Annotations, PageGuard, Policy, ToolSpec};
-use crate::engine::Ctx;
+use crate::ctx::Ctx;
 use crate::error::ToolError;
 use crate::untrusted::PageValue;
 

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use super::{Annotations, Archived, PageGuard, Policy, ToolSpec};
-use crate::engine::Ctx;
+use crate::ctx::Ctx;
 use crate::error::{Code, ToolError};
 use crate::untrusted::PageText;
 

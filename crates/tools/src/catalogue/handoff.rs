@@ -7,11 +7,14 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use browser::Deadline;
+
 use super::{Annotations, PageGuard, Policy, ToolSpec};
-use crate::engine::Ctx;
+use crate::ctx::Ctx;
 use crate::error::{Code, ToolError};
-use crate::handoff::Mode;
+use crate::handoff::{Mode, PERSON_STEP, Summary, random_token};
 use crate::mutex::lock;
+use crate::state::TaskState;
 use crate::untrusted::{PageText, PageValue};
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -80,7 +83,7 @@ impl ToolSpec for Handoff {
     type Output = Output;
 
     async fn run(ctx: &mut Ctx<'_>, params: Params) -> Result<Output, ToolError> {
-        let engine = ctx.engine();
+        let state = ctx.state();
         match params.action {
             Action::Start => {
                 let reason = params
@@ -92,11 +95,11 @@ impl ToolSpec for Handoff {
                 if params.timeout_ms.is_some() {
                     return Err(ToolError::invalid_params("timeoutMs goes with action wait"));
                 }
-                let url = engine.begin_handoff(reason).await?;
+                let url = begin(state, reason).await?;
                 ctx.dispatched();
                 Ok(Output {
                     mode: Mode::WaitingHuman,
-                    reason: engine.handoff_reason(),
+                    reason: lock(&state.handoff.state).reason.clone(),
                     live_view: Some(url),
                     snapshot_id: None,
                     text: None,
@@ -104,7 +107,7 @@ impl ToolSpec for Handoff {
                 })
             }
             Action::Status => {
-                let handoff = lock(&engine.handoff.state);
+                let handoff = lock(&state.handoff.state);
                 Ok(Output {
                     mode: handoff.mode,
                     reason: handoff.reason.clone(),
@@ -115,9 +118,9 @@ impl ToolSpec for Handoff {
                 })
             }
             Action::Wait => {
-                let mut ticks = engine.handoff.handed_back.subscribe();
+                let mut ticks = state.handoff.handed_back.subscribe();
                 let waiting = {
-                    let handoff = lock(&engine.handoff.state);
+                    let handoff = lock(&state.handoff.state);
                     match handoff.mode {
                         Mode::WaitingHuman => true,
                         _ if handoff.back.is_some() => false,
@@ -145,7 +148,7 @@ impl ToolSpec for Handoff {
                         ));
                     }
                 }
-                let handoff = lock(&engine.handoff.state);
+                let handoff = lock(&state.handoff.state);
                 let (snapshot, summary) = handoff.back.clone().ok_or_else(|| {
                     ToolError::invalid_params("the hand-off ended without a hand-back")
                 })?;
@@ -160,4 +163,50 @@ impl ToolSpec for Handoff {
             }
         }
     }
+}
+
+/// Begins a hand-off: a new token, the live view's URL, and JavaScript dialogs left open
+/// for the person. While one is under way, its URL again.
+async fn begin(state: &TaskState, reason: String) -> Result<String, ToolError> {
+    if let Some(url) = {
+        let handoff = lock(&state.handoff.state);
+        (handoff.mode == Mode::WaitingHuman)
+            .then(|| handoff.url.clone())
+            .flatten()
+    } {
+        return Ok(url);
+    }
+    let views = lock(&state.handoff.views).clone().ok_or_else(|| {
+        ToolError::invalid_params("this face serves no live view, so nothing can be handed off")
+    })?;
+    let token = random_token().map_err(|e| {
+        ToolError::invalid_params(format!("no random token for the live view: {e}"))
+    })?;
+    let url = views
+        .url(&state.options.task_id, &token)
+        .map_err(|e| ToolError::invalid_params(format!("the live view cannot start: {e}")))?;
+    let tabs_before = {
+        let mut slot = state.slot.lock().await;
+        match slot.task.as_mut() {
+            Some(task) => {
+                // Dialogs (in tabs opened meanwhile too) and permission requests wait
+                // for the person from now on.
+                task.set_ask_dialogs(true);
+                task.hold_permissions(Deadline::after(PERSON_STEP)).await?;
+                task.list().iter().map(|t| t.id.to_string()).collect()
+            }
+            None => Vec::new(),
+        }
+    };
+    let mut handoff = lock(&state.handoff.state);
+    handoff.mode = Mode::WaitingHuman;
+    handoff.reason = Some(reason);
+    handoff.token = Some(token);
+    handoff.session = None;
+    handoff.socket_open = false;
+    handoff.url = Some(url.clone());
+    handoff.tabs_before = tabs_before;
+    handoff.summary = Summary::default();
+    handoff.back = None;
+    Ok(url)
 }

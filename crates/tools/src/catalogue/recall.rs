@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{Annotations, PageGuard, Policy, ToolSpec};
 use crate::archive::{self, ArchiveError, Bundle};
-use crate::engine::Ctx;
+use crate::ctx::Ctx;
 use crate::error::{Code, ToolError};
 use crate::untrusted::PageText;
 

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use super::viewport::{PresetName, preset};
 use super::{Annotations, PageGuard, Policy, ToolSpec};
-use crate::engine::Ctx;
+use crate::ctx::Ctx;
 use crate::envelope::Image;
 use crate::error::ToolError;
 

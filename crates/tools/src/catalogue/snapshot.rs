@@ -6,7 +6,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::{Annotations, Archived, PageGuard, Policy, ToolSpec};
-use crate::engine::Ctx;
+use crate::ctx::Ctx;
 use crate::error::ToolError;
 use crate::untrusted::{PageText, PageValue};
 use serde_json::Value;

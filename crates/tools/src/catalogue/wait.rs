@@ -14,9 +14,8 @@ use serde_json::{Value, json};
 
 use super::condition::{Arity, ConditionParams, refuse_unknown};
 use super::{Annotations, PageGuard, Policy, ToolSpec};
-use crate::engine::Ctx;
-use crate::envelope::ActionStatus;
-use crate::error::{Code, ToolError};
+use crate::ctx::Ctx;
+use crate::error::{ActionStatus, Code, ToolError};
 use crate::untrusted::PageValue;
 
 /// A wait's timeout when none is given.

@@ -1,0 +1,126 @@
+//! What one task's engine keeps between commands and lends to each command's `Ctx`: its
+//! options, the browser host, the task itself (its slot, taken by one command at a time),
+//! the journal, the command running now, the archive, the checkpoints, the hand-off and
+//! the flow log. The engine owns it; tools reach it only through their `Ctx`, never the
+//! engine.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::SystemTime;
+
+use browser::{Deadline, Task};
+
+use crate::archive::Archive;
+use crate::checkpoints::Checkpoints;
+use crate::command::{Active, ActiveCommand};
+use crate::error::{Code, ToolError};
+use crate::flow_file::{Flow, Log};
+use crate::handoff::HandoffCell;
+use crate::host::BrowserHost;
+use crate::journal::{CommandRecord, Journal, epoch_ms};
+use crate::mutex::lock;
+use crate::options::EngineOptions;
+
+/// A task's state, as its engine keeps it.
+pub(crate) struct TaskState {
+    pub options: EngineOptions,
+    pub host: Arc<BrowserHost>,
+    /// The task, held by the command that works on it.
+    pub slot: tokio::sync::Mutex<Slot>,
+    pub journal: Mutex<Journal>,
+    /// The command holding the task, while one does.
+    pub active: Mutex<Option<Active>>,
+    /// Shut down: no command may create the task again.
+    pub closed: AtomicBool,
+    /// Every observation of the task, written off the command's path (`archive.rs`).
+    pub archive: Option<Archive>,
+    /// The restorable state of each element snapshot (`checkpoints.rs`).
+    pub checkpoints: Mutex<Checkpoints>,
+    /// Whether a person has the task, and what they hand back (`handoff.rs`).
+    pub handoff: HandoffCell,
+    /// The steps a flow of this task would hold (`flow_file.rs`).
+    pub flow_log: Mutex<Log>,
+}
+
+/// The task of an engine, and what is left of it when its browser died.
+#[derive(Default)]
+pub(crate) struct Slot {
+    pub task: Option<Task>,
+    /// The tabs of a task whose browser died, to reopen in the next one.
+    pub lost: Option<browser::Remnant>,
+    /// Tabs reopened by this command, for `events.recovered`.
+    pub reopened: Vec<browser::Reopened>,
+}
+
+impl TaskState {
+    pub fn new(options: EngineOptions, host: Arc<BrowserHost>) -> Self {
+        Self {
+            archive: Archive::open(&options.task_id, &options.archive),
+            options,
+            host,
+            slot: tokio::sync::Mutex::new(Slot::default()),
+            journal: Mutex::new(Journal::default()),
+            active: Mutex::new(None),
+            closed: AtomicBool::new(false),
+            checkpoints: Mutex::new(Checkpoints::default()),
+            handoff: HandoffCell::default(),
+            flow_log: Mutex::new(Log::default()),
+        }
+    }
+
+    /// The command holding the task, if any, read from memory.
+    pub fn active(&self) -> Option<ActiveCommand> {
+        lock(&self.active).as_ref().map(Active::status)
+    }
+
+    /// The last commands, oldest first.
+    pub fn journal(&self) -> Vec<CommandRecord> {
+        lock(&self.journal).last(crate::journal::CAPACITY)
+    }
+
+    /// The task's flow (docs/faces.md#flows): the steps recorded so far.
+    pub fn export_flow(&self) -> Flow {
+        lock(&self.flow_log).export(&self.options.task_id, epoch_ms(SystemTime::now()))
+    }
+
+    /// The task, starting the browser and creating the task on first use. A browser
+    /// that died is reported once, then replaced on the next command.
+    pub async fn task_in<'s>(
+        &self,
+        slot: &'s mut Slot,
+        deadline: Deadline,
+        stage: &mut &'static str,
+    ) -> Result<&'s mut Task, ToolError> {
+        if self.closed.load(Ordering::SeqCst) {
+            return Err(ToolError::new(
+                Code::TaskNotFound,
+                format!("task {} was stopped", self.options.task_id),
+                "start the task again, or use another one",
+            ));
+        }
+        if let Some(task) = &slot.task
+            && !task.browser().is_connected()
+        {
+            // Reported once; the next command reopens the tabs in a new browser.
+            slot.lost = slot.task.take().map(|task| task.remnant());
+            return Err(browser::Error::Disconnected.into());
+        }
+        if slot.task.is_none() {
+            *stage = "launch";
+            let browser = self.host.place(deadline).await?;
+            let mut task = Task::create(&browser, self.options.task_id.clone(), deadline).await?;
+            task.set_url_policy(self.options.url_policy.clone());
+            task.set_ask_dialogs(self.options.ask_dialogs);
+            task.set_unresponsive_budget(self.options.unresponsive);
+            task.set_download_limits(self.options.downloads);
+            if let Some(remnant) = slot.lost.take() {
+                *stage = "recover";
+                slot.reopened = task.reopen(remnant, deadline).await;
+            }
+            slot.task = Some(task);
+        }
+        slot.task
+            .as_mut()
+            .ok_or_else(|| browser::Error::Disconnected.into())
+    }
+}
