@@ -9,6 +9,8 @@ use super::request::Request;
 use crate::BrowserArgs;
 use crate::client::{Session, Started};
 
+/// Sends `request` for `task` and returns the daemon's answer: a tool call or a batch that
+/// finds the task missing starts it and is sent again.
 pub(super) fn send(
     session: &Session,
     task: &str,
