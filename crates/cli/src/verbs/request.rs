@@ -342,7 +342,12 @@ impl TabArg {
 
 impl ActArgs {
     /// The `act` params: the action, the ref, what the verb adds, and the expectation.
-    pub(super) fn params(&self, action: &str, target: Option<String>, extra: Value) -> Result<Value, String> {
+    pub(super) fn params(
+        &self,
+        action: &str,
+        target: Option<String>,
+        extra: Value,
+    ) -> Result<Value, String> {
         let mut params = self.tab.on(json!({
             "action": action,
             "ref": target,

@@ -36,8 +36,7 @@ fn every_verbs_params_validate_against_its_tools_schema() {
         ],
         &["snapshot", "--max-tokens", "500", "--diff"],
         &[
-            "find", "Save", "--role", "button", "--name", "Save", "--limit", "3", "--tab",
-            "tab0",
+            "find", "Save", "--role", "button", "--name", "Save", "--limit", "3", "--tab", "tab0",
         ],
         &[
             "click",
