@@ -11,6 +11,7 @@ use serde_json::{Value, json};
 use tools::flow::Flow;
 use tools::{ToolError, tool};
 
+use crate::exit;
 use crate::output::{self, OutputArgs};
 
 #[derive(Debug, Subcommand)]
@@ -159,13 +160,13 @@ pub fn print_run(answer: &Value, args: &OutputArgs) -> anyhow::Result<()> {
 /// for anything else (a refusal, a step that failed otherwise, a cancelled job).
 pub fn run_exit_code(answer: &Value) -> ExitCode {
     if answer["ok"] != true {
-        return crate::verbs::exit_code(answer);
+        return exit::code(answer);
     }
     let job = &answer["data"];
     if job["state"] == "done" {
         ExitCode::SUCCESS
     } else if job["failure"]["code"] == "EXPECTATION_FAILED" {
-        ExitCode::from(crate::verbs::EXIT_EXPECTATION_FAILED)
+        ExitCode::from(exit::EXPECTATION_FAILED)
     } else {
         ExitCode::FAILURE
     }

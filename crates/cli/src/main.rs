@@ -5,6 +5,7 @@
 mod client;
 mod config;
 mod demo;
+mod exit;
 mod flows;
 mod lifecycle;
 mod output;
@@ -173,7 +174,7 @@ fn main() -> ExitCode {
             let usage = err.use_stderr();
             let _ = err.print();
             return if usage {
-                ExitCode::from(verbs::EXIT_USAGE)
+                ExitCode::from(exit::USAGE)
             } else {
                 ExitCode::SUCCESS
             };
@@ -195,7 +196,7 @@ fn main() -> ExitCode {
         Ok(settings) => settings,
         Err(err) => {
             eprintln!("candor: {err:#}");
-            return ExitCode::from(verbs::EXIT_USAGE);
+            return ExitCode::from(exit::USAGE);
         }
     };
     // Redaction is applied wherever a record is written; the names it adds hold for the
@@ -251,7 +252,7 @@ fn print_chromium(settings: &config::Config) -> ExitCode {
             eprintln!("candor: {err}");
             match err {
                 browser::Error::ChromiumNotFound { .. } => ExitCode::FAILURE,
-                _ => ExitCode::from(verbs::EXIT_USAGE),
+                _ => ExitCode::from(exit::USAGE),
             }
         }
     }

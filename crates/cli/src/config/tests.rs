@@ -1,3 +1,5 @@
+use std::path::Path;
+
 use clap::{Args, FromArgMatches};
 
 use super::*;
