@@ -111,10 +111,14 @@ fn rust_files(dir: &Path, files: &mut Vec<PathBuf>) {
 /// The tool whose own file this is, if any.
 fn own_tool(file: &Path) -> Option<&'static str> {
     let parent = file.parent()?;
-    if !parent.ends_with("tools/src/catalogue") {
+    // A tool's file is `catalogue/NAME.rs`, or `catalogue/NAME/mod.rs` when it has rooms.
+    let stem = if parent.ends_with("tools/src/catalogue") {
+        file.file_stem()?.to_str()?
+    } else if parent.parent()?.ends_with("tools/src/catalogue") && file.ends_with("mod.rs") {
+        parent.file_name()?.to_str()?
+    } else {
         return None;
-    }
-    let stem = file.file_stem()?.to_str()?;
+    };
     tools::find(stem).map(|tool| tool.name)
 }
 
