@@ -12,8 +12,8 @@ use crate::archive::ArchiveOptions;
 /// How an engine gets its browser and bounds its commands.
 #[derive(Debug, Clone)]
 pub struct EngineOptions {
-    /// The browser of an engine made with [`Engine::new`]; an engine on a shared
-    /// [`BrowserHost`] uses the host's.
+    /// The browser of an engine made with [`Engine::new`](crate::Engine::new); an engine on a shared
+    /// [`BrowserHost`](crate::BrowserHost) uses the host's.
     pub browser: BrowserOptions,
     pub task_id: String,
     /// The deadline of a command that names none.
