@@ -1,7 +1,8 @@
 //! `bench --only snapshots`: element snapshots of real, heavy pages — the Rust
 //! documentation that ships with the toolchain — and of the fixtures: tokens, refs,
-//! what was left out, and the median time; the first snapshot after navigating to a
-//! small fixture; and what reads the whole page on the heavy ones (`find`, and locating a
+//! what was left out, and the median time; the first snapshot after navigating to each
+//! of them and to a small fixture (with how much of it was waiting for the page to stop
+//! changing); and what reads the whole page on the heavy ones (`find`, and locating a
 //! ref for an action), with `find "fold"` on the Iterator page checked end to end.
 
 use std::path::PathBuf;
@@ -66,6 +67,15 @@ pub async fn run(browser_args: &BrowserArgs, runs: usize) -> anyhow::Result<()> 
             let server = StaticSite::start(Files::Dir(root.clone()))?;
             for page in DOC_PAGES {
                 measure(
+                    &engine,
+                    &format!("rust-docs/{page}"),
+                    &server.url(page),
+                    runs,
+                )
+                .await?;
+            }
+            for page in DOC_PAGES {
+                first_snapshot(
                     &engine,
                     &format!("rust-docs/{page}"),
                     &server.url(page),
@@ -185,6 +195,7 @@ async fn first_snapshot(
     runs: usize,
 ) -> anyhow::Result<()> {
     let mut times = Vec::with_capacity(runs);
+    let mut settling = Vec::with_capacity(runs);
     for _ in 0..runs {
         let opened = engine
             .call(tool::Navigate::NAME, json!({ "url": url }), None)
@@ -198,12 +209,17 @@ async fn first_snapshot(
             "{label}: snapshot failed: {:?}",
             snapshot.message
         );
+        // How long of it was waiting for the page to stop changing (absent: no wait).
+        settling.push(snapshot.data["settleMs"].as_f64().unwrap_or(0.0));
     }
     times.sort_by(f64::total_cmp);
+    settling.sort_by(f64::total_cmp);
     println!(
-        "{:<85} {:>9.1}",
+        "{:<85} {:>9.1}  (settle wait median {:.0} ms, max {:.0})",
         format!("first snapshot after navigating, {label}"),
-        crate::median(&times)
+        crate::median(&times),
+        crate::median(&settling),
+        settling.last().copied().unwrap_or(0.0),
     );
     Ok(())
 }
