@@ -67,6 +67,40 @@ function watchChanges() {
     attributes: true,
     characterData: true,
   });
+  // Whether a running animation or transition can change what a snapshot reads: where an
+  // element is or how big (its place, size, margins, a translation, a scale), or whether
+  // it is seen (visibility, display, an opacity that reaches 0). What only repaints — a
+  // colour, a shadow, a filter, an opacity between seen and seen — cannot, nor an
+  // icon-sized element turning in place (an expander's chevron): its box stays where it
+  // was. The one rule of motion for a settle (js/settle_quiet.js) and for an element
+  // about to be acted on (js/element_motion.js).
+  const placeOrSight =
+    /^(transform|translate|rotate|scale|left|top|right|bottom|inset|width|height|minwidth|minheight|maxwidth|maxheight|margin|padding|border.*width|fontsize|lineheight|flex|grid|zoom|offset|opacity|visibility|display|all)/;
+  const timing = new Set(["offset", "computedoffset", "easing", "composite"]);
+  const rotation = /^(none|rotatez?\([^()]*\))$/;
+  const ICON = 64;
+  const turnsInPlace = (target, frames, property) => {
+    if (!target || !(target.offsetWidth <= ICON && target.offsetHeight <= ICON)) return false;
+    if (property === "rotate") return true;
+    return frames.every((frame) => frame.transform === undefined ||
+      rotation.test(String(frame.transform).trim().toLowerCase()));
+  };
+  state.movesOrShows = (animation) => {
+    const effect = animation.effect;
+    if (!effect || typeof effect.getKeyframes !== "function") return false;
+    const frames = effect.getKeyframes();
+    const properties = typeof animation.transitionProperty === "string"
+      ? [animation.transitionProperty]
+      : frames.flatMap((frame) => Object.keys(frame));
+    for (const property of properties) {
+      const p = String(property).replace(/-/g, "").toLowerCase();
+      if (timing.has(p) || !placeOrSight.test(p)) continue;
+      if (p === "opacity" && frames.every((frame) => !(Number(frame.opacity) <= 0))) continue;
+      if ((p === "transform" || p === "rotate") && turnsInPlace(effect.target, frames, p)) continue;
+      return true;
+    }
+    return false;
+  };
   Object.defineProperty(globalThis, key, { value: state, enumerable: false });
   return true;
 }

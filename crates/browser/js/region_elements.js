@@ -49,12 +49,16 @@ function regionElements(least, above, below, askAll) {
   const actionable = (element) =>
     element.localName === "a" || element.localName === "button" || element.localName === "input" ||
     element.localName === "select" || element.localName === "textarea" || element.hasAttribute("onclick");
+  // What is not drawn is passed over before its box is asked for: the first box asked
+  // of a closed `details`' content makes the browser lay out all of it (hundreds of
+  // milliseconds on a long page), for an answer that is not used.
   for (const element of order) {
+    if (quiet.has(element)) continue;
     const box = element.getBoundingClientRect();
     if (box.width <= 0 || box.height <= 0) continue;
     const y = box.top + scrollY;
     const beyond = y + box.height < top || y > bottom;
-    if (beyond && !actionable(element) || quiet.has(element)) continue;
+    if (beyond && !actionable(element)) continue;
     if (beyond) left[y > bottom ? 1 : 0] += 1;
     else choose(element);
   }
@@ -65,6 +69,7 @@ function regionElements(least, above, below, askAll) {
     /^h[1-6]$/.test(element.localName) || element.getAttribute("role") === "heading";
   let heading = null;
   for (const element of order) {
+    if (quiet.has(element)) continue;
     if (isHeading(element)) {
       const box = element.getBoundingClientRect();
       if (box.width > 0 && box.height > 0) heading = element;

@@ -1,11 +1,11 @@
 // Waits until the page has stopped changing: two consecutive animation frames with no DOM
 // mutation in the document or its same-origin frames and no running finite CSS/Web
-// animation — or `budgetMs` passes. Changes count from `sinceMs` ago. Infinite animations
+// animation that moves, resizes or hides something — or `budgetMs` passes. Changes count from `sinceMs` ago. Infinite animations
 // (spinners) and perpetual changes (see below) never hold it. `mode` "action" (after
 // input): if one frame after the action nothing has changed and nothing animates, the
 // page is quiet; a timer the action set within the budget is waited for. `mode` "read"
-// (before a snapshot): if nothing changed in the last `sinceMs` the page is quiet at
-// once. A negative `sinceMs` (a watcher just installed, nothing known before) always
+// (before a snapshot): if nothing changed in the last `sinceMs` (nor since the document
+// finished loading, if that is later) the page is quiet at once. A negative `sinceMs` (a watcher just installed, nothing known before) always
 // watches two frames. A verdict of quiet is remembered in the watcher's state
 // (`quietAt`, `perpetual`) for the next call, and an action's span (`lastAction`).
 // Returns `{quiet, waitedMs, region}` (`region` names what was still changing: motion the
@@ -17,7 +17,12 @@ async function settleQuiet(budgetMs, sinceMs, mode) {
   const key = Symbol.for("candor.settle");
   if (!globalThis[key]) return { unwatched: true };
   const start = performance.now();
-  const from = start - sinceMs;
+  // A read does not wait for the document's own making: what the parser and the page's
+  // scripts changed before its load event ended is over once the document has loaded.
+  const navigation = performance.getEntriesByType("navigation")[0];
+  const loadedAt = mode === "read" && document.readyState === "complete" && navigation &&
+    navigation.loadEventEnd > 0 ? navigation.loadEventEnd : -Infinity;
+  const from = Math.max(start - sinceMs, loadedAt);
   const docs = [document];
   for (const frame of document.querySelectorAll("iframe")) {
     try {
@@ -169,6 +174,8 @@ async function settleQuiet(budgetMs, sinceMs, mode) {
     if (mode !== "action" || sinceMs < 0) return false;
     return docs.some((doc) => ask(doc, ["timer", from, budgetMs]));
   };
+  // Finite animations that can change what a snapshot reads (the watcher's rule, see
+  // js/change_watch.js): a colour fading or a chevron turning is not waited for.
   const animating = () => {
     const out = [];
     for (const doc of docs) {
@@ -177,6 +184,7 @@ async function settleQuiet(budgetMs, sinceMs, mode) {
         if (animation.playState !== "running") continue;
         const timing = animation.effect && animation.effect.getComputedTiming();
         if (!timing || !Number.isFinite(timing.endTime)) continue;
+        if (!self.movesOrShows(animation)) continue;
         out.push(animation.effect.target || null);
       }
     }

@@ -244,11 +244,14 @@ impl Tab {
                 && near(page_width, &want["width"])
                 && near(page_height, &want["height"])
         });
+        // The size told is the delivered image's own, read from its header: Chromium's
+        // rounding of the scaled rectangle can differ from ours by a pixel.
+        let (width, height) = delivered_size(&captured.data).unwrap_or((fit.width, fit.height));
         Ok(Screenshot {
             data: captured.data,
             format: options.format,
-            width: fit.width,
-            height: fit.height,
+            width,
+            height,
             page_width,
             page_height,
             scale: fit.scale,
@@ -277,13 +280,28 @@ impl Fit {
         let max_side = f64::from(max_side.max(1));
         let longest = rect.width.max(rect.height).max(1.0);
         let scale = natural.min(max_side / longest);
-        // Chromium sizes the image by rounding the scaled rectangle.
+        // Chromium sizes the image by rounding the scaled rectangle (near enough: the size
+        // told is read from the delivered image, `delivered_size`).
         Fit {
             scale,
             width: (rect.width * scale).round().max(1.0) as u32,
             height: (rect.height * scale).round().max(1.0) as u32,
         }
     }
+}
+
+/// Width and height of a base64-encoded PNG, JPEG or WebP image, from its header; `None`
+/// when the bytes are not an image `imagesize` knows.
+fn delivered_size(base64_data: &str) -> Option<(u32, u32)> {
+    use base64::Engine as _;
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(base64_data)
+        .ok()?;
+    let size = imagesize::blob_size(&bytes).ok()?;
+    Some((
+        u32::try_from(size.width).ok()?,
+        u32::try_from(size.height).ok()?,
+    ))
 }
 
 /// A ratio from the page, 1 where it is not positive.
@@ -319,6 +337,20 @@ pub(crate) const CAPTURE_RECT: crate::script::Script<crate::screenshot::Geometry
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_size_told_is_read_from_the_delivered_image() {
+        use base64::Engine as _;
+        // A PNG's signature and IHDR chunk: 725 × 1567.
+        let mut png = b"\x89PNG\r\n\x1a\n\0\0\0\x0dIHDR".to_vec();
+        png.extend_from_slice(&725u32.to_be_bytes());
+        png.extend_from_slice(&1567u32.to_be_bytes());
+        png.extend_from_slice(&[8, 6, 0, 0, 0, 0, 0, 0, 0]);
+        let data = base64::engine::general_purpose::STANDARD.encode(&png);
+        assert_eq!(delivered_size(&data), Some((725, 1567)));
+        assert_eq!(delivered_size("not base64 at all!"), None);
+        assert_eq!(delivered_size("aGVsbG8="), None);
+    }
 
     fn rect(width: f64, height: f64) -> CssRect {
         CssRect {

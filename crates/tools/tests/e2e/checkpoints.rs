@@ -7,10 +7,6 @@ use serde_json::{Value, json};
 
 use crate::harness::{Harness, assert_not_started};
 
-fn with_eval() -> Harness {
-    Harness::with(|options| options.enable_eval = true)
-}
-
 async fn eval(h: &Harness, expression: &str) -> Value {
     h.ok("eval", json!({ "expression": expression })).await["data"]["value"].clone()
 }
@@ -47,7 +43,7 @@ const FORM_STATE: &str = r#"(() => {
 
 #[tokio::test]
 async fn a_long_form_comes_back_after_navigating_away_except_its_password() {
-    let h = with_eval();
+    let h = Harness::with_eval();
     h.ok("navigate", json!({ "url": h.url("checkpoint-form.html") }))
         .await;
     act(
@@ -166,7 +162,7 @@ async fn a_long_form_comes_back_after_navigating_away_except_its_password() {
 
 #[tokio::test]
 async fn snapshot_ids_of_one_revision_get_a_suffix_and_an_unknown_id_navigates_nothing() {
-    let h = with_eval();
+    let h = Harness::with_eval();
     h.ok(
         "navigate",
         json!({ "url": h.url("checkpoint-rerender.html") }),
@@ -218,7 +214,7 @@ async fn snapshot_ids_of_one_revision_get_a_suffix_and_an_unknown_id_navigates_n
 
 #[tokio::test]
 async fn a_re_rendered_form_restores_by_label_and_a_new_required_field_is_named() {
-    let h = with_eval();
+    let h = Harness::with_eval();
     h.ok(
         "navigate",
         json!({ "url": h.url("checkpoint-rerender.html") }),
@@ -285,7 +281,7 @@ async fn a_re_rendered_form_restores_by_label_and_a_new_required_field_is_named(
 
 #[tokio::test]
 async fn another_tab_loads_the_url_and_a_page_that_moved_stops_the_restore() {
-    let h = with_eval();
+    let h = Harness::with_eval();
     h.ok(
         "navigate",
         json!({ "url": h.url("checkpoint-rerender.html") }),

@@ -5,10 +5,6 @@ use serde_json::{Value, json};
 
 use crate::harness::Harness;
 
-fn with_eval() -> Harness {
-    Harness::with(|options| options.enable_eval = true)
-}
-
 async fn send(h: &Harness, expect: Value) -> Value {
     h.call(
         "act",
@@ -19,7 +15,7 @@ async fn send(h: &Harness, expect: Value) -> Value {
 
 #[tokio::test]
 async fn wait_and_expect_refuse_the_same_malformed_conditions_before_anything_runs() {
-    let h = with_eval();
+    let h = Harness::with_eval();
     h.ok("navigate", json!({ "url": h.url("act-form.html") }))
         .await;
     for (condition, code) in [
@@ -48,7 +44,7 @@ async fn wait_and_expect_refuse_the_same_malformed_conditions_before_anything_ru
 
 #[tokio::test]
 async fn equals_null_is_a_value_to_match_in_expect_as_in_wait() {
-    let h = with_eval();
+    let h = Harness::with_eval();
     h.ok("navigate", json!({ "url": h.url("act-form.html") }))
         .await;
     h.ok(
@@ -70,7 +66,7 @@ async fn equals_null_is_a_value_to_match_in_expect_as_in_wait() {
 
 #[tokio::test]
 async fn an_expect_with_several_conditions_verifies_all_and_names_the_one_that_failed() {
-    let h = with_eval();
+    let h = Harness::with_eval();
     let url = h.url("act-form.html");
     h.ok("navigate", json!({ "url": url })).await;
     let both = send(&h, json!({ "text": "Submitted", "url": url })).await;

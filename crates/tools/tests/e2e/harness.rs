@@ -22,6 +22,11 @@ impl Harness {
         Self::with(|options| options.command_timeout = command_timeout)
     }
 
+    /// A harness whose operator enabled eval (`CANDOR_ENABLE_EVAL=true`).
+    pub fn with_eval() -> Self {
+        Self::with(|options| options.enable_eval = true)
+    }
+
     /// A harness whose engine options `configure` adjusts.
     pub fn with(configure: impl FnOnce(&mut EngineOptions)) -> Self {
         let mut options = EngineOptions {

@@ -6,10 +6,6 @@ use serde_json::json;
 
 use crate::harness::{Harness, assert_not_started, page_text};
 
-fn with_eval() -> Harness {
-    Harness::with(|options| options.enable_eval = true)
-}
-
 async fn log(h: &Harness) -> Vec<String> {
     let read = h.ok("eval", json!({ "expression": "window.__log" })).await;
     read["data"]["value"]
@@ -51,7 +47,7 @@ async fn check_fill(h: &Harness, id: &str, text: &str, value: &str) {
 
 #[tokio::test]
 async fn fill_takes_each_typed_inputs_own_value_format_and_the_page_hears_input_and_change() {
-    let h = with_eval();
+    let h = Harness::with_eval();
     h.ok("navigate", json!({ "url": h.url("widgets/native.html") }))
         .await;
     for (id, value) in [
@@ -71,7 +67,7 @@ async fn fill_takes_each_typed_inputs_own_value_format_and_the_page_hears_input_
 
 #[tokio::test]
 async fn fill_takes_the_forms_people_type_into_typed_inputs_and_sets_the_value_format() {
-    let h = with_eval();
+    let h = Harness::with_eval();
     h.ok("navigate", json!({ "url": h.url("widgets/native.html") }))
         .await;
     for (id, text, value) in [
@@ -101,7 +97,7 @@ async fn fill_takes_the_forms_people_type_into_typed_inputs_and_sets_the_value_f
 
 #[tokio::test]
 async fn a_value_in_no_accepted_form_is_refused_naming_the_formats_before_anything_is_sent() {
-    let h = with_eval();
+    let h = Harness::with_eval();
     h.ok("navigate", json!({ "url": h.url("widgets/native.html") }))
         .await;
     for (id, text, named) in [
@@ -137,7 +133,7 @@ async fn a_value_in_no_accepted_form_is_refused_naming_the_formats_before_anythi
 
 #[tokio::test]
 async fn a_range_that_clamps_a_value_beyond_its_max_is_an_input_mismatch() {
-    let h = with_eval();
+    let h = Harness::with_eval();
     h.ok("navigate", json!({ "url": h.url("widgets/native.html") }))
         .await;
     let mismatch = h
@@ -169,7 +165,7 @@ async fn a_range_that_clamps_a_value_beyond_its_max_is_an_input_mismatch() {
 
 #[tokio::test]
 async fn keys_typed_into_a_date_field_fill_its_parts_and_into_a_number_field_append() {
-    let h = with_eval();
+    let h = Harness::with_eval();
     h.ok("navigate", json!({ "url": h.url("widgets/native.html") }))
         .await;
     let typed = h
@@ -198,7 +194,7 @@ async fn keys_typed_into_a_date_field_fill_its_parts_and_into_a_number_field_app
 #[tokio::test]
 async fn type_into_a_terminal_that_consumes_keys_is_ok_and_reports_the_keys_and_what_the_field_holds()
  {
-    let h = with_eval();
+    let h = Harness::with_eval();
     h.ok("navigate", json!({ "url": h.url("widgets/terminal.html") }))
         .await;
     let typed = h
@@ -245,7 +241,7 @@ async fn typed_password_keys_are_reported_only_by_their_count() {
 
 #[tokio::test]
 async fn a_click_waits_out_a_fading_overlay_and_lands_on_the_button_under_it() {
-    let h = with_eval();
+    let h = Harness::with_eval();
     h.ok("navigate", json!({ "url": h.url("widgets/overlay.html") }))
         .await;
     // No settle and no diff: the next command starts while the overlay still fades.
@@ -280,7 +276,7 @@ async fn a_click_waits_out_a_fading_overlay_and_lands_on_the_button_under_it() {
 
 #[tokio::test]
 async fn a_cookie_banner_that_stays_is_refused_after_the_budget_naming_the_banner_and_the_wait() {
-    let h = with_eval();
+    let h = Harness::with_eval();
     h.ok("navigate", json!({ "url": h.url("widgets/overlay.html") }))
         .await;
     let refused = h
@@ -351,7 +347,7 @@ async fn a_cookie_banner_that_stays_is_refused_after_the_budget_naming_the_banne
 
 #[tokio::test]
 async fn a_day_picked_in_a_datepicker_then_submit_at_once_waits_for_the_calendar_to_fade() {
-    let h = with_eval();
+    let h = Harness::with_eval();
     h.ok(
         "navigate",
         json!({ "url": h.url("widgets/datepicker.html") }),
@@ -385,7 +381,7 @@ async fn a_day_picked_in_a_datepicker_then_submit_at_once_waits_for_the_calendar
 
 #[tokio::test]
 async fn a_moving_button_is_clicked_once_it_has_come_to_rest() {
-    let h = with_eval();
+    let h = Harness::with_eval();
     h.ok("navigate", json!({ "url": h.url("widgets/overlay.html") }))
         .await;
     // A button that slides 300 px over 600 ms; its click says whether it had arrived.
@@ -419,7 +415,7 @@ async fn a_moving_button_is_clicked_once_it_has_come_to_rest() {
 
 #[tokio::test]
 async fn a_button_faded_in_a_moment_later_is_waited_for_and_clicked() {
-    let h = with_eval();
+    let h = Harness::with_eval();
     h.ok("navigate", json!({ "url": h.url("widgets/overlay.html") }))
         .await;
     h.ok(
@@ -470,7 +466,7 @@ async fn a_button_faded_in_a_moment_later_is_waited_for_and_clicked() {
 
 #[tokio::test]
 async fn a_colour_transition_on_the_target_does_not_hold_the_click() {
-    let h = with_eval();
+    let h = Harness::with_eval();
     h.ok("navigate", json!({ "url": h.url("widgets/overlay.html") }))
         .await;
     h.ok(

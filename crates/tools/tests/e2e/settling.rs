@@ -1,6 +1,7 @@
 //! What a settle waits for and what it names: motion the command started is named while
 //! it runs on, motion that ran before it is not; a timer the action scheduled is waited
-//! for.
+//! for; what only repaints or turns in place is not, nor the document's own making
+//! before its load.
 
 use serde_json::{Value, json};
 
@@ -99,5 +100,75 @@ async fn a_debounced_filter_the_typing_scheduled_is_in_the_answer_and_the_next_s
                 "expect": { "text": "Chosen: Lisbon" } }),
     )
     .await;
+    h.shutdown().await;
+}
+
+#[tokio::test]
+async fn the_first_read_after_load_does_not_wait_for_the_documents_making() {
+    let h = Harness::new();
+    for page in ["index.html", "article.html", "docs-like.html"] {
+        h.ok("navigate", json!({ "url": h.url(page) })).await;
+        // The parser's insertions, just before the load event, are over: nothing to wait for.
+        let read = h.ok("snapshot", json!({})).await;
+        assert!(read["data"].get("settleMs").is_none(), "{page}: {read:#}");
+        assert!(read["data"].get("settling").is_none(), "{page}: {read:#}");
+    }
+    h.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_read_waits_for_what_moves_and_not_for_what_turns_in_place_or_recolours() {
+    let h = Harness::with_eval();
+    h.ok("navigate", json!({ "url": h.url("article.html") }))
+        .await;
+    // An expander's chevron turning and a heading changing colour, each for 3 s: neither
+    // changes what a snapshot reads.
+    h.ok(
+        "eval",
+        json!({ "expression": r#"
+            const chevron = document.createElement("span");
+            chevron.textContent = "❱";
+            chevron.style.cssText = "display:inline-block; width:16px; height:16px";
+            document.body.prepend(chevron);
+            window.__turn = chevron.animate(
+                [{ transform: "rotate(90deg)" }, { transform: "none" }], 3000);
+            window.__colour = document.body.animate(
+                [{ backgroundColor: "white" }, { backgroundColor: "yellow" }], 3000);
+            return true;
+        "# }),
+    )
+    .await;
+    h.ok("snapshot", json!({ "settleMs": 5000 })).await;
+    let running = h
+        .ok(
+            "eval",
+            json!({ "expression": "[window.__turn.playState, window.__colour.playState]" }),
+        )
+        .await;
+    assert_eq!(
+        running["data"]["value"],
+        json!(["running", "running"]),
+        "the read waited for them: {running:#}"
+    );
+    // A panel sliding in for 1.5 s moves what is read: the read waits for it to end.
+    h.ok(
+        "eval",
+        json!({ "expression": r#"
+            const panel = document.createElement("div");
+            panel.textContent = "Sliding panel";
+            panel.style.cssText = "width:400px; height:200px";
+            document.body.prepend(panel);
+            window.__slide = panel.animate(
+                [{ transform: "translateX(-500px)" }, { transform: "none" }], 1500);
+            return true;
+        "# }),
+    )
+    .await;
+    let read = h.ok("snapshot", json!({ "settleMs": 5000 })).await;
+    assert!(read["data"].get("settling").is_none(), "{read:#}");
+    let slid = h
+        .ok("eval", json!({ "expression": "window.__slide.playState" }))
+        .await;
+    assert_eq!(slid["data"]["value"], "finished", "{slid:#} {read:#}");
     h.shutdown().await;
 }

@@ -8,11 +8,6 @@ use serde_json::{Value, json};
 
 use crate::harness::{Harness, assert_not_started};
 
-/// A harness whose operator enabled eval (`CANDOR_ENABLE_EVAL=true`).
-fn with_eval() -> Harness {
-    Harness::with(|options| options.enable_eval = true)
-}
-
 fn message(envelope: &Value) -> &str {
     envelope["message"].as_str().unwrap_or_default()
 }
@@ -321,7 +316,7 @@ async fn a_js_condition_needs_eval_enabled() {
 
 #[tokio::test]
 async fn js_conditions_with_every_matcher() {
-    let h = with_eval();
+    let h = Harness::with_eval();
     open(&h, "late-content.html").await;
     let min = h
         .ok(
@@ -364,7 +359,7 @@ async fn js_conditions_with_every_matcher() {
 
 #[tokio::test]
 async fn a_js_condition_that_throws_until_its_element_exists_is_waited_for() {
-    let h = with_eval();
+    let h = Harness::with_eval();
     open(&h, "late-content.html").await;
     let early = h
         .fails(
@@ -410,7 +405,7 @@ async fn a_js_condition_that_throws_until_its_element_exists_is_waited_for() {
 async fn a_check_once_that_throws_is_an_error_not_a_value() {
     // readback checks its expression once, through the same page-side poll: an
     // exception there has no "later" and must not come back as the value.
-    let h = with_eval();
+    let h = Harness::with_eval();
     open(&h, "form.html").await;
     let failed = h
         .fails(
@@ -455,7 +450,7 @@ async fn eval(h: &Harness, code: &str) -> Value {
 
 #[tokio::test]
 async fn eval_runs_an_expression_or_else_a_function_body() {
-    let h = with_eval();
+    let h = Harness::with_eval();
     open(&h, "late-content.html").await;
     let title = eval(&h, "document.title").await;
     assert_eq!(title["value"], "Late content");
@@ -510,7 +505,7 @@ async fn eval_runs_an_expression_or_else_a_function_body() {
 
 #[tokio::test]
 async fn eval_whose_page_navigates_away_reports_the_navigation_and_no_value() {
-    let h = with_eval();
+    let h = Harness::with_eval();
     open(&h, "late-content.html").await;
     let envelope = h
         .ok(
@@ -536,7 +531,7 @@ async fn eval_whose_page_navigates_away_reports_the_navigation_and_no_value() {
 
 #[tokio::test]
 async fn eval_never_reruns_code_after_a_runtime_error() {
-    let h = with_eval();
+    let h = Harness::with_eval();
     open(&h, "late-content.html").await;
     // An expression that counts its runs and then throws.
     let envelope = h
@@ -561,7 +556,7 @@ async fn eval_never_reruns_code_after_a_runtime_error() {
 
 #[tokio::test]
 async fn eval_exceptions_are_script_errors_with_class_and_message() {
-    let h = with_eval();
+    let h = Harness::with_eval();
     open(&h, "late-content.html").await;
     let thrown = h
         .fails(
@@ -761,7 +756,7 @@ async fn form_state_scope_must_be_a_valid_selector_that_matches() {
 
 #[tokio::test]
 async fn eval_and_js_waits_work_on_a_page_whose_csp_forbids_eval() {
-    let h = with_eval();
+    let h = Harness::with_eval();
     open(&h, "csp.html").await;
     // The policy is in force for the page's own code…
     assert_eq!(eval(&h, "window.pageMayEval").await["value"], false);
