@@ -26,8 +26,8 @@ use static_site::{Files, StaticSite};
 use tools::{Engine, EngineOptions, tool};
 
 /// Measure cold start, navigate, snapshot, screenshot, CDP round trip, acting, hung pages,
-/// element snapshots, the CLI through a warm daemon, many tasks on one daemon, and
-/// tools/list size.
+/// element snapshots, the CLI through a warm daemon, many tasks on one daemon, idle tabs,
+/// and tools/list size.
 #[derive(Debug, Parser)]
 #[command(name = "bench", about)]
 struct BenchArgs {
@@ -41,10 +41,21 @@ struct BenchArgs {
     /// executable, which `cargo build --release -p cli` puts there).
     #[arg(long, value_name = "PATH")]
     candor: Option<PathBuf>,
-    /// How many tasks run at once in the many-tasks figure (repeatable; default 1, 5, 10
-    /// and 20).
-    #[arg(long = "tasks", value_name = "N", value_parser = clap::value_parser!(u16).range(1..=200))]
+    /// How many tasks run at once in the many-tasks figure (repeatable, or a list:
+    /// `--tasks 1,5`; default 1, 5, 10 and 20), and how many tabs idle-tabs leaves alone
+    /// (default 20).
+    #[arg(
+        long = "tasks",
+        value_name = "N",
+        value_delimiter = ',',
+        value_parser = clap::value_parser!(u16).range(1..=200)
+    )]
     tasks: Vec<u16>,
+    /// Also measure the peers, Playwright MCP and Chrome DevTools MCP (one MCP server and
+    /// one Chromium per session), in the many-tasks and idle-tabs figures; install them
+    /// first with `scripts/bench-peers`.
+    #[arg(long)]
+    peers: bool,
     #[command(flatten)]
     browser: BrowserArgs,
 }
@@ -130,8 +141,11 @@ enum Figure {
     Faults,
     /// Snapshot median with the task's archive on and off; recall of a 12,000-char window.
     Archive,
-    /// 1, 5, 10 and 20 tasks at once on one daemon: latency, throughput, memory, CPU.
+    /// 1, 5, 10 and 20 tasks at once on one daemon: latency, throughput, memory, CPU
+    /// (with `--peers`, beside Playwright MCP and Chrome DevTools MCP).
     ManyTasks,
+    /// 20 tabs left alone for 20 s: CPU by process kind, per tool and per tab.
+    IdleTabs,
 }
 
 /// The demo site's pages in the repository (`candor demo` serves the same files, compiled
@@ -205,17 +219,30 @@ async fn run(args: BenchArgs) -> anyhow::Result<()> {
     if measure(Figure::Daemon) {
         warm_daemon::run(args.candor.clone(), args.only.is_some(), &site, runs).await?;
     }
-    if measure(Figure::ManyTasks) {
-        let levels = if args.tasks.is_empty() {
-            many_tasks::LEVELS.to_vec()
+    let levels = |default: &[usize]| {
+        if args.tasks.is_empty() {
+            default.to_vec()
         } else {
             args.tasks.iter().map(|&n| usize::from(n)).collect()
-        };
+        }
+    };
+    if measure(Figure::ManyTasks) {
         many_tasks::run(
             args.candor.clone(),
             args.only.is_some(),
             browser_args,
-            levels,
+            levels(&many_tasks::LEVELS),
+            args.peers,
+        )
+        .await?;
+    }
+    if measure(Figure::IdleTabs) {
+        many_tasks::idle::run(
+            args.candor.clone(),
+            args.only.is_some(),
+            browser_args,
+            levels(&[many_tasks::idle::SESSIONS]),
+            args.peers,
         )
         .await?;
     }
@@ -415,6 +442,21 @@ mod tests {
             panic!("launches");
         };
         assert_eq!(launch.args, ["--disable-gpu"]);
+    }
+
+    #[test]
+    fn tasks_are_a_list_or_repeated_and_peers_a_switch() {
+        let listed =
+            BenchArgs::try_parse_from(["bench", "--tasks", "1,5", "--peers"]).expect("parse");
+        assert_eq!(listed.tasks, [1, 5]);
+        assert!(listed.peers);
+        let repeated =
+            BenchArgs::try_parse_from(["bench", "--tasks", "1", "--tasks", "5"]).expect("parse");
+        assert_eq!(repeated.tasks, [1, 5]);
+        assert!(!repeated.peers);
+        assert!(BenchArgs::try_parse_from(["bench", "--tasks", "0"]).is_err());
+        let idle = BenchArgs::try_parse_from(["bench", "--only", "idle-tabs"]).expect("parse");
+        assert_eq!(idle.only, Some(Figure::IdleTabs));
     }
 
     #[test]
