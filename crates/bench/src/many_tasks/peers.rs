@@ -54,10 +54,9 @@ pub static PEERS: [Peer; 2] = [
     },
 ];
 
-/// Switches every peer's Chromium gets: the network ones candor's own launch passes
-/// (`QUIET_ARGS` in the browser crate), so no peer's browser talks to the network or
-/// updates a component mid-figure, and `--no-sandbox`, as candor passes it when it runs
-/// as root.
+/// Switches every peer's Chromium gets, all of which candor's own launch passes too
+/// (`QUIET_ARGS` in the browser crate, and `--no-sandbox` when it runs as root): no
+/// first-run work, no background requests, component updates, sync or QUIC mid-figure.
 const SWITCHES: [&str; 6] = [
     "--no-sandbox",
     "--disable-background-networking",
