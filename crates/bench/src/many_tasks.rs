@@ -9,7 +9,6 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
 
@@ -18,7 +17,9 @@ use serde_json::{Value, json};
 use static_site::{Files, StaticSite};
 use tools::tool;
 
-use crate::warm_daemon::{candor_executable, resident_kb, wait_for_daemon};
+use crate::warm_daemon::{
+    candor_command, candor_executable, resident_kb, terminate, wait_for_daemon,
+};
 
 /// How many tasks run at once, level by level, unless `--tasks` says.
 pub const LEVELS: [usize; 4] = [1, 5, 10, 20];
@@ -27,7 +28,7 @@ pub const LEVELS: [usize; 4] = [1, 5, 10, 20];
 const MEASURE_FOR: Duration = Duration::from_secs(10);
 
 /// The deadline of one call: long enough that a slow call is a latency, not an error.
-const CALL_TIMEOUT_MS: u64 = 30_000;
+pub(crate) const CALL_TIMEOUT_MS: u64 = 30_000;
 
 /// The call kinds of one round, in order.
 const KINDS: [&str; 3] = [tool::Navigate::NAME, tool::Snapshot::NAME, "click+expect"];
@@ -50,6 +51,15 @@ pub async fn run(
         (fixtures.url("page-a.html"), "Submitted on A"),
         (fixtures.url("page-b.html"), "Submitted on B"),
     ];
+    let browser = task_browser(browser_args);
+    tokio::task::spawn_blocking(move || measure(&executable, &pages, &browser, &levels))
+        .await
+        .context("the many-tasks benchmark stopped")?
+}
+
+/// The `browser` of a task's start (`POST /v1/tasks`): the one `browser_args` asks for
+/// (headless or not, an executable, extra switches).
+pub(crate) fn task_browser(browser_args: &crate::BrowserArgs) -> Value {
     let mut browser = json!({ "headless": !browser_args.headed });
     if let Some(chromium) = &browser_args.chromium {
         browser["executable"] = json!(chromium);
@@ -57,13 +67,11 @@ pub async fn run(
     if !browser_args.chromium_args.is_empty() {
         browser["args"] = json!(browser_args.chromium_args);
     }
-    tokio::task::spawn_blocking(move || measure(&executable, &pages, &browser, &levels))
-        .await
-        .context("the many-tasks benchmark stopped")?
+    browser
 }
 
 /// One fixture page and the text its Submit button writes.
-type Page = (String, &'static str);
+pub(crate) type Page = (String, &'static str);
 
 fn measure(
     executable: &Path,
@@ -75,13 +83,7 @@ fn measure(
         .prefix("candor-bench-state-")
         .tempdir()
         .context("cannot create a state directory")?;
-    let mut daemon = Command::new(executable)
-        .arg("serve")
-        .env("CANDOR_STATE_DIR", state.path())
-        .env("CANDOR_PORT", "0")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
+    let mut daemon = candor_command(executable, state.path(), &["serve"])
         .spawn()
         .context("cannot start candor serve")?;
     let measured = wait_for_daemon(state.path()).and_then(|client| {
@@ -107,11 +109,7 @@ fn measure(
         }
         Ok(())
     });
-    // SAFETY: kill sends SIGTERM to the daemon this function started.
-    unsafe {
-        libc::kill(daemon.id() as libc::pid_t, libc::SIGTERM);
-    }
-    let _ = daemon.wait();
+    let _ = terminate(&mut daemon);
     measured
 }
 
@@ -132,14 +130,7 @@ fn level(
     browser: &Value,
 ) -> anyhow::Result<()> {
     let ids: Vec<String> = (0..tasks).map(|i| format!("many-{tasks}-{i}")).collect();
-    for id in &ids {
-        let started = client.start_task(&json!({ "id": id, "browser": browser }))?;
-        anyhow::ensure!(
-            started.body["ok"] == true,
-            "task {id} did not start: {}",
-            started.body
-        );
-    }
+    start_tasks(client, &ids, browser)?;
     let barrier = Arc::new(Barrier::new(tasks + 1));
     let workers: Vec<_> = ids
         .iter()
@@ -229,6 +220,23 @@ fn level(
     Ok(())
 }
 
+/// Starts a task of each id on `browser` (a task start's `browser`).
+pub(crate) fn start_tasks(
+    client: &daemon::Client,
+    ids: &[String],
+    browser: &Value,
+) -> anyhow::Result<()> {
+    for id in ids {
+        let started = client.start_task(&json!({ "id": id, "browser": browser }))?;
+        anyhow::ensure!(
+            started.body["ok"] == true,
+            "task {id} did not start: {}",
+            started.body
+        );
+    }
+    Ok(())
+}
+
 /// One round of a task: navigate to `page`, snapshot it, click its Submit button with a
 /// verified `expect.text`.
 fn round(client: &daemon::Client, task: &str, (url, written): &Page, seen: &mut Seen) {
@@ -262,7 +270,7 @@ fn round(client: &daemon::Client, task: &str, (url, written): &Page, seen: &mut 
 }
 
 /// Why an answer is not a success (a click must also be verified).
-fn failure(kind: &str, body: &Value) -> Option<String> {
+pub(crate) fn failure(kind: &str, body: &Value) -> Option<String> {
     let verified = kind != "click+expect" || body["verification"]["verified"] == true;
     if body["ok"] == true && verified {
         return None;
@@ -275,7 +283,7 @@ fn failure(kind: &str, body: &Value) -> Option<String> {
 }
 
 /// The 1-minute load average of the machine (`/proc/loadavg`), with its core count.
-fn load_average() -> Option<String> {
+pub(crate) fn load_average() -> Option<String> {
     let loadavg = std::fs::read_to_string("/proc/loadavg").ok()?;
     let cores = std::thread::available_parallelism().map_or(0, usize::from);
     Some(format!(
@@ -294,7 +302,7 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
 }
 
 /// The pid of the daemon's browser, from its task list.
-fn browser_pid(client: &daemon::Client) -> Option<u32> {
+pub(crate) fn browser_pid(client: &daemon::Client) -> Option<u32> {
     let listed = client.tasks().ok()?;
     listed.body["data"]["browser"]["pid"]
         .as_u64()
@@ -312,7 +320,7 @@ fn children() -> BTreeMap<u32, Vec<u32>> {
     tree
 }
 
-fn all_pids() -> Vec<u32> {
+pub(crate) fn all_pids() -> Vec<u32> {
     std::fs::read_dir("/proc")
         .into_iter()
         .flatten()
@@ -320,16 +328,16 @@ fn all_pids() -> Vec<u32> {
         .collect()
 }
 
-/// The fields of `/proc/PID/stat` after the command name: state (0), ppid (1), …,
-/// utime (11), stime (12).
-fn stat_fields(pid: u32) -> Option<Vec<String>> {
+/// The fields of `/proc/PID/stat` after the command name: state (0), ppid (1), process
+/// group (2), …, utime (11), stime (12), …, start time (19).
+pub(crate) fn stat_fields(pid: u32) -> Option<Vec<String>> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     let after_name = &stat[stat.rfind(')')? + 1..];
     Some(after_name.split_whitespace().map(str::to_string).collect())
 }
 
 /// `root` and every process below it.
-fn tree(root: u32) -> Vec<u32> {
+pub(crate) fn tree(root: u32) -> Vec<u32> {
     let children = children();
     let mut found = vec![root];
     let mut next = 0;
@@ -341,7 +349,7 @@ fn tree(root: u32) -> Vec<u32> {
 }
 
 /// The summed `Pss` of `root`'s process tree in kB, and how many processes it has.
-fn tree_pss_kb(root: u32) -> (u64, usize) {
+pub(crate) fn tree_pss_kb(root: u32) -> (u64, usize) {
     let pids = tree(root);
     let pss = pids
         .iter()
