@@ -137,8 +137,9 @@ enum Figure {
     Archive,
     /// 1, 5, 10 and 20 tasks at once on one daemon: latency, throughput, memory, CPU.
     ManyTasks,
-    /// Ten tasks on one daemon for 30 minutes, a row a minute (memory, descriptors,
-    /// processes), then what the daemon leaves behind. Only with `--only soak`.
+    /// Ten tasks on one daemon for 30 minutes (`--tasks`, `--minutes`), a row a minute
+    /// (memory, descriptors, processes), then what the daemon leaves behind. Only with
+    /// `--only soak`.
     Soak,
 }
 
