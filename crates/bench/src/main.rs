@@ -12,6 +12,7 @@ mod archive;
 mod faults;
 mod many_tasks;
 mod snapshots;
+mod soak;
 mod warm_daemon;
 
 use std::path::PathBuf;
@@ -27,7 +28,8 @@ use tools::{Engine, EngineOptions, tool};
 
 /// Measure cold start, navigate, snapshot, screenshot, CDP round trip, acting, hung pages,
 /// element snapshots, the CLI through a warm daemon, many tasks on one daemon, idle tabs,
-/// and tools/list size.
+/// and tools/list size; or, with `--only soak`, a daemon's memory, descriptors and
+/// processes minute by minute over a long run.
 #[derive(Debug, Parser)]
 #[command(name = "bench", about)]
 struct BenchArgs {
@@ -42,8 +44,8 @@ struct BenchArgs {
     #[arg(long, value_name = "PATH")]
     candor: Option<PathBuf>,
     /// How many tasks run at once in the many-tasks figure (repeatable, or a list:
-    /// `--tasks 1,5`; default 1, 5, 10 and 20), and how many tabs idle-tabs leaves alone
-    /// (default 20).
+    /// `--tasks 1,5`; default 1, 5, 10 and 20), how many tabs idle-tabs leaves alone
+    /// (default 20), and how many tasks the soak runs (once; default 10).
     #[arg(
         long = "tasks",
         value_name = "N",
@@ -56,6 +58,9 @@ struct BenchArgs {
     /// first with `scripts/bench-peers`.
     #[arg(long)]
     peers: bool,
+    /// How long the soak runs, in minutes.
+    #[arg(long, value_name = "M", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..))]
+    minutes: u64,
     #[command(flatten)]
     browser: BrowserArgs,
 }
@@ -146,6 +151,10 @@ enum Figure {
     ManyTasks,
     /// 20 tabs left alone for 20 s: CPU by process kind, per tool and per tab.
     IdleTabs,
+    /// Ten tasks on one daemon for 30 minutes (`--tasks`, `--minutes`), a row a minute
+    /// (memory, descriptors, processes), then what the daemon leaves behind. Only with
+    /// `--only soak`.
+    Soak,
 }
 
 /// The demo site's pages in the repository (`candor demo` serves the same files, compiled
@@ -184,13 +193,19 @@ fn main() -> ExitCode {
 
 async fn run(args: BenchArgs) -> anyhow::Result<()> {
     let runs = args.runs.max(1);
-    let measure = |figure| args.only.is_none_or(|only| only == figure);
+    // The soak takes half an hour: it runs only when asked for.
+    let measure = |figure| {
+        args.only
+            .map_or(figure != Figure::Soak, |only| only == figure)
+    };
     let browser_args = &args.browser;
     let site =
         StaticSite::start(Files::Dir(demo_site_dir())).context("cannot serve the demo site")?;
     let page = site.url("catalog.html");
     let other = site.url("about.html");
-    println!("candor bench: {runs} runs per figure, medians (min–max)\n");
+    if args.only != Some(Figure::Soak) {
+        println!("candor bench: {runs} runs per figure, medians (min–max)\n");
+    }
 
     if measure(Figure::Cold) {
         cold_start(browser_args, &page, runs).await?;
@@ -245,6 +260,14 @@ async fn run(args: BenchArgs) -> anyhow::Result<()> {
             args.peers,
         )
         .await?;
+    }
+    if measure(Figure::Soak) {
+        let tasks = match args.tasks[..] {
+            [] => soak::TASKS,
+            [n] => usize::from(n),
+            _ => anyhow::bail!("the soak runs one number of tasks: give --tasks once"),
+        };
+        soak::run(args.candor.clone(), browser_args, tasks, args.minutes).await?;
     }
     if measure(Figure::ToolsList) {
         // In cl100k_base tokens, as models count them.
@@ -460,10 +483,37 @@ mod tests {
     }
 
     #[test]
+    fn the_soak_takes_its_length_and_its_tasks() {
+        let args = BenchArgs::try_parse_from([
+            "bench",
+            "--only",
+            "soak",
+            "--minutes",
+            "3",
+            "--tasks",
+            "4",
+        ])
+        .expect("parse");
+        assert_eq!(args.only, Some(Figure::Soak));
+        assert_eq!((args.minutes, args.tasks.as_slice()), (3, &[4][..]));
+        let defaults = BenchArgs::try_parse_from(["bench"]).expect("parse");
+        assert_eq!((defaults.minutes, defaults.tasks.len()), (30, 0));
+        assert!(BenchArgs::try_parse_from(["bench", "--minutes", "0"]).is_err());
+    }
+
+    #[test]
     fn the_pages_it_serves_are_in_the_repository() {
         for page in ["catalog.html", "about.html", "stuck.html"] {
             assert!(demo_site_dir().join(page).is_file(), "{page}");
         }
-        assert!(fixtures_dir().join("index.html").is_file());
+        for page in [
+            "index.html",
+            "page-a.html",
+            "page-b.html",
+            "download.html",
+            "dialogs.html",
+        ] {
+            assert!(fixtures_dir().join(page).is_file(), "{page}");
+        }
     }
 }

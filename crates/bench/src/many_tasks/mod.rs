@@ -15,11 +15,11 @@
 
 pub mod idle;
 mod peers;
-mod procs;
+pub(crate) mod procs;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::Child;
 use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
 
@@ -28,7 +28,9 @@ use serde_json::{Value, json};
 use static_site::{Files, StaticSite};
 use tools::tool;
 
-use crate::warm_daemon::{candor_executable, resident_kb, wait_for_daemon};
+use crate::warm_daemon::{
+    candor_command, candor_executable, resident_kb, terminate, wait_for_daemon,
+};
 use procs::{Cpu, Kind, Sample};
 
 /// How many tasks run at once, level by level, unless `--tasks` says.
@@ -38,7 +40,7 @@ pub const LEVELS: [usize; 4] = [1, 5, 10, 20];
 const MEASURE_FOR: Duration = Duration::from_secs(10);
 
 /// The deadline of one call: long enough that a slow call is a latency, not an error.
-const CALL_TIMEOUT_MS: u64 = 30_000;
+pub(crate) const CALL_TIMEOUT_MS: u64 = 30_000;
 
 /// The call kinds of one round, in order.
 const KINDS: [&str; 3] = [tool::Navigate::NAME, tool::Snapshot::NAME, CLICK_EXPECT];
@@ -85,7 +87,7 @@ pub async fn run(
 }
 
 /// One fixture page and the text its Submit button writes.
-type Page = (String, &'static str);
+pub(crate) type Page = (String, &'static str);
 
 /// The two pages every session alternates between.
 fn fixture_pages(fixtures: &StaticSite) -> [Page; 2] {
@@ -96,7 +98,7 @@ fn fixture_pages(fixtures: &StaticSite) -> [Page; 2] {
 }
 
 /// The `browser` of a task the daemon starts: what `browser_args` asks for.
-fn task_browser(browser_args: &crate::BrowserArgs) -> Value {
+pub(crate) fn task_browser(browser_args: &crate::BrowserArgs) -> Value {
     let mut browser = json!({ "headless": !browser_args.headed });
     if let Some(chromium) = &browser_args.chromium {
         browser["executable"] = json!(chromium);
@@ -163,13 +165,7 @@ impl Daemon {
             .prefix("candor-bench-state-")
             .tempdir()
             .context("cannot create a state directory")?;
-        let mut process = Command::new(executable)
-            .arg("serve")
-            .env("CANDOR_STATE_DIR", state.path())
-            .env("CANDOR_PORT", "0")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
+        let mut process = candor_command(executable, state.path(), &["serve"])
             .spawn()
             .context("cannot start candor serve")?;
         match wait_for_daemon(state.path()) {
@@ -179,7 +175,7 @@ impl Daemon {
                 _state: state,
             }),
             Err(err) => {
-                stop(&mut process);
+                let _ = terminate(&mut process);
                 Err(err)
             }
         }
@@ -192,17 +188,8 @@ impl Daemon {
 
 impl Drop for Daemon {
     fn drop(&mut self) {
-        stop(&mut self.process);
+        let _ = terminate(&mut self.process);
     }
-}
-
-/// SIGTERM to a process this figure started, then waits for it.
-fn stop(process: &mut Child) {
-    // SAFETY: kill sends SIGTERM to a child of this process, not yet waited for.
-    unsafe {
-        libc::kill(process.id() as libc::pid_t, libc::SIGTERM);
-    }
-    let _ = process.wait();
 }
 
 /// What one task saw: per call kind, the durations of the calls that succeeded, and the
@@ -275,14 +262,7 @@ struct Row {
 fn level(daemon: &Daemon, tasks: usize, pages: &[Page; 2], browser: &Value) -> anyhow::Result<Row> {
     let client = &daemon.client;
     let ids: Vec<String> = (0..tasks).map(|i| format!("many-{tasks}-{i}")).collect();
-    for id in &ids {
-        let started = client.start_task(&json!({ "id": id, "browser": browser }))?;
-        anyhow::ensure!(
-            started.body["ok"] == true,
-            "task {id} did not start: {}",
-            started.body
-        );
-    }
+    start_tasks(client, &ids, browser)?;
     let barrier = Arc::new(Barrier::new(tasks + 1));
     let workers: Vec<_> = ids
         .iter()
@@ -362,6 +342,31 @@ fn level(daemon: &Daemon, tasks: usize, pages: &[Page; 2], browser: &Value) -> a
     })
 }
 
+/// Starts a task of each id on `browser` (a task start's `browser`).
+pub(crate) fn start_tasks(
+    client: &daemon::Client,
+    ids: &[String],
+    browser: &Value,
+) -> anyhow::Result<()> {
+    for id in ids {
+        let started = client.start_task(&json!({ "id": id, "browser": browser }))?;
+        anyhow::ensure!(
+            started.body["ok"] == true,
+            "task {id} did not start: {}",
+            started.body
+        );
+    }
+    Ok(())
+}
+
+/// The pid of the daemon's browser, from its task list.
+pub(crate) fn browser_pid(client: &daemon::Client) -> Option<u32> {
+    let listed = client.tasks().ok()?;
+    listed.body["data"]["browser"]["pid"]
+        .as_u64()
+        .and_then(|pid| u32::try_from(pid).ok())
+}
+
 /// One round of a task: navigate to `page`, snapshot it, click its Submit button with a
 /// verified `expect.text`.
 fn round(client: &daemon::Client, task: &str, (url, written): &Page, seen: &mut Seen) {
@@ -398,7 +403,7 @@ fn round(client: &daemon::Client, task: &str, (url, written): &Page, seen: &mut 
 }
 
 /// Why an answer is not a success (a click must also be verified).
-fn failure(kind: &str, body: &Value) -> Option<String> {
+pub(crate) fn failure(kind: &str, body: &Value) -> Option<String> {
     let verified = kind != CLICK_EXPECT || body["verification"]["verified"] == true;
     if body["ok"] == true && verified {
         return None;
@@ -469,7 +474,7 @@ fn compare(rows: &[Row]) {
 }
 
 /// The 1-minute load average of the machine (`/proc/loadavg`), with its core count.
-fn load_average() -> Option<String> {
+pub(crate) fn load_average() -> Option<String> {
     let loadavg = std::fs::read_to_string("/proc/loadavg").ok()?;
     let cores = std::thread::available_parallelism().map_or(0, usize::from);
     Some(format!(

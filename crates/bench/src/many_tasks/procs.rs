@@ -160,7 +160,7 @@ fn children() -> BTreeMap<u32, Vec<u32>> {
     tree
 }
 
-fn all_pids() -> Vec<u32> {
+pub fn all_pids() -> Vec<u32> {
     std::fs::read_dir("/proc")
         .into_iter()
         .flatten()
@@ -168,12 +168,24 @@ fn all_pids() -> Vec<u32> {
         .collect()
 }
 
-/// The fields of `/proc/PID/stat` after the command name: state (0), ppid (1), …,
-/// utime (11), stime (12).
-fn stat_fields(pid: u32) -> Option<Vec<String>> {
+/// The fields of `/proc/PID/stat` after the command name: state (0), ppid (1), process
+/// group (2), …, utime (11), stime (12), …, start time (19).
+pub fn stat_fields(pid: u32) -> Option<Vec<String>> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     let after_name = &stat[stat.rfind(')')? + 1..];
     Some(after_name.split_whitespace().map(str::to_string).collect())
+}
+
+/// `root` and every process below it, now.
+pub fn tree(root: u32) -> Vec<u32> {
+    tree_of(&children(), root)
+}
+
+/// The summed PSS of `root`'s process tree in kB, and how many processes it has.
+pub fn tree_pss_kb(root: u32) -> (u64, usize) {
+    let pids = tree(root);
+    let pss = pids.iter().filter_map(|&pid| pss_kb(pid)).sum();
+    (pss, pids.len())
 }
 
 /// `root` and every process below it.
