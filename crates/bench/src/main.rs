@@ -12,6 +12,7 @@ mod archive;
 mod faults;
 mod many_tasks;
 mod snapshots;
+mod soak;
 mod warm_daemon;
 
 use std::path::PathBuf;
@@ -26,8 +27,9 @@ use static_site::{Files, StaticSite};
 use tools::{Engine, EngineOptions, tool};
 
 /// Measure cold start, navigate, snapshot, screenshot, CDP round trip, acting, hung pages,
-/// element snapshots, the CLI through a warm daemon, many tasks on one daemon, and
-/// tools/list size.
+/// element snapshots, the CLI through a warm daemon, many tasks on one daemon, idle tabs,
+/// and tools/list size; or, with `--only soak`, a daemon's memory, descriptors and
+/// processes minute by minute over a long run.
 #[derive(Debug, Parser)]
 #[command(name = "bench", about)]
 struct BenchArgs {
@@ -41,10 +43,24 @@ struct BenchArgs {
     /// executable, which `cargo build --release -p cli` puts there).
     #[arg(long, value_name = "PATH")]
     candor: Option<PathBuf>,
-    /// How many tasks run at once in the many-tasks figure (repeatable; default 1, 5, 10
-    /// and 20).
-    #[arg(long = "tasks", value_name = "N", value_parser = clap::value_parser!(u16).range(1..=200))]
+    /// How many tasks run at once in the many-tasks figure (repeatable, or a list:
+    /// `--tasks 1,5`; default 1, 5, 10 and 20), how many tabs idle-tabs leaves alone
+    /// (default 20), and how many tasks the soak runs (once; default 10).
+    #[arg(
+        long = "tasks",
+        value_name = "N",
+        value_delimiter = ',',
+        value_parser = clap::value_parser!(u16).range(1..=200)
+    )]
     tasks: Vec<u16>,
+    /// Also measure the peers, Playwright MCP and Chrome DevTools MCP (one MCP server and
+    /// one Chromium per session), in the many-tasks and idle-tabs figures; install them
+    /// first with `scripts/bench-peers`.
+    #[arg(long)]
+    peers: bool,
+    /// How long the soak runs, in minutes.
+    #[arg(long, value_name = "M", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..))]
+    minutes: u64,
     #[command(flatten)]
     browser: BrowserArgs,
 }
@@ -130,8 +146,15 @@ enum Figure {
     Faults,
     /// Snapshot median with the task's archive on and off; recall of a 12,000-char window.
     Archive,
-    /// 1, 5, 10 and 20 tasks at once on one daemon: latency, throughput, memory, CPU.
+    /// 1, 5, 10 and 20 tasks at once on one daemon: latency, throughput, memory, CPU
+    /// (with `--peers`, beside Playwright MCP and Chrome DevTools MCP).
     ManyTasks,
+    /// 20 tabs left alone for 20 s: CPU by process kind, per tool and per tab.
+    IdleTabs,
+    /// Ten tasks on one daemon for 30 minutes (`--tasks`, `--minutes`), a row a minute
+    /// (memory, descriptors, processes), then what the daemon leaves behind. Only with
+    /// `--only soak`.
+    Soak,
 }
 
 /// The demo site's pages in the repository (`candor demo` serves the same files, compiled
@@ -170,13 +193,19 @@ fn main() -> ExitCode {
 
 async fn run(args: BenchArgs) -> anyhow::Result<()> {
     let runs = args.runs.max(1);
-    let measure = |figure| args.only.is_none_or(|only| only == figure);
+    // The soak takes half an hour: it runs only when asked for.
+    let measure = |figure| {
+        args.only
+            .map_or(figure != Figure::Soak, |only| only == figure)
+    };
     let browser_args = &args.browser;
     let site =
         StaticSite::start(Files::Dir(demo_site_dir())).context("cannot serve the demo site")?;
     let page = site.url("catalog.html");
     let other = site.url("about.html");
-    println!("candor bench: {runs} runs per figure, medians (min–max)\n");
+    if args.only != Some(Figure::Soak) {
+        println!("candor bench: {runs} runs per figure, medians (min–max)\n");
+    }
 
     if measure(Figure::Cold) {
         cold_start(browser_args, &page, runs).await?;
@@ -205,19 +234,40 @@ async fn run(args: BenchArgs) -> anyhow::Result<()> {
     if measure(Figure::Daemon) {
         warm_daemon::run(args.candor.clone(), args.only.is_some(), &site, runs).await?;
     }
-    if measure(Figure::ManyTasks) {
-        let levels = if args.tasks.is_empty() {
-            many_tasks::LEVELS.to_vec()
+    let levels = |default: &[usize]| {
+        if args.tasks.is_empty() {
+            default.to_vec()
         } else {
             args.tasks.iter().map(|&n| usize::from(n)).collect()
-        };
+        }
+    };
+    if measure(Figure::ManyTasks) {
         many_tasks::run(
             args.candor.clone(),
             args.only.is_some(),
             browser_args,
-            levels,
+            levels(&many_tasks::LEVELS),
+            args.peers,
         )
         .await?;
+    }
+    if measure(Figure::IdleTabs) {
+        many_tasks::idle::run(
+            args.candor.clone(),
+            args.only.is_some(),
+            browser_args,
+            levels(&[many_tasks::idle::SESSIONS]),
+            args.peers,
+        )
+        .await?;
+    }
+    if measure(Figure::Soak) {
+        let tasks = match args.tasks[..] {
+            [] => soak::TASKS,
+            [n] => usize::from(n),
+            _ => anyhow::bail!("the soak runs one number of tasks: give --tasks once"),
+        };
+        soak::run(args.candor.clone(), browser_args, tasks, args.minutes).await?;
     }
     if measure(Figure::ToolsList) {
         // In cl100k_base tokens, as models count them.
@@ -418,10 +468,52 @@ mod tests {
     }
 
     #[test]
+    fn tasks_are_a_list_or_repeated_and_peers_a_switch() {
+        let listed =
+            BenchArgs::try_parse_from(["bench", "--tasks", "1,5", "--peers"]).expect("parse");
+        assert_eq!(listed.tasks, [1, 5]);
+        assert!(listed.peers);
+        let repeated =
+            BenchArgs::try_parse_from(["bench", "--tasks", "1", "--tasks", "5"]).expect("parse");
+        assert_eq!(repeated.tasks, [1, 5]);
+        assert!(!repeated.peers);
+        assert!(BenchArgs::try_parse_from(["bench", "--tasks", "0"]).is_err());
+        let idle = BenchArgs::try_parse_from(["bench", "--only", "idle-tabs"]).expect("parse");
+        assert_eq!(idle.only, Some(Figure::IdleTabs));
+    }
+
+    #[test]
+    fn the_soak_takes_its_length_and_its_tasks() {
+        let args = BenchArgs::try_parse_from([
+            "bench",
+            "--only",
+            "soak",
+            "--minutes",
+            "3",
+            "--tasks",
+            "4",
+        ])
+        .expect("parse");
+        assert_eq!(args.only, Some(Figure::Soak));
+        assert_eq!((args.minutes, args.tasks.as_slice()), (3, &[4][..]));
+        let defaults = BenchArgs::try_parse_from(["bench"]).expect("parse");
+        assert_eq!((defaults.minutes, defaults.tasks.len()), (30, 0));
+        assert!(BenchArgs::try_parse_from(["bench", "--minutes", "0"]).is_err());
+    }
+
+    #[test]
     fn the_pages_it_serves_are_in_the_repository() {
         for page in ["catalog.html", "about.html", "stuck.html"] {
             assert!(demo_site_dir().join(page).is_file(), "{page}");
         }
-        assert!(fixtures_dir().join("index.html").is_file());
+        for page in [
+            "index.html",
+            "page-a.html",
+            "page-b.html",
+            "download.html",
+            "dialogs.html",
+        ] {
+            assert!(fixtures_dir().join(page).is_file(), "{page}");
+        }
     }
 }

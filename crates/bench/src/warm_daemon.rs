@@ -6,7 +6,7 @@
 //! memory (Chromium's processes are not counted).
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
@@ -71,17 +71,7 @@ fn measure(executable: &Path, page: &str, runs: usize) -> anyhow::Result<()> {
         .prefix("candor-bench-state-")
         .tempdir()
         .context("cannot create a state directory")?;
-    let candor = |args: &[&str]| {
-        let mut command = Command::new(executable);
-        command
-            .args(args)
-            .env("CANDOR_STATE_DIR", state.path())
-            .env("CANDOR_PORT", "0")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null());
-        command
-    };
+    let candor = |args: &[&str]| candor_command(executable, state.path(), args);
 
     let mut daemon = candor(&["serve"])
         .spawn()
@@ -131,12 +121,36 @@ fn measure(executable: &Path, page: &str, runs: usize) -> anyhow::Result<()> {
         );
         Ok(())
     })();
-    // SAFETY: kill sends SIGTERM to the daemon this function started.
+    let _ = terminate(&mut daemon);
+    measured
+}
+
+/// `candor ARGS` on the daemon of the state folder `state` (on any free port), with no
+/// terminal: `candor_command(executable, state, &["serve"])` is that daemon.
+pub(crate) fn candor_command(executable: &Path, state: &Path, args: &[&str]) -> Command {
+    let mut command = Command::new(executable);
+    command
+        .args(args)
+        .env("CANDOR_STATE_DIR", state)
+        .env("CANDOR_PORT", "0")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    command
+}
+
+/// Stops a daemon this process started: SIGTERM, then its exit status once it has ended
+/// (at once when it had ended already, so no signal goes to a pid reused since).
+pub(crate) fn terminate(daemon: &mut Child) -> std::io::Result<ExitStatus> {
+    if let Some(status) = daemon.try_wait()? {
+        return Ok(status);
+    }
+    // SAFETY: kill sends SIGTERM to a child of this process that has not been reaped,
+    // so its pid is still its own.
     unsafe {
         libc::kill(daemon.id() as libc::pid_t, libc::SIGTERM);
     }
-    let _ = daemon.wait();
-    measured
+    daemon.wait()
 }
 
 /// Waits until the daemon serving `state` answers its health check.
