@@ -54,7 +54,7 @@ pub async fn run(
     );
     println!(
         "{:>5} {:<11} {:>9} {:>8} {:>6} {:>12} {:>7} {:>7} {:>12} {:>9} {:>6}",
-        "tabs",
+        "open",
         "tool",
         "renderer",
         "browser",

@@ -21,8 +21,14 @@ use rmcp::{RoleClient, ServiceExt};
 use serde_json::{Value, json};
 use tokio::process::{Child, Command};
 
+use tools::tool;
+
 use super::procs::{self, Sample};
 use super::{CALL_TIMEOUT_MS, MEASURE_FOR, Page, Row, Seen};
+
+/// A peer's call kinds, named as candor's tools that do the same, so the table's columns line up.
+const NAVIGATE: &str = tool::Navigate::NAME;
+const SNAPSHOT: &str = tool::Snapshot::NAME;
 
 /// The peers, one row each: how to start one and speak to it.
 pub static PEERS: [Peer; 2] = [
@@ -410,29 +416,25 @@ async fn round(session: &Session, peer: &Peer, (url, written): &Page, seen: &mut
     };
     let mut failed = false;
     match timed(peer.navigate, json!({ "url": url })).await {
-        (Ok(_), took) => seen.ok("navigate", took),
+        (Ok(_), took) => seen.ok(NAVIGATE, took),
         (Err(why), _) => {
-            seen.failed(&session.name, "navigate", why);
+            seen.failed(&session.name, NAVIGATE, why);
             failed = true;
         }
     }
     let target = match timed(peer.snapshot, json!({})).await {
         (Ok(text), took) => match peer.ref_of(&text, SUBMIT) {
             Some(target) => {
-                seen.ok("snapshot", took);
+                seen.ok(SNAPSHOT, took);
                 target
             }
             None => {
-                seen.failed(
-                    &session.name,
-                    "snapshot",
-                    format!("no {SUBMIT} in {text:?}"),
-                );
+                seen.failed(&session.name, SNAPSHOT, format!("no {SUBMIT} in {text:?}"));
                 return;
             }
         },
         (Err(why), _) => {
-            seen.failed(&session.name, "snapshot", why);
+            seen.failed(&session.name, SNAPSHOT, why);
             return;
         }
     };
@@ -445,7 +447,7 @@ async fn round(session: &Session, peer: &Peer, (url, written): &Page, seen: &mut
     };
     match timed(peer.snapshot, json!({})).await {
         (Ok(text), took) => {
-            seen.ok("snapshot", took);
+            seen.ok(SNAPSHOT, took);
             if text.contains(written) {
                 seen.ok("click", clicked);
                 if !failed {
@@ -456,7 +458,7 @@ async fn round(session: &Session, peer: &Peer, (url, written): &Page, seen: &mut
                 seen.failed(&session.name, "click", why);
             }
         }
-        (Err(why), _) => seen.failed(&session.name, "snapshot", why),
+        (Err(why), _) => seen.failed(&session.name, SNAPSHOT, why),
     }
 }
 
@@ -532,7 +534,7 @@ pub async fn level(
         sessions: n,
         elapsed,
         seen: all,
-        kinds: ["navigate", "snapshot", "click"],
+        kinds: [NAVIGATE, SNAPSHOT, "click"],
         cpu: after.since(&before),
         pss_kb: memory.total_kb(),
     })
