@@ -14,7 +14,7 @@ use cdp::Deadline;
 use serde_json::{Value, json};
 
 use crate::Error;
-use crate::launch::QUIET_ARGS;
+use crate::launch::{QUIET_ARGS, with_switches};
 
 /// How tasks get browsers from a Selenium Grid 4.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -155,13 +155,10 @@ fn capabilities(options: &GridOptions) -> Value {
     if options.headless {
         args.push("--headless=new".into());
     }
-    args.extend(
-        SESSION_ARGS
-            .iter()
-            .chain(QUIET_ARGS)
-            .map(|arg| arg.to_string()),
-    );
-    args.extend(options.args.iter().cloned());
+    args.extend(with_switches(
+        SESSION_ARGS.iter().chain(QUIET_ARGS).copied(),
+        &options.args,
+    ));
     json!({
         "capabilities": {
             "alwaysMatch": {

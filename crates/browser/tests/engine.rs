@@ -1,6 +1,6 @@
 //! Engine behaviour in real Chromium: launch and cleanup, the CDP tape, attaching over
 //! a WebSocket, a crashed renderer, what a page whose script never returns still tells,
-//! and the requests a page may keep waiting.
+//! the requests a page may keep waiting, and the browser UI a task must not start.
 
 // Helpers outside #[test] functions: a failed unwrap is a failed test.
 #![allow(clippy::unwrap_used)]
@@ -348,5 +348,93 @@ async fn a_page_asking_for_permissions_in_a_flood_keeps_only_a_few_waiting() {
     assert_eq!(waiting.permission, "notifications");
     task.release_permissions(deadline()).await.unwrap();
     text_until(&tab, "Answered: 50").await;
+    browser.close(deadline()).await;
+}
+
+/// The processes below `root`, by `/proc`'s parent links.
+fn process_tree(root: u32) -> Vec<u32> {
+    let mut parents = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue;
+        };
+        let after_name = &stat[stat.rfind(')').unwrap() + 1..];
+        let parent: u32 = after_name
+            .split_whitespace()
+            .nth(1)
+            .unwrap()
+            .parse()
+            .unwrap();
+        parents.push((pid, parent));
+    }
+    let mut tree = vec![root];
+    let mut next = 0;
+    while next < tree.len() {
+        let of = tree[next];
+        tree.extend(
+            parents
+                .iter()
+                .filter(|(_, p)| *p == of)
+                .map(|(pid, _)| *pid),
+        );
+        next += 1;
+    }
+    tree
+}
+
+/// Each task is a browser context with a window of its own; Chromium would preload the
+/// omnibox popup's WebUI for each window, a renderer per task that spends CPU while the
+/// task's tab sits idle. A driven browser runs none (docs/faces.md#tasks).
+#[tokio::test]
+async fn tasks_start_no_browser_ui_renderers() {
+    let server = FixtureServer::start();
+    let browser = Browser::start(launch_options(), deadline()).await.unwrap();
+    let pid = browser.pid().unwrap();
+    let mut tasks = Vec::new();
+    let mut tabs = Vec::new();
+    for name in ["ui-a", "ui-b", "ui-c"] {
+        let mut task = Task::create(&browser, name, deadline()).await.unwrap();
+        let (_, tab) = task.open_tab(deadline()).await.unwrap();
+        let url = task.check_url(&server.url("second.html")).unwrap();
+        tab.navigate(&url, deadline()).await.unwrap();
+        tab.read_text(100, deadline()).await.unwrap();
+        tasks.push(task);
+        tabs.push(tab);
+    }
+    // Every target of the browser, the browser's own UI included.
+    let listed = tabs[0]
+        .session()
+        .call_raw(
+            "Target.getTargets",
+            serde_json::json!({ "filter": [{}] }),
+            deadline(),
+        )
+        .await
+        .unwrap();
+    let kinds: Vec<String> = listed["targetInfos"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| format!("{} {}", t["type"], t["url"]))
+        .collect();
+    assert!(
+        kinds.iter().all(|k| !k.starts_with("\"browser_ui\"")),
+        "{kinds:#?}"
+    );
+    let webui: Vec<u32> = process_tree(pid)
+        .into_iter()
+        .filter(|p| {
+            std::fs::read(format!("/proc/{p}/cmdline"))
+                .is_ok_and(|c| String::from_utf8_lossy(&c).contains("--top-chrome-webui"))
+        })
+        .collect();
+    assert!(webui.is_empty(), "browser UI renderers: {webui:?}");
     browser.close(deadline()).await;
 }
