@@ -11,6 +11,7 @@ mod acting;
 mod archive;
 mod faults;
 mod many_tasks;
+mod snapshot_peers;
 mod snapshots;
 mod soak;
 mod warm_daemon;
@@ -54,8 +55,8 @@ struct BenchArgs {
     )]
     tasks: Vec<u16>,
     /// Also measure the peers, Playwright MCP and Chrome DevTools MCP (one MCP server and
-    /// one Chromium per session), in the many-tasks and idle-tabs figures; install them
-    /// first with `scripts/bench-peers`.
+    /// one Chromium per session), in the many-tasks, idle-tabs and snapshots figures;
+    /// install them first with `scripts/bench-peers`.
     #[arg(long)]
     peers: bool,
     /// How long the soak runs, in minutes.
@@ -229,7 +230,7 @@ async fn run(args: BenchArgs) -> anyhow::Result<()> {
         archive::run(browser_args, runs).await?;
     }
     if measure(Figure::Snapshots) {
-        snapshots::run(browser_args, runs).await?;
+        snapshots::run(browser_args, runs, args.peers, args.candor.clone()).await?;
     }
     if measure(Figure::Daemon) {
         warm_daemon::run(args.candor.clone(), args.only.is_some(), &site, runs).await?;

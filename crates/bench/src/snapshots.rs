@@ -47,7 +47,15 @@ const FIXTURE_PAGES: &[&str] = &[
     "frame-host.html",
 ];
 
-pub async fn run(browser_args: &BrowserArgs, runs: usize) -> anyhow::Result<()> {
+/// With `peers` (and the peers installed), the first snapshot after navigating and the
+/// next ones are measured beside them too (`snapshot_peers.rs`), candor through
+/// `candor mcp` (`candor`, else the one beside this executable).
+pub async fn run(
+    browser_args: &BrowserArgs,
+    runs: usize,
+    peers: bool,
+    candor: Option<PathBuf>,
+) -> anyhow::Result<()> {
     let runs = runs.max(10);
     let engine = Engine::new(browser_args.engine_options("bench-snapshots"));
     println!("element snapshots (default budget 4096 tokens), {runs} runs each, median time");
@@ -134,7 +142,45 @@ pub async fn run(browser_args: &BrowserArgs, runs: usize) -> anyhow::Result<()> 
         );
     }
     engine.shutdown().await;
+    if peers {
+        beside_peers(browser_args, docs, candor, runs).await?;
+    }
     Ok(())
+}
+
+/// The first snapshot after navigating to each Rust documentation page and to the small
+/// fixture, and the next ones, for candor and each peer.
+async fn beside_peers(
+    browser_args: &BrowserArgs,
+    docs: Option<PathBuf>,
+    candor: Option<PathBuf>,
+    runs: usize,
+) -> anyhow::Result<()> {
+    let Some(installed) = crate::many_tasks::peers::Installed::find(browser_args)? else {
+        return Ok(());
+    };
+    let Some(executable) =
+        crate::warm_daemon::candor_executable(candor, true, "snapshots --peers")?
+    else {
+        return Ok(());
+    };
+    let mut servers = Vec::new();
+    let mut pages = Vec::new();
+    if let Some(root) = docs {
+        let server = StaticSite::start(Files::Dir(root))?;
+        pages.extend(DOC_PAGES.iter().map(|page| crate::snapshot_peers::Page {
+            label: format!("rust-docs/{page}"),
+            url: server.url(page),
+        }));
+        servers.push(server);
+    }
+    let server = StaticSite::start(Files::Dir(crate::fixtures_dir()))?;
+    pages.push(crate::snapshot_peers::Page {
+        label: format!("fixtures/{SMALL_FIXTURE}"),
+        url: server.url(SMALL_FIXTURE),
+    });
+    servers.push(server);
+    crate::snapshot_peers::run(&executable, &installed, &pages, runs).await
 }
 
 /// `$(rustc --print sysroot)/share/doc/rust/html`, when present.

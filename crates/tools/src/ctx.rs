@@ -101,12 +101,16 @@ impl Ctx<'_> {
     /// [`crate::PageGuard::Probe`]: the tab the command names (`tabId`) or the
     /// current one, when the task has it and it is neither crashed nor closed (the tool
     /// reports those), must answer within the probe budget — or at once, if it was
-    /// already found unresponsive. Returns the tab to watch while the handler runs.
+    /// already found unresponsive. Returns the tab to watch while the handler runs, and
+    /// whether it was probed: a tool that changes nothing (`read_only`) on a tab not
+    /// found unresponsive is not, its handler starting at once with the probe sent just
+    /// before it (the watch's first, `Tab::watch`), one round trip into the page fewer.
     pub(crate) async fn guard_page(
         &mut self,
         params: &Value,
         reads: bool,
-    ) -> Result<Option<browser::Tab>, ToolError> {
+        read_only: bool,
+    ) -> Result<Option<(browser::Tab, bool)>, ToolError> {
         let Some(task) = self.slot.as_deref().and_then(|slot| slot.task.as_ref()) else {
             return Ok(None);
         };
@@ -128,6 +132,9 @@ impl Ctx<'_> {
             self.report_page(tab_id, &state);
             return Err(refused.into());
         }
+        if read_only && !state.unresponsive {
+            return Ok(Some((tab, false)));
+        }
         let budget = self.state.options.unresponsive;
         let budget = if state.unresponsive {
             RECHECK.min(budget)
@@ -141,7 +148,7 @@ impl Ctx<'_> {
                 Err(err.into())
             }
             // Anything else is the tool's to find and report.
-            _ => Ok(Some(tab)),
+            _ => Ok(Some((tab, true))),
         }
     }
 

@@ -14,7 +14,7 @@
 //! errors. `idle.rs` is the idle-tabs figure: what a tab left alone costs each tool.
 
 pub mod idle;
-mod peers;
+pub(crate) mod peers;
 pub(crate) mod procs;
 
 use std::collections::BTreeMap;

@@ -272,23 +272,14 @@ impl Sessions {
                 .with_context(|| format!("cannot create {}", own.display()))?;
             let flags = (ready.peer.flags)(&installed.launch, &own)
                 .with_context(|| format!("cannot write {name}'s flags"))?;
-            let process = Command::new("node")
+            let mut command = Command::new("node");
+            command
                 .arg(&ready.entry)
                 .args(flags)
                 .envs(ready.peer.env.iter().copied())
                 .env("TMPDIR", &own)
-                .current_dir(&own)
-                .stdin(Stdio::piped())
-                .stdout(Stdio::piped())
-                .stderr(Stdio::null())
-                .kill_on_drop(true)
-                .spawn()
-                .with_context(|| format!("cannot start {name}"))?;
-            sessions.sessions.push(Session {
-                name,
-                process,
-                client: None,
-            });
+                .current_dir(&own);
+            sessions.sessions.push(Session::start(name, command)?);
         }
         Ok(sessions)
     }
@@ -344,6 +335,23 @@ pub struct Session {
 }
 
 impl Session {
+    /// Starts the MCP server `command` runs, its stdin and stdout piped to this process
+    /// (not yet spoken to); it is killed if the session is dropped unclosed.
+    pub(crate) fn start(name: String, mut command: Command) -> anyhow::Result<Session> {
+        let process = command
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .with_context(|| format!("cannot start {name}"))?;
+        Ok(Session {
+            name,
+            process,
+            client: None,
+        })
+    }
+
     /// `initialize` and `notifications/initialized` over the server's stdin/stdout.
     pub async fn connect(&mut self) -> anyhow::Result<()> {
         let stdout = self.process.stdout.take().context("the server's stdout")?;
@@ -357,7 +365,12 @@ impl Session {
     }
 
     /// Calls `tool`; the text of its answer, or why it failed.
-    async fn call(&self, tool: &str, arguments: Value, within: Duration) -> Result<String, String> {
+    pub(crate) async fn call(
+        &self,
+        tool: &str,
+        arguments: Value,
+        within: Duration,
+    ) -> Result<String, String> {
         let client = self.client.as_ref().ok_or("not connected")?;
         let Value::Object(arguments) = arguments else {
             return Err(format!("arguments are not an object: {arguments}"));
@@ -387,7 +400,7 @@ impl Session {
 
     /// Closes the client (the server's stdin: it quits and closes its browser) and waits
     /// for the server; kills it, by pid, if it does not quit in time.
-    async fn close(mut self) {
+    pub(crate) async fn close(mut self) {
         if let Some(client) = self.client.take() {
             let _ = tokio::time::timeout(QUIT_TIMEOUT, client.cancel()).await;
         }
@@ -463,6 +476,11 @@ async fn round(session: &Session, peer: &Peer, (url, written): &Page, seen: &mut
 }
 
 impl Peer {
+    /// The tool that navigates, and the one that snapshots.
+    pub(crate) fn navigate_and_snapshot(&self) -> (&'static str, &'static str) {
+        (self.navigate, self.snapshot)
+    }
+
     /// The ref on the first line of `snapshot` that holds `what`.
     fn ref_of(&self, snapshot: &str, what: &str) -> Option<String> {
         let line = snapshot.lines().find(|line| line.contains(what))?;
@@ -476,7 +494,7 @@ impl Peer {
 /// `ready`'s share of one many-tasks level: `n` sessions, each its own server and
 /// browser, looping a round for [`MEASURE_FOR`] after one unmeasured round; then all
 /// closed.
-pub async fn level(
+pub(super) async fn level(
     installed: &Installed,
     ready: &Ready,
     n: usize,

@@ -33,6 +33,10 @@ use crate::{Error, Tab};
 /// each read, its size and what it cost, for profiling; silent at the default level.
 pub(crate) const PROFILE: &str = "candor::snapshot";
 
+/// How many small pages' URLs a tab keeps (`SnapshotMemory::small_pages`); past that, it
+/// starts again.
+const SMALL_PAGES_KEPT: usize = 64;
+
 /// Snapshots whose ref positions are kept for `snapshotId` checks.
 const REMEMBERED_SNAPSHOTS: usize = 16;
 
@@ -158,6 +162,9 @@ pub(crate) struct SnapshotMemory {
     /// The last element snapshot's page revision, its id and how many observations of
     /// that revision followed it (`tab0-s7` then `tab0-s7.1`, `.2`, …).
     revision: Option<(u64, String, u32)>,
+    /// The URLs whose last observation read the page whole and found it small: fewer
+    /// DOM nodes than a page the region pass would read in part, and no other frames.
+    small_pages: std::collections::HashSet<String>,
     /// The content of the lines in view at the last observation (refs aside, see
     /// `next_screen::line_key`): `scroll_next_screen` reports what comes into view that
     /// was not.
@@ -387,10 +394,28 @@ impl Tab {
         ),
         Error,
     > {
+        // A page (by URL) last read whole, and small, is read whole again without asking
+        // it whether it is large (one round trip into the page fewer): one that has grown
+        // since costs one whole read, which says so for the next.
+        let url = self.state().url;
+        let small = self.memory().small_pages.contains(&url);
         let observe = async {
-            match self.observe_region(max_tokens, deadline).await? {
-                Some(observation) => Ok(observation),
-                None => self.observe(deadline).await,
+            let region = if small {
+                None
+            } else {
+                self.observe_region(max_tokens, deadline).await?
+            };
+            match region {
+                Some(observation) => Ok::<_, Error>((observation, false)),
+                None => {
+                    let whole = self.observe(deadline).await?;
+                    let few = whole
+                        .dom_parents
+                        .first()
+                        .is_some_and(|parents| parents.len() < region::LARGE_PAGE_ELEMENTS)
+                        && whole.sessions.len() == 1;
+                    Ok((whole, few))
+                }
             }
         };
         let revision = self.call_script(&PAGE_REVISION, Vec::new(), deadline);
@@ -402,7 +427,18 @@ impl Tab {
             }
         };
         let (observation, revision, captured) = tokio::join!(observe, revision, captured);
-        Ok((observation?, revision.ok().flatten(), captured))
+        let (observation, few) = observation?;
+        let mut memory = self.memory();
+        if few {
+            if memory.small_pages.len() >= SMALL_PAGES_KEPT {
+                memory.small_pages.clear();
+            }
+            memory.small_pages.insert(url);
+        } else {
+            memory.small_pages.remove(&url);
+        }
+        drop(memory);
+        Ok((observation, revision.ok().flatten(), captured))
     }
 
     /// Records what this observation shows in the tab's coverage and reports it.

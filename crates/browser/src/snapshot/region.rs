@@ -30,7 +30,7 @@ pub(crate) const BASE_BUDGET: usize = 4_096;
 const OBJECT_GROUP: &str = "candor-region";
 /// Pages with fewer elements are read whole: below this the whole read costs a few
 /// milliseconds, and the page-side passes would cost as much.
-const LARGE_PAGE_ELEMENTS: usize = 300;
+pub(super) const LARGE_PAGE_ELEMENTS: usize = 300;
 
 impl crate::Tab {
     /// Observes a large page around its viewport, as far as a budget of `max_tokens`

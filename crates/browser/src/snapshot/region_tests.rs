@@ -241,3 +241,58 @@ async fn a_region_read_asking_only_where_needed_outlines_as_one_asking_about_eve
     }
     browser.close(deadline()).await;
 }
+
+/// A page the tab last read whole and found small is read whole again without asking
+/// it (one round trip fewer); once it has grown, that whole read says so, and the next
+/// read asks again and reads only the region.
+#[tokio::test]
+async fn a_small_page_is_read_whole_without_asking_until_it_has_grown() {
+    let server = test_support::FixtureServer::start();
+    let options = BrowserOptions {
+        endpoint: Endpoint::Launch(LaunchOptions {
+            executable: Some(test_support::chromium()),
+            ..LaunchOptions::default()
+        }),
+        record_cdp: None,
+    };
+    let browser = Browser::start(options, deadline()).await.unwrap();
+    let mut task = Task::create(&browser, "small", deadline()).await.unwrap();
+    let (_, tab) = task.open_tab(deadline()).await.unwrap();
+    let url = task.check_url(&server.url("index.html")).unwrap();
+    tab.navigate(&url, deadline()).await.unwrap();
+    let read = async || {
+        let (observation, _, _) = tab
+            .observe_with_revision(false, super::BASE_BUDGET, deadline())
+            .await
+            .unwrap();
+        observation
+    };
+    let small = read().await;
+    assert_eq!(small.elements_beyond, (0, 0), "a small page is read whole");
+    assert!(tab.memory().small_pages.contains(&tab.state().url));
+    // Three thousand links, far more than a screen's worth: a page a region read is for.
+    evaluate(
+        &tab,
+        "for (let i = 0; i < 3000; i++) { const p = document.createElement('p'); \
+         p.innerHTML = '<a href=\"#l' + i + '\">link ' + i + '</a>'; document.body.append(p); }",
+    )
+    .await;
+    let grown = read().await;
+    assert_eq!(
+        grown.elements_beyond,
+        (0, 0),
+        "read whole without asking, as it was small"
+    );
+    assert!(
+        grown.nodes.iter().filter(|n| n.role == "link").count() >= 3000,
+        "the whole read holds every link"
+    );
+    assert!(!tab.memory().small_pages.contains(&tab.state().url));
+    let region = read().await;
+    assert!(
+        region.elements_beyond.1 > 0,
+        "asked again, the page reads its region and counts the links below it: {:?}",
+        region.elements_beyond
+    );
+    drop(browser);
+}

@@ -206,7 +206,7 @@ impl Tab {
         };
         tokio::select! {
             outcome = work => outcome,
-            unresponsive = self.watch(self.unresponsive_budget()) => {
+            unresponsive = self.watch(self.unresponsive_budget(), false) => {
                 if committed(&self.state()) {
                     Ok(LoadOutcome {
                         loaded: false,

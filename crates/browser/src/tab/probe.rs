@@ -151,7 +151,7 @@ impl Tab {
             let mut check_at = silent_since + budget;
             loop {
                 tokio::time::sleep_until(check_at.into()).await;
-                if let Some(held) = self.held(dialogs) {
+                if let Some(held) = self.held(dialogs, started) {
                     return held;
                 }
                 let verdict = self
@@ -273,7 +273,7 @@ impl Tab {
                 });
                 Ok(Probe::Answered(started.elapsed()))
             }
-            Err(cdp::Error::Timeout { .. }) => match self.held(dialogs) {
+            Err(cdp::Error::Timeout { .. }) => match self.held(dialogs, started) {
                 Some(held) => held,
                 None => Err(Error::Timeout {
                     waiting_for: format!("{} to answer a probe", self.label()),
@@ -287,8 +287,9 @@ impl Tab {
     /// A silence that proves nothing: the tab is gone or crashed (that error), or a
     /// pending navigation, an open dialog, a dialog opened since the probe was sent (when
     /// the tab had seen `dialogs`: the page is running, each dialog holding it until it is
-    /// answered) or our own work holds the probe (`Held`).
-    fn held(&self, dialogs: u64) -> Option<Result<Probe, Error>> {
+    /// answered) or our own work, sent before the probe (at `probe_sent`), holds it
+    /// (`Held`). What was sent after it waits behind the probe, never the other way.
+    fn held(&self, dialogs: u64, probe_sent: Instant) -> Option<Result<Probe, Error>> {
         if let Err(err) = self.check_usable_or_dialog() {
             return Some(Err(err));
         }
@@ -296,7 +297,7 @@ impl Tab {
         let held = state.navigating.is_some()
             || state.open_dialog.is_some()
             || state.dialogs_seen > dialogs
-            || self.busy_with_our_work();
+            || self.busy_with_our_work(probe_sent);
         held.then_some(Ok(Probe::Held))
     }
 
@@ -304,9 +305,16 @@ impl Tab {
     /// one goes unanswered (`PageUnresponsive`). Run it beside work on the tab to stop
     /// that work at the probe point instead of at the command's deadline. Other failures
     /// (a crash, a closed tab) are left to the work to report: the watch then waits on.
-    pub async fn watch(&self, budget: Duration) -> Error {
+    ///
+    /// With `at_once`, the first probe is sent when the watch is first polled rather than
+    /// a quarter second later: polled before the work starts, it stands for the probe
+    /// before a read (the work's calls, sent after it, cannot hold it).
+    pub async fn watch(&self, budget: Duration, at_once: bool) -> Error {
+        let mut first = at_once;
         loop {
-            tokio::time::sleep(WATCH_INTERVAL).await;
+            if !std::mem::take(&mut first) {
+                tokio::time::sleep(WATCH_INTERVAL).await;
+            }
             // The command's own deadline bounds the work this runs beside.
             let far = Deadline::after(budget * 4);
             match self.probe(budget, far).await {
@@ -371,18 +379,21 @@ impl Tab {
         }
     }
 
-    /// Work we asked of the page is still running (a read of a large page can keep its
-    /// renderer busy for seconds, and a probe waits behind it): the probe's silence is
-    /// ours, not the page's. Input that does not return is the page's doing, and so is a
-    /// silence while nothing of ours runs.
-    fn busy_with_our_work(&self) -> bool {
+    /// Work we asked of the page before the probe is still running (a read of a large
+    /// page can keep its renderer busy for seconds, and a probe waits behind it): the
+    /// probe's silence is ours, not the page's. Input that does not return is the page's
+    /// doing, and so is a silence while nothing of ours sent before the probe runs.
+    fn busy_with_our_work(&self, probe_sent: Instant) -> bool {
         let session = self.session();
         session
             .connection()
             .in_flight(session.id())
             .iter()
-            .any(|(method, _)| {
-                method != PROBE_METHOD && method != METRICS_METHOD && !method.starts_with("Input.")
+            .any(|(method, sent)| {
+                *sent < probe_sent
+                    && method != PROBE_METHOD
+                    && method != METRICS_METHOD
+                    && !method.starts_with("Input.")
             })
     }
 

@@ -314,7 +314,8 @@ impl Engine {
     }
 
     /// One try of a command's handler, under the tool's page guard: the tab it works on
-    /// is probed first, and watched while the handler runs, so a page that stops
+    /// is probed first (for a tool that changes nothing, just before the handler starts,
+    /// see `Ctx::guard_page`), and watched while the handler runs, so a page that stops
     /// answering ends the command at the probe point.
     async fn try_handler(
         &self,
@@ -322,17 +323,21 @@ impl Engine {
         ctx: &mut Ctx<'_>,
         params: Value,
     ) -> Result<Value, ToolError> {
+        let read_only = tool.annotations.read_only;
         let watched = match tool.page_guard {
-            PageGuard::Reads => ctx.guard_page(&params, true).await?,
-            PageGuard::Probe => ctx.guard_page(&params, false).await?,
+            PageGuard::Reads => ctx.guard_page(&params, true, read_only).await?,
+            PageGuard::Probe => ctx.guard_page(&params, false, read_only).await?,
             PageGuard::Own | PageGuard::Off => None,
         };
-        let Some(tab) = watched else {
+        let Some((tab, probed)) = watched else {
             return (tool.call)(ctx, params).await;
         };
         let unresponsive = tokio::select! {
+            // The watch is polled first: unprobed, its first probe goes before anything
+            // of the handler's.
+            biased;
+            unresponsive = tab.watch(self.state.options.unresponsive, !probed) => unresponsive,
             result = (tool.call)(&mut *ctx, params) => return result,
-            unresponsive = tab.watch(self.state.options.unresponsive) => unresponsive,
         };
         // Stopped in its dispatch stage, the command may have sent input already.
         if ctx.stage == "dispatch" {
