@@ -423,16 +423,19 @@ fn compare(rows: &[Row]) {
          peer: one MCP server and one Chromium per session. CPU and PSS are the whole \
          tool's: server process(es) and browser tree. candor's click is click+expect \
          (verified in the call); a peer's is a click by ref, verified by the snapshot after \
-         it (counted under snapshot). A round: every call of one loop succeeded.",
+         it (counted under snapshot). A round: every call of one loop succeeded — the same \
+         work for every tool, in 3 calls for candor and 4 for a peer, so rounds/CPU-s \
+         compares the work a CPU-second buys and calls/CPU-s the cost of one call.",
         MEASURE_FOR.as_secs()
     );
     println!(
-        "{:>5} {:<11} {:>8} {:>8} {:>11} {:>13} {:>13} {:>13} {:>11} {:>6}  CPU ms/call: server | browser gpu renderer other",
+        "{:>5} {:<11} {:>8} {:>8} {:>11} {:>12} {:>13} {:>13} {:>13} {:>11} {:>6}  CPU ms/call: server | browser gpu renderer other",
         "sess.",
         "tool",
         "calls/s",
         "rounds/s",
         "calls/CPU-s",
+        "rounds/CPU-s",
         tool::Navigate::NAME,
         tool::Snapshot::NAME,
         "click",
@@ -443,13 +446,15 @@ fn compare(rows: &[Row]) {
         let seconds = row.elapsed.as_secs_f64();
         let total = (row.seen.calls() + row.seen.errors()).max(1) as f64;
         let per_call = |kind: Kind| row.cpu.of(kind) as f64 / total;
+        let cpu_seconds = (row.cpu.total() as f64 / 1000.0).max(0.001);
         println!(
-            "{:>5} {:<11} {:>8.1} {:>8.1} {:>11.1} {:>13} {:>13} {:>13} {:>8.0} MB {:>6}  {:.1} | {:.1} {:.1} {:.1} {:.1}",
+            "{:>5} {:<11} {:>8.1} {:>8.1} {:>11.1} {:>12.1} {:>13} {:>13} {:>13} {:>8.0} MB {:>6}  {:.1} | {:.1} {:.1} {:.1} {:.1}",
             row.sessions,
             row.tool,
             row.seen.calls() as f64 / seconds,
             row.seen.rounds as f64 / seconds,
-            row.seen.calls() as f64 / (row.cpu.total() as f64 / 1000.0).max(0.001),
+            row.seen.calls() as f64 / cpu_seconds,
+            row.seen.rounds as f64 / cpu_seconds,
             row.seen.cell(row.kinds[0]),
             row.seen.cell(row.kinds[1]),
             row.seen.cell(row.kinds[2]),
