@@ -129,7 +129,7 @@ const BASE_ARGS: &[&str] = &[
 /// the others make pages behave the same in background tabs and across runs, and keep
 /// an idle tab idle (see [`DISABLED_FEATURES`]). A caller's own `--disable-features` is
 /// merged into ours ([`with_switches`]), never left to replace it.
-pub(crate) const QUIET_ARGS: &[&str] = &[
+pub const QUIET_ARGS: &[&str] = &[
     DISABLED_FEATURES,
     "--no-first-run",
     "--disable-background-networking",

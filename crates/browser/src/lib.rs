@@ -49,7 +49,7 @@ pub use structured::{JsonLd, Meta, StructuredData};
 
 pub use download::{Download, DownloadLimit, DownloadLimits, DownloadState, TaskEvents};
 pub use grid::GridOptions;
-pub use launch::{LaunchOptions, find_chromium};
+pub use launch::{LaunchOptions, QUIET_ARGS, find_chromium};
 pub use live::{Frame, PersonInput, Screencast};
 pub use page_read::{PageHtml, PageText};
 pub use permission::{PermissionChoice, PermissionDenial, PermissionRequest};

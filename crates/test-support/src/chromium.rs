@@ -28,17 +28,9 @@ pub fn chromium() -> PathBuf {
 pub fn chromium_with_port(profile: &Path) -> std::process::Command {
     let mut command = std::process::Command::new(chromium());
     command
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--remote-debugging-port=0",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--disable-quic",
-            "--disable-breakpad",
-        ])
+        .args(["--headless", "--no-sandbox", "--remote-debugging-port=0"])
+        // The switches candor's own launch passes, so a browser attached to is as quiet.
+        .args(browser::QUIET_ARGS)
         .arg(format!("--user-data-dir={}", profile.display()))
         .arg("about:blank")
         .stdin(std::process::Stdio::null())
