@@ -307,6 +307,21 @@ impl Browser {
         }
     }
 
+    /// Whether the browser still has the target `target_id` (asked within `deadline`; a
+    /// refusal is no such target).
+    pub(crate) async fn has_target(&self, target_id: &str, deadline: cdp::Deadline) -> bool {
+        self.connection()
+            .browser_session()
+            .call(
+                &target::GetTargetInfo {
+                    target_id: target_id.to_string(),
+                },
+                deadline,
+            )
+            .await
+            .is_ok()
+    }
+
     fn lock_process(&self) -> std::sync::MutexGuard<'_, Option<ChromiumProcess>> {
         self.inner.process.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -407,6 +422,16 @@ fn follow_target(browser: &Weak<Inner>, event: &RawEvent) -> bool {
             browser.opened_signal.notify_waiters();
         }
         return true;
+    }
+    // A page gone before any task adopted it (a tab candor opened and closed, a popup
+    // that closed itself) is no page to adopt.
+    if let Some(destroyed) = event.parse::<target::TargetDestroyed>()
+        && let Ok(mut opened) = browser.opened.lock()
+    {
+        for list in opened.values_mut() {
+            list.retain(|target| *target != destroyed.target_id);
+        }
+        opened.retain(|_, list| !list.is_empty());
     }
     let change = if let Some(e) = event.parse::<target::TargetInfoChanged>() {
         Some((e.target_info.target_id.clone(), Change::Info(e.target_info)))

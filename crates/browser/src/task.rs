@@ -320,7 +320,20 @@ impl Task {
         for target_id in targets {
             let id = TabId(self.next_tab);
             self.next_tab += 1;
-            let tab = Tab::attach(&self.browser, id.to_string(), target_id, deadline).await?;
+            let tab = match Tab::attach(&self.browser, id.to_string(), target_id.clone(), deadline)
+                .await
+            {
+                Ok(tab) => tab,
+                // Closed before it could be adopted (its destruction not seen yet): there
+                // is no tab to adopt, and nothing is wrong with the browser.
+                Err(_)
+                    if self.browser.is_connected()
+                        && !self.browser.has_target(&target_id, deadline).await =>
+                {
+                    continue;
+                }
+                Err(err) => return Err(err),
+            };
             tab.set_ask_dialogs(self.ask_dialogs);
             tab.set_unresponsive_budget(self.unresponsive);
             tab.sync_attached(deadline).await;

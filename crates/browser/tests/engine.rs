@@ -438,3 +438,30 @@ async fn tasks_start_no_browser_ui_renderers() {
     assert!(webui.is_empty(), "browser UI renderers: {webui:?}");
     browser.close(deadline()).await;
 }
+
+/// A tab candor opened and closed is not a page the browser opened for the task: once
+/// its handle is gone and the browser's tab list forgot it, the next adoption of new
+/// tabs (each click asks for one) finds nothing, instead of failing to attach to it.
+#[tokio::test]
+async fn a_tab_opened_and_closed_is_never_adopted_as_a_page_the_browser_opened() {
+    let browser = Browser::start(launch_options(), deadline()).await.unwrap();
+    let mut task = Task::create(&browser, "closed", deadline()).await.unwrap();
+    let (_, first) = task.open_tab(deadline()).await.unwrap();
+    let (opened, tab) = task.open_tab(deadline()).await.unwrap();
+    drop(tab);
+    let closed = task
+        .close_tabs(&[opened.to_string()], deadline())
+        .await
+        .unwrap();
+    assert_eq!(closed.closed, vec![opened]);
+    // Opening another tab makes the browser forget the closed one's handle.
+    let (_, _third) = task.open_tab(deadline()).await.unwrap();
+    let adopted = task.adopt_new_tabs(false, deadline()).await.unwrap();
+    assert!(
+        adopted.is_empty(),
+        "adopted {:?}",
+        adopted.iter().map(|(id, _)| id).collect::<Vec<_>>()
+    );
+    drop(first);
+    browser.close(deadline()).await;
+}
