@@ -75,8 +75,14 @@ fn compare_nodes(every: &Observation, needed: &Observation) -> Vec<String> {
     differences
 }
 
-/// A browser with `docs-like.html` open.
+/// A browser with `docs-like.html` open (or `$REGION_URL`).
 async fn docs_like(server: &test_support::FixtureServer) -> (Browser, crate::Tab) {
+    let url = std::env::var("REGION_URL").unwrap_or_else(|_| server.url("docs-like.html"));
+    open_page(&url).await
+}
+
+/// A browser with `url` open in a tab of its own task.
+async fn open_page(url: &str) -> (Browser, crate::Tab) {
     let options = BrowserOptions {
         endpoint: Endpoint::Launch(LaunchOptions {
             executable: Some(test_support::chromium()),
@@ -87,9 +93,7 @@ async fn docs_like(server: &test_support::FixtureServer) -> (Browser, crate::Tab
     let browser = Browser::start(options, deadline()).await.unwrap();
     let mut task = Task::create(&browser, "region", deadline()).await.unwrap();
     let (_, tab) = task.open_tab(deadline()).await.unwrap();
-    let url = task
-        .check_url(&std::env::var("REGION_URL").unwrap_or_else(|_| server.url("docs-like.html")))
-        .unwrap();
+    let url = task.check_url(url).unwrap();
     tab.navigate(&url, deadline()).await.unwrap();
     (browser, tab)
 }
@@ -248,18 +252,7 @@ async fn a_region_read_asking_only_where_needed_outlines_as_one_asking_about_eve
 #[tokio::test]
 async fn a_small_page_is_read_whole_without_asking_until_it_has_grown() {
     let server = test_support::FixtureServer::start();
-    let options = BrowserOptions {
-        endpoint: Endpoint::Launch(LaunchOptions {
-            executable: Some(test_support::chromium()),
-            ..LaunchOptions::default()
-        }),
-        record_cdp: None,
-    };
-    let browser = Browser::start(options, deadline()).await.unwrap();
-    let mut task = Task::create(&browser, "small", deadline()).await.unwrap();
-    let (_, tab) = task.open_tab(deadline()).await.unwrap();
-    let url = task.check_url(&server.url("index.html")).unwrap();
-    tab.navigate(&url, deadline()).await.unwrap();
+    let (browser, tab) = open_page(&server.url("index.html")).await;
     let read = async || {
         let (observation, _, _) = tab
             .observe_with_revision(false, super::BASE_BUDGET, deadline())
