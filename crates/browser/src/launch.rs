@@ -127,8 +127,8 @@ const BASE_ARGS: &[&str] = &[
 /// Switches every Chromium candor drives gets, launched here or on a grid. The network
 /// ones keep a closed network quiet (no component updates, sync or background requests);
 /// the others make pages behave the same in background tabs and across runs, and keep
-/// an idle tab idle (see [`DISABLED_FEATURES`]). A caller's own `--disable-features` is
-/// merged into ours ([`with_switches`]), never left to replace it.
+/// an idle tab idle (see `DISABLED_FEATURES`). A caller's own `--disable-features` is
+/// merged into ours (`with_switches`), never left to replace it.
 pub const QUIET_ARGS: &[&str] = &[
     DISABLED_FEATURES,
     "--no-first-run",
