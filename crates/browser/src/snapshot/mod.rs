@@ -396,26 +396,29 @@ impl Tab {
     > {
         // A page (by URL) last read whole, and small, is read whole again without asking
         // it whether it is large (one round trip into the page fewer): one that has grown
-        // since costs one whole read, which says so for the next.
+        // since costs one whole read, which says so for the next; one grown past what a
+        // whole read can carry is asked at once, as any page is.
         let url = self.state().url;
-        let small = self.memory().small_pages.contains(&url);
+        let small = self.memory().small_pages.remove(&url);
+        let read_whole = async || {
+            let whole = self.observe(deadline).await?;
+            let few = whole
+                .dom_parents
+                .first()
+                .is_some_and(|parents| parents.len() < region::LARGE_PAGE_ELEMENTS)
+                && whole.sessions.len() == 1;
+            Ok::<_, Error>((whole, few))
+        };
         let observe = async {
-            let region = if small {
-                None
-            } else {
-                self.observe_region(max_tokens, deadline).await?
-            };
-            match region {
-                Some(observation) => Ok::<_, Error>((observation, false)),
-                None => {
-                    let whole = self.observe(deadline).await?;
-                    let few = whole
-                        .dom_parents
-                        .first()
-                        .is_some_and(|parents| parents.len() < region::LARGE_PAGE_ELEMENTS)
-                        && whole.sessions.len() == 1;
-                    Ok((whole, few))
+            if small {
+                match read_whole().await {
+                    Err(Error::PageTooLarge { .. }) => {}
+                    read => return read,
                 }
+            }
+            match self.observe_region(max_tokens, deadline).await? {
+                Some(observation) => Ok((observation, false)),
+                None => read_whole().await,
             }
         };
         let revision = self.call_script(&PAGE_REVISION, Vec::new(), deadline);
@@ -428,16 +431,13 @@ impl Tab {
         };
         let (observation, revision, captured) = tokio::join!(observe, revision, captured);
         let (observation, few) = observation?;
-        let mut memory = self.memory();
         if few {
+            let mut memory = self.memory();
             if memory.small_pages.len() >= SMALL_PAGES_KEPT {
                 memory.small_pages.clear();
             }
             memory.small_pages.insert(url);
-        } else {
-            memory.small_pages.remove(&url);
         }
-        drop(memory);
         Ok((observation, revision.ok().flatten(), captured))
     }
 
