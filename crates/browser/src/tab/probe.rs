@@ -124,6 +124,18 @@ impl Tab {
     /// starved page has the probe waited on, until the page answers, the evidence turns,
     /// or `deadline` comes (`Timeout`).
     pub async fn probe(&self, budget: Duration, deadline: Deadline) -> Result<Probe, Error> {
+        self.probe_once(budget, deadline, false).await
+    }
+
+    /// [`Self::probe`]; `ahead` of work about to start (a read's first probe, sent before
+    /// any of its calls): then only our calls sent before it can hold it, since what is
+    /// sent after it waits behind it. Otherwise any call of ours in flight holds it.
+    async fn probe_once(
+        &self,
+        budget: Duration,
+        deadline: Deadline,
+        ahead: bool,
+    ) -> Result<Probe, Error> {
         self.check_usable_or_dialog()?;
         let state = self.state();
         if state.open_dialog.is_some() {
@@ -132,6 +144,7 @@ impl Tab {
         let dialogs = state.dialogs_seen;
         let found_hung = state.unresponsive;
         let started = Instant::now();
+        let ours_before = ahead.then_some(started);
         // One probe, waited for throughout: a late answer is still an answer, and a
         // starved renderer is not handed more to catch up on.
         let call = probe_call();
@@ -140,7 +153,7 @@ impl Tab {
         let silent_since = self.silent_since(started);
         let grace = started + budget / GRACE_SHARE;
         if let Ok(answered) = tokio::time::timeout_at(grace.into(), &mut answer).await {
-            return self.answered(answered, started, dialogs);
+            return self.answered(answered, started, dialogs, ours_before);
         }
         // Silent a while: the CPU time the page's main thread runs from here on is
         // measured.
@@ -151,7 +164,7 @@ impl Tab {
             let mut check_at = silent_since + budget;
             loop {
                 tokio::time::sleep_until(check_at.into()).await;
-                if let Some(held) = self.held(dialogs, started) {
+                if let Some(held) = self.held(dialogs, ours_before) {
                     return held;
                 }
                 let verdict = self
@@ -174,7 +187,7 @@ impl Tab {
             }
         };
         tokio::select! {
-            answered = &mut answer => self.answered(answered, started, dialogs),
+            answered = &mut answer => self.answered(answered, started, dialogs, ours_before),
             judged = judged => judged,
             never = sampled => match never {},
         }
@@ -263,6 +276,7 @@ impl Tab {
         answered: Result<T, cdp::Error>,
         started: Instant,
         dialogs: u64,
+        ours_before: Option<Instant>,
     ) -> Result<Probe, Error> {
         match answered {
             // Any answer, an error included, comes from a renderer that is listening.
@@ -273,7 +287,7 @@ impl Tab {
                 });
                 Ok(Probe::Answered(started.elapsed()))
             }
-            Err(cdp::Error::Timeout { .. }) => match self.held(dialogs, started) {
+            Err(cdp::Error::Timeout { .. }) => match self.held(dialogs, ours_before) {
                 Some(held) => held,
                 None => Err(Error::Timeout {
                     waiting_for: format!("{} to answer a probe", self.label()),
@@ -287,9 +301,8 @@ impl Tab {
     /// A silence that proves nothing: the tab is gone or crashed (that error), or a
     /// pending navigation, an open dialog, a dialog opened since the probe was sent (when
     /// the tab had seen `dialogs`: the page is running, each dialog holding it until it is
-    /// answered) or our own work, sent before the probe (at `probe_sent`), holds it
-    /// (`Held`). What was sent after it waits behind the probe, never the other way.
-    fn held(&self, dialogs: u64, probe_sent: Instant) -> Option<Result<Probe, Error>> {
+    /// answered) or our own work (sent before `ours_before`, when given) holds it (`Held`).
+    fn held(&self, dialogs: u64, ours_before: Option<Instant>) -> Option<Result<Probe, Error>> {
         if let Err(err) = self.check_usable_or_dialog() {
             return Some(Err(err));
         }
@@ -297,7 +310,7 @@ impl Tab {
         let held = state.navigating.is_some()
             || state.open_dialog.is_some()
             || state.dialogs_seen > dialogs
-            || self.busy_with_our_work(probe_sent);
+            || self.busy_with_our_work(ours_before);
         held.then_some(Ok(Probe::Held))
     }
 
@@ -312,12 +325,13 @@ impl Tab {
     pub async fn watch(&self, budget: Duration, at_once: bool) -> Error {
         let mut first = at_once;
         loop {
-            if !std::mem::take(&mut first) {
+            let ahead = std::mem::take(&mut first);
+            if !ahead {
                 tokio::time::sleep(WATCH_INTERVAL).await;
             }
             // The command's own deadline bounds the work this runs beside.
             let far = Deadline::after(budget * 4);
-            match self.probe(budget, far).await {
+            match self.probe_once(budget, far, ahead).await {
                 // Starved all that while: the watch goes on.
                 Ok(_) | Err(Error::Timeout { .. }) => {}
                 Err(err @ Error::PageUnresponsive { .. }) => return err,
@@ -379,18 +393,18 @@ impl Tab {
         }
     }
 
-    /// Work we asked of the page before the probe is still running (a read of a large
-    /// page can keep its renderer busy for seconds, and a probe waits behind it): the
-    /// probe's silence is ours, not the page's. Input that does not return is the page's
-    /// doing, and so is a silence while nothing of ours sent before the probe runs.
-    fn busy_with_our_work(&self, probe_sent: Instant) -> bool {
+    /// Work we asked of the page (sent before `ours_before`, when given) is still running
+    /// (a read of a large page can keep its renderer busy for seconds, and a probe waits
+    /// behind it): the probe's silence is ours, not the page's. Input that does not
+    /// return is the page's doing, and so is a silence while nothing of ours runs.
+    fn busy_with_our_work(&self, ours_before: Option<Instant>) -> bool {
         let session = self.session();
         session
             .connection()
             .in_flight(session.id())
             .iter()
             .any(|(method, sent)| {
-                *sent < probe_sent
+                ours_before.is_none_or(|before| *sent < before)
                     && method != PROBE_METHOD
                     && method != METRICS_METHOD
                     && !method.starts_with("Input.")
