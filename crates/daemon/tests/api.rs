@@ -1086,7 +1086,11 @@ async fn task_ids_that_name_no_folder_of_their_own_are_refused_and_nothing_is_de
 #[tokio::test(flavor = "multi_thread")]
 async fn a_page_too_large_to_read_fails_its_own_snapshot_and_no_other_task_notices() {
     let server = FixtureServer::start();
-    let daemon = Daemon::start().await;
+    // Building 300 MB is one long task of the page's script, seconds long on a loaded
+    // machine, which the default probe budget would rightly take for hung; this test is
+    // about the read that follows, so the page is given the time it needs.
+    let daemon =
+        Daemon::start_with(|config| config.engine.unresponsive = Duration::from_secs(60)).await;
     daemon.start_task("calm").await;
     daemon.start_task("huge").await;
     daemon
