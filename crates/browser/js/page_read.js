@@ -27,10 +27,11 @@ function pageRead(mode, maxChars, secret) {
     const root = document.body || document.documentElement;
     whole = root ? root.innerText : "";
   }
-  // Counted by the engine's regular expressions, not a loop: a text of hundreds of
-  // megabytes with no surrogate (the usual case) is counted at once.
+  // Counted by the engine's regular expressions, not a loop, and without a copy of the
+  // whole: a text of hundreds of megabytes with no surrogate (the usual case) is counted
+  // at once.
   const pairs = /[\ud800-\udbff][\udc00-\udfff]/g;
-  const totalChars = whole.length - (whole.length - whole.replace(pairs, "").length) / 2;
+  const totalChars = whole.length - (whole.match(pairs) || []).length;
   let end = 0;
   for (let chars = 0; chars < maxChars && end < whole.length; chars++) {
     const unit = whole.charCodeAt(end);

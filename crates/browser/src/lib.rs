@@ -15,6 +15,7 @@ mod grid;
 mod keys;
 mod launch;
 mod live;
+mod logs;
 mod page_read;
 mod permission;
 mod pool;
@@ -35,7 +36,7 @@ pub use actions::{
     UploadOutcome, UploadResponse, UrlPattern,
 };
 pub use browser::{Browser, BrowserOptions, Endpoint};
-pub use cdp::{Deadline, add_secret_keys, is_secret_key, redact_secrets};
+pub use cdp::{Deadline, REDACTED, add_secret_keys, is_secret_key, redact_secrets};
 pub use checkpoint::{Checkpoint, Reached, Restoration, Unrestored};
 pub use error::Error;
 pub use eval::{EvalValue, Evaluated};
@@ -51,6 +52,10 @@ pub use download::{Download, DownloadLimit, DownloadLimits, DownloadState, TaskE
 pub use grid::GridOptions;
 pub use launch::{LaunchOptions, QUIET_ARGS, find_chromium};
 pub use live::{Frame, PersonInput, Screencast};
+pub use logs::{
+    ConsoleEntry, DEFAULT_LOG_ENTRIES, Dropped, EntryId, Level, NetworkEntry, Problem, RequestState,
+    TabLog,
+};
 pub use page_read::{PageHtml, PageText};
 pub use permission::{PermissionChoice, PermissionDenial, PermissionRequest};
 pub use pool::{EndpointPool, EndpointState, RETRY_DOWN_AFTER};

@@ -105,6 +105,8 @@ pub struct Task {
     ask_dialogs: bool,
     /// The probe budget of the task's tabs (`probe.rs`).
     unresponsive: std::time::Duration,
+    /// The bound of each ring of a tab's log (`logs.rs`).
+    log_max_entries: usize,
     downloads: Downloads,
     permissions: Permissions,
 }
@@ -151,6 +153,7 @@ impl Task {
             next_tab: 0,
             ask_dialogs: false,
             unresponsive: crate::tab::probe::DEFAULT_UNRESPONSIVE,
+            log_max_entries: crate::logs::DEFAULT_LOG_ENTRIES,
             downloads,
             permissions,
         })
@@ -179,6 +182,15 @@ impl Task {
         self.unresponsive = budget;
         for tab in self.tabs.values() {
             tab.set_unresponsive_budget(budget);
+        }
+    }
+
+    /// How many entries each ring of a tab's log keeps (console messages, exceptions,
+    /// requests, problems). Applies to the task's tabs now and later.
+    pub fn set_log_max_entries(&mut self, max: usize) {
+        self.log_max_entries = max;
+        for tab in self.tabs.values() {
+            tab.set_log_max_entries(max);
         }
     }
 
@@ -261,6 +273,11 @@ impl Task {
         self.current
     }
 
+    /// The task's open tabs, in order of id.
+    pub fn tabs(&self) -> impl Iterator<Item = (TabId, &Tab)> {
+        self.tabs.iter().map(|(id, tab)| (*id, tab))
+    }
+
     /// The named tab, or the current one, opening a first tab when the task has none.
     pub async fn tab_or_open(
         &mut self,
@@ -293,6 +310,7 @@ impl Task {
         let tab = Tab::attach(&self.browser, id.to_string(), created.target_id, deadline).await?;
         tab.set_ask_dialogs(self.ask_dialogs);
         tab.set_unresponsive_budget(self.unresponsive);
+        tab.set_log_max_entries(self.log_max_entries);
         tokio::try_join!(
             self.permissions.watch(&tab, deadline),
             crate::settle::watch(&tab, deadline),
@@ -336,6 +354,7 @@ impl Task {
             };
             tab.set_ask_dialogs(self.ask_dialogs);
             tab.set_unresponsive_budget(self.unresponsive);
+            tab.set_log_max_entries(self.log_max_entries);
             tab.sync_attached(deadline).await;
             tokio::try_join!(
                 self.permissions.watch(&tab, deadline),

@@ -279,6 +279,11 @@ keys! {
     download_max_mb: u64 = browser::DownloadLimits::default().max_bytes / 1_000_000,
         "downloadMaxMb", "CANDOR_DOWNLOAD_MAX_MB", "download-max-mb",
         range bounds!(tools::defaults::DOWNLOAD_MAX_MB);
+    /// How many entries each of a tab's logs keeps: console messages, exceptions,
+    /// requests and problems, each; older ones are let go of and counted.
+    log_max_entries: u64 = browser::DEFAULT_LOG_ENTRIES as u64,
+        "logMaxEntries", "CANDOR_LOG_MAX_ENTRIES", "log-max-entries",
+        range bounds!(tools::defaults::LOG_MAX_ENTRIES);
     /// Let callers run JavaScript (eval, expect.js, readback).
     enable_eval: bool = false,
         "enableEval", "CANDOR_ENABLE_EVAL", "enable-eval";

@@ -162,6 +162,7 @@ impl BrowserArgs {
                 max_count: settings.download_max_count as usize,
                 max_bytes: settings.download_max_mb.saturating_mul(1_000_000),
             },
+            log_max_entries: settings.log_max_entries as usize,
         }
     }
 }

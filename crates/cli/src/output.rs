@@ -79,6 +79,24 @@ pub fn write_image(path: &Path, image: &Value) -> anyhow::Result<()> {
     std::fs::write(path, bytes).with_context(|| format!("cannot write {}", path.display()))
 }
 
+/// Copies the file at `from` to `to` (0600: what the daemon wrote may hold what the page
+/// sent).
+pub fn copy_file(from: &Path, to: &Path) -> anyhow::Result<()> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut source =
+        std::fs::File::open(from).with_context(|| format!("cannot read {}", from.display()))?;
+    let mut target = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(to)
+        .with_context(|| format!("cannot write {}", to.display()))?;
+    std::io::copy(&mut source, &mut target)
+        .with_context(|| format!("cannot write {}", to.display()))?;
+    Ok(())
+}
+
 /// The human summary: the one renderer every face shares (`tools::render_json`), so page
 /// content is fenced here exactly as it is for MCP, decided by the envelope's own
 /// `untrusted` pointers.

@@ -36,7 +36,7 @@ pub fn run(verb: Verb, call: &CallArgs, browser: &BrowserArgs) -> ExitCode {
     }
     .or_else(|| std::env::var("CANDOR_TASK").ok().filter(|t| !t.is_empty()))
     .unwrap_or_else(|| "default".into());
-    let (request, image_to) = match request(verb, &task) {
+    let (request, output_to) = match request(verb, &task) {
         Ok((Request::Refused(error), _)) => return flows::print_refused(&error),
         Ok(request) => request,
         Err(usage) => {
@@ -72,11 +72,17 @@ pub fn run(verb: Verb, call: &CallArgs, browser: &BrowserArgs) -> ExitCode {
             call.sensitive,
         );
     }
-    if let (Some(path), Some(image)) = (&image_to, envelope.get("image"))
-        && let Err(err) = output::write_image(path, image)
-    {
-        eprintln!("candor: {err:#}");
-        return ExitCode::FAILURE;
+    if let Some(path) = &output_to {
+        let written = match (envelope.get("image"), envelope["data"]["har"]["path"].as_str()) {
+            (Some(image), _) => output::write_image(path, image),
+            // The daemon wrote the HAR into the task's folder, on this machine.
+            (None, Some(har)) => output::copy_file(std::path::Path::new(har), path),
+            (None, None) => Ok(()),
+        };
+        if let Err(err) = written {
+            eprintln!("candor: {err:#}");
+            return ExitCode::FAILURE;
+        }
     }
     let printed = match method.as_str() {
         tool::Flow::NAME => flows::print_export(&envelope, &call.output),

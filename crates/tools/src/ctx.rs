@@ -50,6 +50,9 @@ pub struct Ctx<'a> {
     pub(crate) target: Option<browser::ElementIdentity>,
     /// What `act` acted on, for the flow log.
     pub(crate) acted: Option<Acted>,
+    /// Where each of the task's tabs' logs stood when the command began: its target id
+    /// and cursor (a tab opened since, or reopened in a new browser, counts from 0).
+    pub(crate) log_marks: Vec<(String, u64)>,
 }
 
 impl<'a> Ctx<'a> {
@@ -71,6 +74,7 @@ impl<'a> Ctx<'a> {
             retries: Vec::new(),
             target: None,
             acted: None,
+            log_marks: Vec::new(),
         }
     }
 
@@ -268,6 +272,64 @@ impl Ctx<'_> {
         }
     }
 
+    /// Notes where the logs of the task's tabs stand, as the command begins.
+    pub(crate) fn mark_logs(&mut self) {
+        self.log_marks = self
+            .slot
+            .as_deref()
+            .and_then(|slot| slot.task.as_ref())
+            .map(|task| {
+                task.tabs()
+                    .map(|(_, tab)| (tab.target_id().to_string(), tab.log_cursor()))
+                    .collect()
+            })
+            .unwrap_or_default();
+    }
+
+    /// Where `tab`'s log stood when the command began.
+    pub(crate) fn log_mark(&self, tab: &browser::Tab) -> u64 {
+        self.log_marks
+            .iter()
+            .find(|(target, _)| target == tab.target_id())
+            .map_or(0, |(_, cursor)| *cursor)
+    }
+
+    /// Puts into the envelope (`events.logs`) what went wrong in the task's pages during
+    /// the command — exceptions, console errors, requests that failed or answered 400 and
+    /// above — as its tool's policy says; nothing when nothing did (docs/logs.md#events).
+    pub(crate) async fn report_problems(&mut self, problems: crate::policy::Problems) {
+        use crate::policy::Problems;
+        if problems == Problems::Unsaid {
+            return;
+        }
+        let Some(task) = self.slot.as_deref().and_then(|slot| slot.task.as_ref()) else {
+            return;
+        };
+        let tabs: Vec<(browser::TabId, browser::Tab)> =
+            task.tabs().map(|(id, tab)| (id, tab.clone())).collect();
+        if problems == Problems::SaidAfterRequests && self.dispatch_started {
+            let budget = self.state.options.defaults.settle;
+            for (_, tab) in &tabs {
+                let since = self.log_mark(tab);
+                tab.requests_answered(since, budget, self.deadline).await;
+            }
+        }
+        let mut said = Vec::new();
+        for (id, tab) in &tabs {
+            let since = self.log_mark(tab);
+            let origin = page_origin(&tab.state().url);
+            let report =
+                tab.read_log(|log| crate::logs::problems_report(log, since, origin.as_deref()));
+            if let Some(mut report) = report {
+                report["tabId"] = id.to_string().into();
+                said.push(report);
+            }
+        }
+        if !said.is_empty() {
+            self.events.logs = Some(Value::Array(said));
+        }
+    }
+
     /// Puts `tab`'s page into the envelope.
     pub(crate) fn report_page(&mut self, tab_id: browser::TabId, state: &browser::PageState) {
         self.page = Some(PageInfo {
@@ -278,6 +340,13 @@ impl Ctx<'_> {
             changed: true,
         });
     }
+}
+
+/// `http://127.0.0.1:8080` of a page's URL, when it has one.
+pub(crate) fn page_origin(url: &str) -> Option<String> {
+    let url = url::Url::parse(url).ok()?;
+    let origin = url.origin();
+    origin.is_tuple().then(|| origin.ascii_serialization())
 }
 
 fn download_json(download: &browser::Download) -> Value {

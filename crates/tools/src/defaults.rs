@@ -19,6 +19,8 @@ pub const SETTLE_MS: RangeInclusive<u64> = 0..=60_000;
 pub const DOWNLOAD_MAX_COUNT: RangeInclusive<usize> = 0..=100_000;
 /// How many megabytes a task's downloads may take together (0: none).
 pub const DOWNLOAD_MAX_MB: RangeInclusive<u64> = 0..=1_000_000;
+/// How many entries each ring of a tab's log keeps (`logMaxEntries`).
+pub const LOG_MAX_ENTRIES: RangeInclusive<usize> = 10..=100_000;
 
 /// The budgets of a call that names none.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -97,6 +97,11 @@ pub struct Events {
     pub navigated: bool,
     /// Permission requests the page made that were denied: `[{permission, origin, …}]`.
     pub permission: Option<Value>,
+    /// What went wrong in a page during the command — exceptions, console errors,
+    /// requests that failed or answered 400 and above — per tab:
+    /// `[{tabId, since, errors, failedRequests, lines}]`; absent when nothing did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub logs: Option<Value>,
     /// The browser died and was started again before this command: the task's tabs,
     /// reopened at their last URLs under the same ids (`[{tabId, url}]`).
     #[serde(skip_serializing_if = "Option::is_none")]

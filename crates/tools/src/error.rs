@@ -32,6 +32,11 @@ pub enum Code {
     WaitTimeout,
     /// `recall` of an id the task's archive does not hold.
     ObservationNotFound,
+    /// `logs` of an entry id the tab's log does not hold (never given, or let go of).
+    LogEntryNotFound,
+    /// A file candor writes for the caller (a HAR) could not be written; the page was
+    /// not touched.
+    WriteFailed,
     /// `checkpoint restore` of an id the task does not hold; nothing was navigated.
     CheckpointNotFound,
     // Refusals of the daemon: the command never started.
@@ -106,6 +111,8 @@ impl Code {
                 | Code::DialogOpen
                 | Code::WaitTimeout
                 | Code::ObservationNotFound
+                | Code::LogEntryNotFound
+                | Code::WriteFailed
                 | Code::CheckpointNotFound
                 | Code::TaskNotFound
                 | Code::TaskAlreadyExists

@@ -21,6 +21,7 @@ pub mod folders;
 pub mod handoff;
 mod host;
 mod journal;
+mod logs;
 mod mutex;
 mod options;
 mod policy;

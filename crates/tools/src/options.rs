@@ -40,6 +40,8 @@ pub struct EngineOptions {
     pub defaults: crate::defaults::CallDefaults,
     /// How much a task may download (config `downloadMaxCount`, `downloadMaxMb`).
     pub downloads: browser::DownloadLimits,
+    /// How many entries each ring of a tab's log keeps (config `logMaxEntries`).
+    pub log_max_entries: usize,
 }
 
 impl Default for EngineOptions {
@@ -58,6 +60,7 @@ impl Default for EngineOptions {
             archive: ArchiveOptions::default(),
             defaults: crate::defaults::CallDefaults::default(),
             downloads: browser::DownloadLimits::default(),
+            log_max_entries: browser::DEFAULT_LOG_ENTRIES,
         }
     }
 }

@@ -25,6 +25,21 @@ pub struct Policy {
     pub during_handoff: bool,
     /// What a person's successful call of it adds to the hand-off's summary.
     pub noted: Noted,
+    /// Whether its answer says what went wrong in the page during it (docs/logs.md#events).
+    pub problems: Problems,
+}
+
+/// What a tool's answer says of the page's console errors, exceptions and failed
+/// requests that happened during the call (`events.logs`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Problems {
+    /// Nothing: a read, or what does not touch the page.
+    Unsaid,
+    /// What went wrong during the call, once it ended.
+    Said,
+    /// The same, after waiting (within the settle budget) for the requests the call
+    /// started to end: what an action's request answered is part of what it did.
+    SaidAfterRequests,
 }
 
 /// What the archive keeps of a tool's call (`recall` finds it again).
@@ -74,6 +89,7 @@ impl Policy {
         takes_target: false,
         during_handoff: false,
         noted: Noted::Nothing,
+        problems: Problems::Unsaid,
     };
     /// Like [`Policy::PLAIN`], but a step of a flow.
     pub(crate) const STEP: Policy = Policy {

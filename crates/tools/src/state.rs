@@ -113,6 +113,7 @@ impl TaskState {
             task.set_ask_dialogs(self.options.ask_dialogs);
             task.set_unresponsive_budget(self.options.unresponsive);
             task.set_download_limits(self.options.downloads);
+            task.set_log_max_entries(self.options.log_max_entries);
             if let Some(remnant) = slot.lost.take() {
                 *stage = "recover";
                 slot.reopened = task.reopen(remnant, deadline).await;

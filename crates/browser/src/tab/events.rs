@@ -15,6 +15,13 @@ pub(super) fn follow_event(tab: &std::sync::Weak<TabShared>, event: &RawEvent) -
     if let Some(dialog) = event.parse::<page::JavascriptDialogOpening>() {
         crate::tab::dialogs::on_opening(&tab, dialog);
     }
+    if crate::logs::LOGGED.contains(&event.method.as_str()) {
+        let main_frame = tab.state.borrow().main_frame.clone();
+        tab.log
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .apply(event, &main_frame);
+    }
     tab.state.send_if_modified(|state| apply(state, event));
     event.method != <inspector::Detached as cdp::protocol::Event>::METHOD
 }

@@ -119,6 +119,8 @@ pub(crate) struct TabShared {
     pub(crate) control: Arc<crate::tab::control::Control>,
     /// candor's world in each out-of-process frame, made on first use (`world.rs`).
     pub(crate) frame_worlds: world::FrameWorlds,
+    /// What the page logged, threw and fetched (`logs.rs`).
+    pub(crate) log: std::sync::Mutex<crate::logs::TabLog>,
 }
 
 /// A tab of a task. Cheap to clone.
@@ -175,6 +177,7 @@ impl Tab {
             viewport: std::sync::Mutex::default(),
             control: browser.control(),
             frame_worlds: world::FrameWorlds::default(),
+            log: std::sync::Mutex::default(),
         });
         let followed = Arc::downgrade(&shared);
         session.connection().on_events(

@@ -34,9 +34,12 @@ use serde_json::Value;
 use crate::script::{self, Context, Script, This, World};
 use crate::{Error, Tab};
 
-/// How long a page-side read may take before the page counts as unverified. A read also
-/// never takes more than three quarters of what is left of its command, so a page that
-/// does not answer is reported as such (`PageUnverified`) rather than as a timeout.
+/// How long a page-side read may take before the page counts as unverified — or the
+/// tab's probe budget (`unresponsiveMs`, the agent's patience with the page), when that
+/// is longer: a read of a huge page on a loaded machine can take as long as the page is
+/// given to answer. A read also never takes more than three quarters of what is left of
+/// its command, so a page that does not answer is reported as such (`PageUnverified`)
+/// rather than as a timeout.
 const PAGE_READ_BUDGET: Duration = Duration::from_secs(10);
 
 /// candor's world in each out-of-process frame: (its session, the context), made on first
@@ -57,6 +60,11 @@ fn context_gone(error: &Error) -> bool {
 }
 
 impl Tab {
+    /// How long a page-side read may take (see [`PAGE_READ_BUDGET`]).
+    fn read_budget(&self) -> Duration {
+        PAGE_READ_BUDGET.max(self.unresponsive_budget())
+    }
+
     /// Calls a page-side script in the main frame, in the script's world, with JSON
     /// arguments, and returns its decoded reply. A page that does not answer within its
     /// read budget is marked unverified and reported as such.
@@ -68,7 +76,7 @@ impl Tab {
     ) -> Result<R, Error> {
         self.check_usable()?;
         let started = Instant::now();
-        let read_deadline = deadline.within(PAGE_READ_BUDGET.min(deadline.remaining() * 3 / 4));
+        let read_deadline = deadline.within(self.read_budget().min(deadline.remaining() * 3 / 4));
 
         let mut stale = None;
         for _attempt in 0..2 {
@@ -244,7 +252,7 @@ impl Tab {
         deadline: Deadline,
     ) -> Result<i64, Error> {
         if session.id() == self.session().id() {
-            let read_deadline = deadline.within(PAGE_READ_BUDGET.min(deadline.remaining() * 3 / 4));
+            let read_deadline = deadline.within(self.read_budget().min(deadline.remaining() * 3 / 4));
             let context = self
                 .context_of(World::Candor, stale, read_deadline, Instant::now())
                 .await

@@ -90,6 +90,62 @@ pub struct ExceptionDetails {
     pub text: String,
     #[serde(default)]
     pub exception: Option<RemoteObject>,
+    /// The script's URL, when the exception came from one.
+    #[serde(default)]
+    pub url: Option<String>,
+    /// 0-based.
+    #[serde(default)]
+    pub line_number: Option<i64>,
+    #[serde(default)]
+    pub stack_trace: Option<StackTrace>,
+}
+
+/// Where a console call or an exception came from: the innermost frame first.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StackTrace {
+    #[serde(default)]
+    pub call_frames: Vec<CallFrame>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CallFrame {
+    #[serde(default)]
+    pub function_name: String,
+    #[serde(default)]
+    pub url: String,
+    /// 0-based.
+    #[serde(default)]
+    pub line_number: i64,
+    /// 0-based.
+    #[serde(default)]
+    pub column_number: i64,
+}
+
+/// The page called a `console` method (`log`, `error`, `warn`, …).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ConsoleApiCalled {
+    /// `log`, `debug`, `info`, `error`, `warning`, `assert`, `trace`, `table`, …
+    pub r#type: String,
+    #[serde(default)]
+    pub args: Vec<RemoteObject>,
+    #[serde(default)]
+    pub stack_trace: Option<StackTrace>,
+    /// Milliseconds since the epoch.
+    #[serde(default)]
+    pub timestamp: f64,
+}
+
+/// An exception went uncaught, or a promise was rejected with no handler.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ExceptionThrown {
+    /// Milliseconds since the epoch.
+    #[serde(default)]
+    pub timestamp: f64,
+    pub exception_details: ExceptionDetails,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -207,6 +263,8 @@ command! {
 
 event! {
     BindingCalled => "Runtime.bindingCalled";
+    ConsoleApiCalled => "Runtime.consoleAPICalled";
+    ExceptionThrown => "Runtime.exceptionThrown";
     ExecutionContextCreated => "Runtime.executionContextCreated";
     ExecutionContextDestroyed => "Runtime.executionContextDestroyed";
     ExecutionContextsCleared => "Runtime.executionContextsCleared";

@@ -287,6 +287,39 @@ pub enum Verb {
         #[command(flatten)]
         tab: TabArg,
     },
+    /// What the page logged, threw and fetched, one line each (logs).
+    Logs {
+        /// console (default), network or errors.
+        #[arg(value_parser = allowed("logs", "kind"))]
+        kind: Option<String>,
+        /// console: the least level listed: debug, info, warning, error.
+        #[arg(long)]
+        level: Option<String>,
+        /// Only entries whose URL holds this (a glob with `*`).
+        #[arg(long)]
+        url_matches: Option<String>,
+        /// network: 404, 400-499, 4xx, failed; comma-separated.
+        #[arg(long)]
+        status: Option<String>,
+        /// network: GET, POST…
+        #[arg(long)]
+        method: Option<String>,
+        /// Only what began or changed after this cursor (an earlier answer's).
+        #[arg(long)]
+        since: Option<u64>,
+        #[arg(long)]
+        limit: Option<u64>,
+        /// One entry in full: c12, x13, n14.
+        #[arg(long)]
+        id: Option<String>,
+        #[arg(long)]
+        max_tokens: Option<u64>,
+        /// Write the task's requests as HAR 1.2 to FILE.
+        #[arg(long, value_name = "FILE")]
+        har: Option<PathBuf>,
+        #[command(flatten)]
+        tab: TabArg,
+    },
     /// The form controls in scope with their values and validity (form_state).
     FormState {
         /// CSS selector of the form or container (default: the whole page).

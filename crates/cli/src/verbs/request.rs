@@ -73,7 +73,8 @@ impl Request {
     }
 }
 
-/// The request a verb makes, and where a screenshot's image goes.
+/// The request a verb makes, and the file its answer's output goes to (a screenshot's
+/// image, a HAR).
 pub(super) fn request(verb: Verb, task: &str) -> Result<(Request, Option<PathBuf>), String> {
     let call = |method: &str, params: Value| Request::Tool {
         method: method.into(),
@@ -242,6 +243,33 @@ pub(super) fn request(verb: Verb, task: &str) -> Result<(Request, Option<PathBuf
                 "maxWidth": max_width,
             }));
             return Ok((call(tool::Screenshot::NAME, params), output));
+        }
+        Verb::Logs {
+            kind,
+            level,
+            url_matches,
+            status,
+            method,
+            since,
+            limit,
+            id,
+            max_tokens,
+            har,
+            tab,
+        } => {
+            let params = tab.on(json!({
+                "kind": kind,
+                "level": level,
+                "urlMatches": url_matches,
+                "status": status,
+                "method": method,
+                "since": since,
+                "limit": limit,
+                "id": id,
+                "maxTokens": max_tokens,
+                "har": har.is_some().then_some(true),
+            }));
+            return Ok((call(tool::Logs::NAME, params), har));
         }
         Verb::Viewport {
             preset,

@@ -75,6 +75,15 @@ pub(crate) enum Arity {
 }
 
 impl ConditionParams {
+    /// Whether it names a condition on the page at all.
+    pub(crate) fn names_none(&self) -> bool {
+        self.selector.is_none()
+            && self.text.is_none()
+            && self.url.is_none()
+            && self.url_matches.is_none()
+            && self.js.is_none()
+    }
+
     /// The conditions asked for, checked by the one set of rules: none is
     /// `EMPTY_CONDITION`, and so is one that holds on any page (blank text, `*`); a state
     /// goes with a selector, a matcher with js, one matcher at most, `truthy` only true,

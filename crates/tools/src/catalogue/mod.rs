@@ -13,7 +13,7 @@ use serde_json::{Map, Value};
 use crate::ctx::Ctx;
 use crate::defaults::CallDefaults;
 use crate::error::ToolError;
-pub(crate) use crate::policy::{Archived, InFlow, Noted, Policy};
+pub(crate) use crate::policy::{Archived, InFlow, Noted, Policy, Problems};
 
 mod act;
 mod checkpoint;
@@ -26,6 +26,7 @@ mod find;
 mod flow;
 mod form_state;
 mod handoff;
+mod logs;
 mod navigate;
 mod recall;
 mod screenshot;
@@ -269,6 +270,7 @@ register! {
     viewport::Viewport,
     eval::Eval,
     form_state::FormState,
+    logs::Logs,
     dialog::Dialog,
     diagnostics::Diagnostics,
     recall::Recall,

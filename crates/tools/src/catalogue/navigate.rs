@@ -4,7 +4,7 @@ use browser::HistoryMove;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{Annotations, InFlow, Noted, PageGuard, Policy, ToolSpec};
+use super::{Problems, Annotations, InFlow, Noted, PageGuard, Policy, ToolSpec};
 use crate::ctx::Ctx;
 use crate::error::{Code, ToolError};
 use crate::untrusted::PageText;
@@ -88,6 +88,7 @@ impl ToolSpec for Navigate {
     const POLICY: Policy = Policy {
         flow: InFlow::Navigation,
         noted: Noted::Navigation,
+        problems: Problems::Said,
         ..Policy::STEP
     };
     const DESCRIPTION: &'static str = "Open a URL, or go back/forward/reload; waits for the load.";

@@ -160,6 +160,9 @@ impl Engine {
                 }
             },
         };
+        if let Some(tool) = tool {
+            ctx.report_problems(tool.policy.problems).await;
+        }
         ctx.report_task_events();
         let cancelled = matches!(&result, Err(e) if e.code == Code::CommandCancelled);
         let mut envelope = reply::finish(command_id, &ctx, result, started);
@@ -234,6 +237,7 @@ impl Engine {
                     worker_running: true,
                 });
                 ctx.live = true;
+                ctx.mark_logs();
             }
             for try_number in 2..=resilience::MAX_TRIES {
                 let result = self.try_once(&run, ctx, params.clone()).await;

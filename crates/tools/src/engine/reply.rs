@@ -147,6 +147,7 @@ fn page_content(envelope: &Envelope, in_data: Vec<String>) -> Vec<String> {
         &["name", "url", "path"],
     );
     each(&events.permission, "/events/permission", &["origin"]);
+    each(&events.logs, "/events/logs", &["lines"]);
     if let Some(recovered) = &events.recovered {
         each(
             &recovered.get("tabs").cloned(),

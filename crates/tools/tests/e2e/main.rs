@@ -19,6 +19,7 @@ mod inputs;
 mod isolation;
 mod limits;
 mod lists;
+mod logs;
 mod navigation;
 mod pointing;
 mod react;

@@ -13,7 +13,7 @@ mod answer;
 
 use self::answer::{adopt_new_tabs, report, upload_json};
 use super::expect::{self, Expect};
-use super::{Annotations, Archived, InFlow, PageGuard, Policy, ToolSpec};
+use super::{Annotations, Archived, InFlow, PageGuard, Policy, Problems, ToolSpec};
 use crate::ctx::Ctx;
 use crate::error::{Code, ToolError};
 use crate::untrusted::{PageText, PageValue};
@@ -387,6 +387,7 @@ impl ToolSpec for Act {
         flow: InFlow::StepUnless(|params| params["action"] == "scroll_next_screen"),
         typed_params: &["text"],
         takes_target: true,
+        problems: Problems::SaidAfterRequests,
         ..Policy::STEP
     };
     const PAGE_GUARD: PageGuard = PageGuard::Reads;

@@ -1,0 +1,1137 @@
+//! A tab's console and network log (docs/logs.md): what the page logged, threw and
+//! fetched, kept from the tab's first navigation in bounded rings, a repeat folded into
+//! the entry it repeats, and each thing that went wrong — an exception, a console error,
+//! a request that failed or was answered 400 and above — noted as a [`Problem`] at the
+//! moment it happened, so a command is told what went wrong *during* it.
+//!
+//! Every entry and every change to one takes the next number of the tab's one sequence.
+//! An entry's id is the number it began with, prefixed by its kind (`c12` a console
+//! message, `x13` an exception, `n14` a request); a *cursor* is the last number given, so
+//! "since a cursor" is what began or changed after it. Events are applied on the
+//! connection's reader (`tab/events.rs`), so the log is never behind a reply.
+//!
+//! Nothing here asks the page: `Runtime` and `Network` are enabled for every tab already
+//! (load state needs them), so keeping the log costs no round trip.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
+use std::time::Duration;
+
+use cdp::protocol::{network, runtime};
+use cdp::{Deadline, RawEvent};
+
+use crate::{Error, Tab};
+
+/// Entries each ring keeps (console messages, exceptions, requests, problems), config
+/// `logMaxEntries`.
+pub const DEFAULT_LOG_ENTRIES: usize = 1_000;
+/// The events the log is made of.
+pub(crate) const LOGGED: &[&str] = &[
+    "Runtime.consoleAPICalled",
+    "Runtime.exceptionThrown",
+    "Network.requestWillBeSent",
+    "Network.responseReceived",
+    "Network.loadingFinished",
+    "Network.loadingFailed",
+    "Network.requestServedFromCache",
+];
+/// The most characters kept of one message's or exception's text.
+const MAX_TEXT: usize = 8_000;
+/// Frames kept of a stack.
+const MAX_STACK: usize = 5;
+/// Headers kept of a request or a response, and characters of each value.
+const MAX_HEADERS: usize = 100;
+const MAX_HEADER_VALUE: usize = 2_000;
+
+/// How severe a console message is. An exception is an `Error`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Level {
+    Debug,
+    Info,
+    Warning,
+    Error,
+}
+
+impl Level {
+    pub fn name(self) -> &'static str {
+        match self {
+            Level::Debug => "debug",
+            Level::Info => "info",
+            Level::Warning => "warning",
+            Level::Error => "error",
+        }
+    }
+
+    /// `debug`, `info`, `warning` (or `warn`), `error`.
+    pub fn parse(name: &str) -> Option<Level> {
+        Some(match name {
+            "debug" | "verbose" => Level::Debug,
+            "info" | "log" => Level::Info,
+            "warning" | "warn" => Level::Warning,
+            "error" => Level::Error,
+            _ => return None,
+        })
+    }
+
+    /// The level of a `console` method (`Runtime.consoleAPICalled`'s `type`).
+    fn of_console_call(kind: &str) -> Level {
+        match kind {
+            "debug" | "trace" | "dir" | "dirxml" | "profile" | "profileEnd" | "startGroup"
+            | "startGroupCollapsed" | "endGroup" | "timeEnd" | "count" => Level::Debug,
+            "warning" => Level::Warning,
+            "error" | "assert" => Level::Error,
+            _ => Level::Info,
+        }
+    }
+}
+
+/// A console message, or an uncaught exception or unhandled rejection (`exception`).
+#[derive(Debug, Clone)]
+pub struct ConsoleEntry {
+    pub seq: u64,
+    /// The number of the latest repeat (`seq` until it repeats).
+    pub last: u64,
+    pub level: Level,
+    pub exception: bool,
+    /// The text, as the console would show it; at most [`MAX_TEXT`] characters.
+    pub text: String,
+    /// Characters of the text left out past [`MAX_TEXT`].
+    pub clipped: usize,
+    /// The script and 1-based line it came from, when known.
+    pub url: Option<String>,
+    pub line: Option<u32>,
+    /// The first frames of its stack, `function (url:line:column)`.
+    pub stack: Vec<String>,
+    /// How many times it was logged in a row.
+    pub count: u32,
+    /// When it was first logged, in milliseconds since the epoch.
+    pub at_ms: f64,
+}
+
+impl ConsoleEntry {
+    /// `c12`, or `x13` for an exception.
+    pub fn id(&self) -> String {
+        format!("{}{}", if self.exception { 'x' } else { 'c' }, self.seq)
+    }
+
+    /// One line: `c12 [error] app.js:12 TypeError: x is undefined ×3`, the text's first
+    /// line only, at most `max_chars` characters of it.
+    pub fn line(&self, max_chars: usize) -> String {
+        let mut line = format!(
+            "{} [{}]",
+            self.id(),
+            if self.exception {
+                "exception"
+            } else {
+                self.level.name()
+            }
+        );
+        if let Some(place) = self.place() {
+            line.push(' ');
+            line.push_str(&place);
+        }
+        let first = self.text.lines().next().unwrap_or_default();
+        line.push(' ');
+        line.push_str(&clip(first, max_chars));
+        if self.count > 1 {
+            line.push_str(&format!(" ×{}", self.count));
+        }
+        line
+    }
+
+    /// `app.js:12`: the script's file name and line.
+    pub fn place(&self) -> Option<String> {
+        let url = self.url.as_deref().filter(|url| !url.is_empty())?;
+        let name = file_name(url);
+        Some(match self.line {
+            Some(line) => format!("{name}:{line}"),
+            None => name.to_string(),
+        })
+    }
+}
+
+/// How a request stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RequestState {
+    /// Sent, not answered to its end yet.
+    Pending,
+    /// Answered (whatever the status) and read to its end.
+    Finished,
+    /// Failed at the transport (`net::ERR_*`), or canceled.
+    Failed,
+}
+
+/// A request the page made (`data:` URLs are no request and are not kept).
+#[derive(Debug, Clone)]
+pub struct NetworkEntry {
+    pub seq: u64,
+    /// The number of its latest change.
+    pub last: u64,
+    pub request_id: String,
+    pub method: String,
+    pub url: String,
+    /// `document`, `script`, `xhr`, `fetch`, … (lowercase).
+    pub resource_type: String,
+    pub frame_id: Option<String>,
+    /// Made by the tab's main frame (else by a frame inside it).
+    pub main_frame: bool,
+    /// When it was sent, in milliseconds since the epoch.
+    pub started_ms: f64,
+    /// The browser's monotonic clock when it was sent (seconds).
+    started: f64,
+    /// From sending to the response's headers, and to its end (or failure), in ms.
+    pub waited_ms: Option<f64>,
+    pub duration_ms: Option<f64>,
+    pub status: Option<i64>,
+    pub status_text: String,
+    pub mime_type: String,
+    pub protocol: Option<String>,
+    /// `net::ERR_*`, when it failed.
+    pub failure: Option<String>,
+    /// Canceled (by a navigation, by the page): not counted as a problem.
+    pub canceled: bool,
+    pub from_cache: bool,
+    /// Bytes received, headers included, once finished.
+    pub bytes: Option<u64>,
+    pub request_headers: Vec<(String, String)>,
+    pub response_headers: Vec<(String, String)>,
+    pub has_post_data: bool,
+    /// Answered by a redirect: the request went on under a new entry.
+    pub redirected: bool,
+}
+
+impl NetworkEntry {
+    /// `n14`.
+    pub fn id(&self) -> String {
+        format!("n{}", self.seq)
+    }
+
+    pub fn state(&self) -> RequestState {
+        if self.failure.is_some() {
+            RequestState::Failed
+        } else if self.duration_ms.is_some() || self.redirected {
+            RequestState::Finished
+        } else {
+            RequestState::Pending
+        }
+    }
+
+    /// Failed at the transport (not canceled), or answered 400 and above — unless it is
+    /// the browser's own request for the site's icon, which no page asked for.
+    pub fn is_problem(&self) -> bool {
+        let failed =
+            (self.failure.is_some() && !self.canceled) || self.status.is_some_and(|s| s >= 400);
+        failed && !self.is_site_icon()
+    }
+
+    fn is_site_icon(&self) -> bool {
+        self.resource_type == "other"
+            && url::Url::parse(&self.url).is_ok_and(|url| url.path() == "/favicon.ico")
+    }
+
+    /// Answered below 400, and not failed since.
+    pub fn succeeded(&self) -> bool {
+        self.failure.is_none() && self.status.is_some_and(|s| s < 400)
+    }
+
+    /// One line: `n14 POST 500 /api/save 1.2 KB 84 ms xhr`. The URL is its path when it
+    /// is of `origin` (the page's), else whole; at most `max_chars` characters of it.
+    pub fn line(&self, origin: Option<&str>, max_chars: usize) -> String {
+        let outcome = match (&self.failure, self.status) {
+            (Some(failure), _) if self.canceled => format!("canceled {failure}"),
+            (Some(failure), _) => format!("failed {failure}"),
+            (None, Some(status)) => status.to_string(),
+            (None, None) => "pending".into(),
+        };
+        let url = match origin {
+            Some(origin) if self.url.starts_with(origin) && origin.len() < self.url.len() => {
+                &self.url[origin.len()..]
+            }
+            _ => self.url.as_str(),
+        };
+        let mut line = format!(
+            "{} {} {outcome} {}",
+            self.id(),
+            self.method,
+            clip(url, max_chars)
+        );
+        if let Some(bytes) = self.bytes {
+            line.push(' ');
+            line.push_str(&size(bytes));
+        }
+        // To its end, or to its answer while the body is still coming.
+        if let Some(ms) = self.duration_ms.or(self.waited_ms) {
+            line.push_str(&format!(" {} ms", ms.round() as u64));
+        }
+        if !self.resource_type.is_empty() {
+            line.push(' ');
+            line.push_str(&self.resource_type);
+        }
+        if !self.main_frame {
+            line.push_str(" (frame)");
+        }
+        line
+    }
+}
+
+/// An entry of the log, by kind and number.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum EntryId {
+    Console(u64),
+    Exception(u64),
+    Network(u64),
+}
+
+impl EntryId {
+    /// `c12`, `x13`, `n14`.
+    pub fn parse(id: &str) -> Option<EntryId> {
+        let kind = id.chars().next()?;
+        let seq = id.get(1..)?.parse().ok()?;
+        Some(match kind {
+            'c' => EntryId::Console(seq),
+            'x' => EntryId::Exception(seq),
+            'n' => EntryId::Network(seq),
+            _ => return None,
+        })
+    }
+}
+
+impl std::fmt::Display for EntryId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            EntryId::Console(seq) => write!(f, "c{seq}"),
+            EntryId::Exception(seq) => write!(f, "x{seq}"),
+            EntryId::Network(seq) => write!(f, "n{seq}"),
+        }
+    }
+}
+
+/// Something that went wrong, when it did (`at`, a number of the sequence): an
+/// exception, a console error, a request that failed or answered 400 and above. A
+/// repeat of the last problem moves it (`at`) and counts it (`times`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Problem {
+    pub at: u64,
+    pub entry: EntryId,
+    pub times: u32,
+}
+
+/// What each ring let go of to stay within its bound.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Dropped {
+    pub console: u64,
+    pub exceptions: u64,
+    pub network: u64,
+    pub problems: u64,
+}
+
+/// One tab's log. Read it through [`Tab::read_log`].
+#[derive(Debug)]
+pub struct TabLog {
+    /// The last number given.
+    cursor: u64,
+    max_entries: usize,
+    console: VecDeque<ConsoleEntry>,
+    exceptions: VecDeque<ConsoleEntry>,
+    network: VecDeque<NetworkEntry>,
+    problems: VecDeque<Problem>,
+    dropped: Dropped,
+    /// Requests not ended yet: the browser's id → the entry's number.
+    open: HashMap<String, u64>,
+    /// Woken at each request's answer and end.
+    ended: Arc<tokio::sync::Notify>,
+}
+
+impl Default for TabLog {
+    fn default() -> Self {
+        TabLog::new(DEFAULT_LOG_ENTRIES)
+    }
+}
+
+impl TabLog {
+    pub(crate) fn new(max_entries: usize) -> Self {
+        TabLog {
+            cursor: 0,
+            max_entries: max_entries.max(1),
+            console: VecDeque::new(),
+            exceptions: VecDeque::new(),
+            network: VecDeque::new(),
+            problems: VecDeque::new(),
+            dropped: Dropped::default(),
+            open: HashMap::new(),
+            ended: Arc::default(),
+        }
+    }
+
+    /// The last number given: what a later read takes as `since`.
+    pub fn cursor(&self) -> u64 {
+        self.cursor
+    }
+
+    pub fn console(&self) -> &VecDeque<ConsoleEntry> {
+        &self.console
+    }
+
+    pub fn exceptions(&self) -> &VecDeque<ConsoleEntry> {
+        &self.exceptions
+    }
+
+    pub fn network(&self) -> &VecDeque<NetworkEntry> {
+        &self.network
+    }
+
+    pub fn dropped(&self) -> Dropped {
+        self.dropped
+    }
+
+    /// The problems that happened after `since`, oldest first.
+    pub fn problems_since(&self, since: u64) -> impl Iterator<Item = &Problem> {
+        let start = self.problems.partition_point(|p| p.at <= since);
+        self.problems.range(start..)
+    }
+
+    pub fn console_entry(&self, seq: u64) -> Option<&ConsoleEntry> {
+        find(&self.console, seq, |e| e.seq)
+    }
+
+    pub fn exception(&self, seq: u64) -> Option<&ConsoleEntry> {
+        find(&self.exceptions, seq, |e| e.seq)
+    }
+
+    pub fn request(&self, seq: u64) -> Option<&NetworkEntry> {
+        find(&self.network, seq, |e| e.seq)
+    }
+
+    fn next(&mut self) -> u64 {
+        self.cursor += 1;
+        self.cursor
+    }
+
+    /// Applies one event of the tab's session; `main_frame` is the tab's main frame.
+    pub(crate) fn apply(&mut self, event: &RawEvent, main_frame: &str) {
+        match event.method.as_str() {
+            "Runtime.consoleAPICalled" => {
+                if let Some(e) = event.parse::<runtime::ConsoleApiCalled>() {
+                    self.console_called(e);
+                }
+            }
+            "Runtime.exceptionThrown" => {
+                if let Some(e) = event.parse::<runtime::ExceptionThrown>() {
+                    self.exception_thrown(e);
+                }
+            }
+            "Network.requestWillBeSent" => {
+                if let Some(e) = event.parse::<network::RequestWillBeSent>() {
+                    self.request_sent(e, main_frame);
+                }
+            }
+            "Network.responseReceived" => {
+                if let Some(e) = event.parse::<network::ResponseReceived>() {
+                    self.response_received(e);
+                }
+            }
+            "Network.loadingFinished" => {
+                if let Some(e) = event.parse::<network::LoadingFinished>() {
+                    self.loading_finished(e);
+                }
+            }
+            "Network.loadingFailed" => {
+                if let Some(e) = event.parse::<network::LoadingFailed>() {
+                    self.loading_failed(e);
+                }
+            }
+            "Network.requestServedFromCache" => {
+                if let Some(e) = event.parse::<network::RequestServedFromCache>() {
+                    self.change(&e.request_id, |entry| entry.from_cache = true);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn console_called(&mut self, e: runtime::ConsoleApiCalled) {
+        let level = Level::of_console_call(&e.r#type);
+        let mut text = console_text(&e.args);
+        if e.r#type == "assert" {
+            text = if text.is_empty() {
+                "Assertion failed".into()
+            } else {
+                format!("Assertion failed: {text}")
+            };
+        }
+        let frames = e.stack_trace.map(|s| s.call_frames).unwrap_or_default();
+        let (url, line) = frames
+            .first()
+            .map(|f| (Some(f.url.clone()), Some(f.line_number.max(0) as u32 + 1)))
+            .unwrap_or((None, None));
+        let stack = if level == Level::Error {
+            stack_lines(&frames)
+        } else {
+            Vec::new()
+        };
+        self.log(false, level, text, url, line, stack, e.timestamp);
+    }
+
+    fn exception_thrown(&mut self, e: runtime::ExceptionThrown) {
+        let details = e.exception_details;
+        let described = details
+            .exception
+            .as_ref()
+            .map(|object| {
+                object
+                    .description
+                    .clone()
+                    .or_else(|| object.value.as_ref().map(value_text))
+                    .unwrap_or_default()
+            })
+            .unwrap_or_default();
+        let mut lines = described.lines();
+        let first = lines.next().unwrap_or_default();
+        let text = match (details.text.as_str(), first) {
+            (said, "") => said.to_string(),
+            ("", first) => first.to_string(),
+            (said, first) => format!("{said} {first}"),
+        };
+        let frames = details
+            .stack_trace
+            .map(|s| s.call_frames)
+            .unwrap_or_default();
+        let stack = if frames.is_empty() {
+            // A thrown Error's description carries its stack, "    at f (url:1:2)".
+            lines
+                .map(str::trim)
+                .filter(|l| l.starts_with("at "))
+                .take(MAX_STACK)
+                .map(|l| l.trim_start_matches("at ").to_string())
+                .collect()
+        } else {
+            stack_lines(&frames)
+        };
+        let (url, line) = match frames.first() {
+            Some(frame) => (Some(frame.url.clone()), Some(frame.line_number.max(0) as u32 + 1)),
+            None => (
+                details.url,
+                details.line_number.map(|l| l.max(0) as u32 + 1),
+            ),
+        };
+        self.log(true, Level::Error, text, url, line, stack, e.timestamp);
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn log(
+        &mut self,
+        exception: bool,
+        level: Level,
+        text: String,
+        url: Option<String>,
+        line: Option<u32>,
+        stack: Vec<String>,
+        at_ms: f64,
+    ) {
+        let (text, clipped) = clip_owned(text, MAX_TEXT);
+        let seq = self.next();
+        let max = self.max_entries;
+        let ring = if exception {
+            &mut self.exceptions
+        } else {
+            &mut self.console
+        };
+        let repeat = ring.back_mut().filter(|last| {
+            last.level == level && last.text == text && last.url == url && last.line == line
+        });
+        let entry = match repeat {
+            Some(last) => {
+                last.count = last.count.saturating_add(1);
+                last.last = seq;
+                last.seq
+            }
+            None => {
+                ring.push_back(ConsoleEntry {
+                    seq,
+                    last: seq,
+                    level,
+                    exception,
+                    text,
+                    clipped,
+                    url,
+                    line,
+                    stack,
+                    count: 1,
+                    at_ms,
+                });
+                let over = ring.len().saturating_sub(max) as u64;
+                ring.drain(..over as usize);
+                if exception {
+                    self.dropped.exceptions += over;
+                } else {
+                    self.dropped.console += over;
+                }
+                seq
+            }
+        };
+        if level == Level::Error {
+            let entry = if exception {
+                EntryId::Exception(entry)
+            } else {
+                EntryId::Console(entry)
+            };
+            self.problem(seq, entry);
+        }
+    }
+
+    fn problem(&mut self, at: u64, entry: EntryId) {
+        if let Some(last) = self.problems.back_mut()
+            && last.entry == entry
+        {
+            last.at = at;
+            last.times = last.times.saturating_add(1);
+            return;
+        }
+        self.problems.push_back(Problem {
+            at,
+            entry,
+            times: 1,
+        });
+        if self.problems.len() > self.max_entries {
+            self.problems.pop_front();
+            self.dropped.problems += 1;
+        }
+    }
+
+    fn request_sent(&mut self, e: network::RequestWillBeSent, main_frame: &str) {
+        if let Some(redirect) = e.redirect_response {
+            // The same id goes on to the new URL: the old entry ends with the redirect.
+            let at = e.timestamp;
+            self.change(&e.request_id, |entry| {
+                entry.status = Some(redirect.status);
+                entry.status_text = redirect.status_text;
+                entry.response_headers = headers(&redirect.headers);
+                entry.redirected = true;
+                entry.duration_ms = Some(((at - entry.started) * 1000.0).max(0.0));
+            });
+            self.end(&e.request_id);
+        }
+        if e.request.url.starts_with("data:") {
+            return;
+        }
+        let seq = self.next();
+        self.open.insert(e.request_id.clone(), seq);
+        let main = e.frame_id.as_deref().is_none_or(|frame| frame == main_frame);
+        self.network.push_back(NetworkEntry {
+            seq,
+            last: seq,
+            request_id: e.request_id,
+            method: e.request.method,
+            url: e.request.url,
+            resource_type: e.r#type.unwrap_or_default().to_ascii_lowercase(),
+            frame_id: e.frame_id,
+            main_frame: main,
+            started_ms: e.wall_time * 1000.0,
+            started: e.timestamp,
+            waited_ms: None,
+            duration_ms: None,
+            status: None,
+            status_text: String::new(),
+            mime_type: String::new(),
+            protocol: None,
+            failure: None,
+            canceled: false,
+            from_cache: false,
+            bytes: None,
+            request_headers: headers(&e.request.headers),
+            response_headers: Vec::new(),
+            has_post_data: e.request.has_post_data.unwrap_or(false),
+            redirected: false,
+        });
+        while self.network.len() > self.max_entries {
+            if let Some(gone) = self.network.pop_front() {
+                self.dropped.network += 1;
+                if self.open.get(&gone.request_id) == Some(&gone.seq) {
+                    self.open.remove(&gone.request_id);
+                }
+            }
+        }
+    }
+
+    fn response_received(&mut self, e: network::ResponseReceived) {
+        let at = e.timestamp;
+        let response = e.response;
+        let status = response.status;
+        let mut problem = false;
+        let changed = self.change(&e.request_id, |entry| {
+            entry.status = Some(status);
+            entry.status_text = response.status_text;
+            entry.mime_type = response.mime_type;
+            entry.protocol = response.protocol;
+            entry.from_cache |= response.from_disk_cache.unwrap_or(false);
+            entry.response_headers = headers(&response.headers);
+            entry.waited_ms = Some(((at - entry.started) * 1000.0).max(0.0));
+            problem = entry.is_problem();
+        });
+        if let Some(seq) = changed {
+            self.ended.notify_waiters();
+            if problem {
+                let at = self.cursor;
+                self.problem(at, EntryId::Network(seq));
+            }
+        }
+    }
+
+    fn loading_finished(&mut self, e: network::LoadingFinished) {
+        let at = e.timestamp;
+        self.change(&e.request_id, |entry| {
+            entry.bytes = Some(e.encoded_data_length.max(0.0) as u64);
+            entry.duration_ms = Some(((at - entry.started) * 1000.0).max(0.0));
+        });
+        self.end(&e.request_id);
+    }
+
+    fn loading_failed(&mut self, e: network::LoadingFailed) {
+        let at = e.timestamp;
+        let canceled = e.canceled.unwrap_or(false);
+        let failure = match e.blocked_reason {
+            Some(reason) => format!("{} ({reason})", e.error_text),
+            None => e.error_text,
+        };
+        let mut problem = false;
+        let changed = self.change(&e.request_id, |entry| {
+            entry.failure = Some(failure);
+            entry.canceled = canceled;
+            entry.duration_ms = Some(((at - entry.started) * 1000.0).max(0.0));
+            problem = entry.is_problem();
+        });
+        self.end(&e.request_id);
+        if let Some(seq) = changed
+            && problem
+        {
+            let at = self.cursor;
+            self.problem(at, EntryId::Network(seq));
+        }
+    }
+
+    /// Changes the open request `request_id` under the next number; returns its entry's.
+    fn change(&mut self, request_id: &str, edit: impl FnOnce(&mut NetworkEntry)) -> Option<u64> {
+        let seq = *self.open.get(request_id)?;
+        let last = self.next();
+        let index = self.network.binary_search_by_key(&seq, |e| e.seq).ok()?;
+        let entry = &mut self.network[index];
+        entry.last = last;
+        edit(entry);
+        Some(seq)
+    }
+
+    fn end(&mut self, request_id: &str) {
+        if self.open.remove(request_id).is_some() {
+            self.ended.notify_waiters();
+        }
+    }
+
+    /// Requests begun after `since` of a kind a page waits on (`xhr`, `fetch`), neither
+    /// answered nor failed yet. (Answered is enough: a page that never reads a body
+    /// leaves its request open for good.)
+    fn unanswered_since(&self, since: u64) -> usize {
+        self.open
+            .values()
+            .filter(|seq| **seq > since)
+            .filter_map(|seq| self.request(*seq))
+            .filter(|e| matches!(e.resource_type.as_str(), "xhr" | "fetch"))
+            .filter(|e| e.status.is_none() && e.failure.is_none())
+            .count()
+    }
+}
+
+impl Tab {
+    /// Keeps at most `max` entries in each of the log's rings from now on.
+    pub(crate) fn set_log_max_entries(&self, max: usize) {
+        self.shared
+            .log
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .max_entries = max.max(1);
+    }
+
+    /// Reads the tab's log.
+    pub fn read_log<R>(&self, read: impl FnOnce(&TabLog) -> R) -> R {
+        let log = self
+            .shared
+            .log
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        read(&log)
+    }
+
+    /// The tab's last log number (see [`TabLog::cursor`]).
+    pub fn log_cursor(&self) -> u64 {
+        self.read_log(TabLog::cursor)
+    }
+
+    /// Waits, at most `budget` and within `deadline`, until every `xhr`/`fetch` request
+    /// the page began after `since` has been answered or has failed. Returns how many
+    /// are still unanswered.
+    pub async fn requests_answered(&self, since: u64, budget: Duration, deadline: Deadline) -> usize {
+        let until = tokio::time::Instant::now() + budget.min(deadline.remaining());
+        loop {
+            let (open, ended) = self.read_log(|log| (log.unanswered_since(since), log.ended.clone()));
+            if open == 0 {
+                return 0;
+            }
+            let notified = ended.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            // Ended between the read and arming the wait: read again.
+            if self.read_log(|log| log.unanswered_since(since)) == 0 {
+                return 0;
+            }
+            if tokio::time::timeout_at(until, notified).await.is_err() {
+                return self.read_log(|log| log.unanswered_since(since));
+            }
+        }
+    }
+
+    /// The body of request `request_id`, as the browser still has it: text, or base64 for
+    /// a binary body (`true`).
+    pub async fn response_body(
+        &self,
+        request_id: &str,
+        deadline: Deadline,
+    ) -> Result<(String, bool), Error> {
+        let body = self
+            .session()
+            .call(
+                &network::GetResponseBody {
+                    request_id: request_id.to_string(),
+                },
+                deadline,
+            )
+            .await?;
+        Ok((body.body, body.base64_encoded))
+    }
+}
+
+/// The entry numbered `seq` in a ring kept in order of number.
+fn find<T>(ring: &VecDeque<T>, seq: u64, key: impl Fn(&T) -> u64) -> Option<&T> {
+    let index = ring.binary_search_by_key(&seq, key).ok()?;
+    ring.get(index)
+}
+
+/// A console call's arguments as the console shows them: a first argument with `%s`,
+/// `%d`, `%i`, `%f`, `%o`, `%O` takes the next arguments in its place (`%c`, a style,
+/// takes one and shows nothing); the rest follow, separated by spaces.
+fn console_text(args: &[runtime::RemoteObject]) -> String {
+    let mut rest = args.iter();
+    let mut parts = Vec::new();
+    if let Some(first) = args.first()
+        && first.r#type == "string"
+    {
+        rest.next();
+        let format = first.value.as_ref().and_then(|v| v.as_str()).unwrap_or("");
+        let mut out = String::new();
+        let mut chars = format.chars().peekable();
+        while let Some(c) = chars.next() {
+            if c != '%' {
+                out.push(c);
+                continue;
+            }
+            match chars.peek().copied() {
+                Some('%') => {
+                    chars.next();
+                    out.push('%');
+                }
+                Some(spec @ ('s' | 'd' | 'i' | 'f' | 'o' | 'O' | 'c')) => {
+                    chars.next();
+                    match rest.next() {
+                        Some(_) if spec == 'c' => {}
+                        Some(arg) => out.push_str(&object_text(arg)),
+                        None => {
+                            out.push('%');
+                            out.push(spec);
+                        }
+                    }
+                }
+                _ => out.push('%'),
+            }
+        }
+        parts.push(out);
+    }
+    parts.extend(rest.map(object_text));
+    parts.join(" ")
+}
+
+/// One value as the console writes it.
+fn object_text(object: &runtime::RemoteObject) -> String {
+    match object.r#type.as_str() {
+        "undefined" => "undefined".into(),
+        "string" => object
+            .value
+            .as_ref()
+            .and_then(|v| v.as_str())
+            .unwrap_or_default()
+            .to_string(),
+        _ if object.subtype.as_deref() == Some("null") => "null".into(),
+        _ => object
+            .value
+            .as_ref()
+            .filter(|v| !v.is_object() && !v.is_array())
+            .map(value_text)
+            .or_else(|| object.description.clone())
+            .unwrap_or_else(|| object.r#type.clone()),
+    }
+}
+
+fn value_text(value: &serde_json::Value) -> String {
+    match value {
+        serde_json::Value::String(text) => text.clone(),
+        other => other.to_string(),
+    }
+}
+
+fn stack_lines(frames: &[runtime::CallFrame]) -> Vec<String> {
+    frames
+        .iter()
+        .take(MAX_STACK)
+        .map(|f| {
+            let name = if f.function_name.is_empty() {
+                "(anonymous)"
+            } else {
+                f.function_name.as_str()
+            };
+            format!(
+                "{name} ({}:{}:{})",
+                f.url,
+                f.line_number.max(0) + 1,
+                f.column_number.max(0) + 1
+            )
+        })
+        .collect()
+}
+
+fn headers(map: &serde_json::Map<String, serde_json::Value>) -> Vec<(String, String)> {
+    map.iter()
+        .take(MAX_HEADERS)
+        .map(|(name, value)| {
+            let value = value_text(value);
+            (name.clone(), clip_owned(value, MAX_HEADER_VALUE).0)
+        })
+        .collect()
+}
+
+/// The last segment of a URL's path (`app.js`), or the URL when it has none.
+fn file_name(url: &str) -> &str {
+    let path = url.split(['?', '#']).next().unwrap_or(url);
+    match path.rsplit('/').next() {
+        Some(name) if !name.is_empty() => name,
+        _ => url,
+    }
+}
+
+/// `text` cut to `max` characters, `…` marking the cut.
+fn clip(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_string(),
+    }
+}
+
+/// `text` cut to `max` characters, and how many were cut.
+fn clip_owned(mut text: String, max: usize) -> (String, usize) {
+    match text.char_indices().nth(max) {
+        Some((at, _)) => {
+            let cut = text[at..].chars().count();
+            text.truncate(at);
+            (text, cut)
+        }
+        None => (text, 0),
+    }
+}
+
+/// `812 B`, `1.2 KB`, `3.4 MB`.
+fn size(bytes: u64) -> String {
+    match bytes {
+        0..1_000 => format!("{bytes} B"),
+        1_000..1_000_000 => format!("{:.1} KB", bytes as f64 / 1e3),
+        _ => format!("{:.1} MB", bytes as f64 / 1e6),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn event(method: &str, params: serde_json::Value) -> RawEvent {
+        RawEvent {
+            session: None,
+            method: method.into(),
+            params,
+        }
+    }
+
+    fn console(log: &mut TabLog, kind: &str, args: serde_json::Value) {
+        log.apply(
+            &event(
+                "Runtime.consoleAPICalled",
+                json!({ "type": kind, "args": args, "timestamp": 1.0,
+                        "stackTrace": { "callFrames": [
+                            { "functionName": "save", "url": "http://h/app.js", "lineNumber": 11, "columnNumber": 4 }
+                        ] } }),
+            ),
+            "main",
+        );
+    }
+
+    fn string(text: &str) -> serde_json::Value {
+        json!({ "type": "string", "value": text })
+    }
+
+    #[test]
+    fn a_repeat_folds_into_the_entry_it_repeats_and_rings_stay_bounded() {
+        let mut log = TabLog::new(3);
+        for _ in 0..10_000 {
+            console(&mut log, "log", json!([string("tick")]));
+        }
+        assert_eq!(log.console().len(), 1);
+        assert_eq!(log.console()[0].count, 10_000);
+        assert_eq!(log.console()[0].line(200), "c1 [info] app.js:12 tick ×10000");
+        assert_eq!(log.console()[0].last, 10_000);
+        for n in 0..5 {
+            console(&mut log, "log", json!([string(&format!("n{n}"))]));
+        }
+        assert_eq!(log.console().len(), 3);
+        assert_eq!(log.dropped().console, 3);
+        assert_eq!(log.console()[0].text, "n2");
+        assert_eq!(log.problems_since(0).count(), 0);
+    }
+
+    #[test]
+    fn console_text_follows_format_specifiers() {
+        let mut log = TabLog::new(10);
+        console(
+            &mut log,
+            "error",
+            json!([string("%s failed %d times%c!"), string("save"), {"type": "number", "value": 3},
+                   string("color: red"), {"type": "object", "subtype": "null"},
+                   {"type": "object", "className": "Object", "description": "Object"}]),
+        );
+        let entry = &log.console()[0];
+        assert_eq!(entry.text, "save failed 3 times! null Object");
+        assert_eq!(entry.level, Level::Error);
+        assert_eq!(entry.stack, ["save (http://h/app.js:12:5)"]);
+        let problems: Vec<_> = log.problems_since(0).collect();
+        assert_eq!(problems.len(), 1);
+        assert_eq!(problems[0].entry, EntryId::Console(1));
+    }
+
+    #[test]
+    fn an_exception_keeps_its_text_and_first_frames() {
+        let mut log = TabLog::new(10);
+        log.apply(
+            &event(
+                "Runtime.exceptionThrown",
+                json!({ "timestamp": 5.0, "exceptionDetails": {
+                    "exceptionId": 1, "text": "Uncaught", "lineNumber": 3, "columnNumber": 1,
+                    "url": "http://h/page.html",
+                    "exception": { "type": "object", "subtype": "error",
+                        "description": "TypeError: x is undefined\n    at go (http://h/page.html:4:2)" }
+                } }),
+            ),
+            "main",
+        );
+        let entry = &log.exceptions()[0];
+        assert_eq!(entry.line(200), "x1 [exception] page.html:4 Uncaught TypeError: x is undefined");
+        assert_eq!(entry.stack, ["go (http://h/page.html:4:2)"]);
+        assert_eq!(log.problems_since(0).count(), 1);
+        assert_eq!(log.problems_since(1).count(), 0);
+    }
+
+    fn request(log: &mut TabLog, id: &str, url: &str, kind: &str) {
+        log.apply(
+            &event(
+                "Network.requestWillBeSent",
+                json!({ "requestId": id, "timestamp": 10.0, "wallTime": 1700000000.0, "type": kind,
+                        "frameId": "main",
+                        "request": { "url": url, "method": "POST", "headers": { "Authorization": "Bearer s" } } }),
+            ),
+            "main",
+        );
+    }
+
+    #[test]
+    fn a_request_answered_500_is_a_problem_when_its_status_arrives() {
+        let mut log = TabLog::new(10);
+        request(&mut log, "r1", "http://h/api/save", "XHR");
+        let sent = log.cursor();
+        assert_eq!(log.unanswered_since(0), 1);
+        log.apply(
+            &event(
+                "Network.responseReceived",
+                json!({ "requestId": "r1", "timestamp": 10.05,
+                        "response": { "url": "http://h/api/save", "status": 500, "statusText": "Internal",
+                                      "headers": {}, "mimeType": "text/html" } }),
+            ),
+            "main",
+        );
+        log.apply(
+            &event(
+                "Network.loadingFinished",
+                json!({ "requestId": "r1", "timestamp": 10.084, "encodedDataLength": 1234 }),
+            ),
+            "main",
+        );
+        assert_eq!(log.unanswered_since(0), 0);
+        let entry = &log.network()[0];
+        assert_eq!(
+            entry.line(Some("http://h"), 200),
+            "n1 POST 500 /api/save 1.2 KB 84 ms xhr"
+        );
+        assert_eq!(entry.last, 3);
+        let problems: Vec<_> = log.problems_since(sent).collect();
+        assert_eq!(problems.len(), 1);
+        assert_eq!(problems[0].entry, EntryId::Network(1));
+    }
+
+    #[test]
+    fn a_canceled_request_is_no_problem_and_a_refused_one_is() {
+        let mut log = TabLog::new(10);
+        request(&mut log, "a", "http://h/a", "Fetch");
+        request(&mut log, "b", "http://127.0.0.1:1/b", "Fetch");
+        for (id, error, canceled) in [("a", "net::ERR_ABORTED", true), ("b", "net::ERR_CONNECTION_REFUSED", false)] {
+            log.apply(
+                &event(
+                    "Network.loadingFailed",
+                    json!({ "requestId": id, "timestamp": 10.003, "errorText": error, "canceled": canceled }),
+                ),
+                "main",
+            );
+        }
+        let problems: Vec<_> = log.problems_since(0).collect();
+        assert_eq!(problems.len(), 1);
+        assert_eq!(problems[0].entry, EntryId::Network(2));
+        assert_eq!(
+            log.request(2).map(|e| e.line(None, 200)).unwrap_or_default(),
+            "n2 POST failed net::ERR_CONNECTION_REFUSED http://127.0.0.1:1/b 3 ms fetch"
+        );
+        assert_eq!(log.request(1).map(|e| e.state()), Some(RequestState::Failed));
+    }
+
+    #[test]
+    fn a_full_ring_forgets_the_open_requests_it_let_go() {
+        let mut log = TabLog::new(2);
+        for n in 0..5 {
+            request(&mut log, &format!("r{n}"), "http://h/never", "Fetch");
+        }
+        assert_eq!(log.network().len(), 2);
+        assert_eq!(log.dropped().network, 3);
+        assert_eq!(log.open.len(), 2);
+    }
+
+    #[test]
+    fn ids_read_back() {
+        for id in ["c1", "x22", "n333"] {
+            assert_eq!(EntryId::parse(id).map(|e| e.to_string()).as_deref(), Some(id));
+        }
+        assert_eq!(EntryId::parse("q1"), None);
+        assert_eq!(EntryId::parse("c"), None);
+        assert_eq!(EntryId::parse("n-1"), None);
+    }
+}
