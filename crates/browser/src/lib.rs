@@ -53,8 +53,8 @@ pub use grid::GridOptions;
 pub use launch::{LaunchOptions, QUIET_ARGS, find_chromium};
 pub use live::{Frame, PersonInput, Screencast};
 pub use logs::{
-    ConsoleEntry, DEFAULT_LOG_ENTRIES, Dropped, EntryId, Level, NetworkEntry, Problem, RequestState,
-    TabLog,
+    ConsoleEntry, DEFAULT_LOG_ENTRIES, Dropped, EntryId, Level, NetworkEntry, Problem,
+    RequestState, TabLog,
 };
 pub use page_read::{PageHtml, PageText};
 pub use permission::{PermissionChoice, PermissionDenial, PermissionRequest};

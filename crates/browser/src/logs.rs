@@ -76,8 +76,17 @@ impl Level {
     /// The level of a `console` method (`Runtime.consoleAPICalled`'s `type`).
     fn of_console_call(kind: &str) -> Level {
         match kind {
-            "debug" | "trace" | "dir" | "dirxml" | "profile" | "profileEnd" | "startGroup"
-            | "startGroupCollapsed" | "endGroup" | "timeEnd" | "count" => Level::Debug,
+            "debug"
+            | "trace"
+            | "dir"
+            | "dirxml"
+            | "profile"
+            | "profileEnd"
+            | "startGroup"
+            | "startGroupCollapsed"
+            | "endGroup"
+            | "timeEnd"
+            | "count" => Level::Debug,
             "warning" => Level::Warning,
             "error" | "assert" => Level::Error,
             _ => Level::Info,
@@ -508,7 +517,10 @@ impl TabLog {
             stack_lines(&frames)
         };
         let (url, line) = match frames.first() {
-            Some(frame) => (Some(frame.url.clone()), Some(frame.line_number.max(0) as u32 + 1)),
+            Some(frame) => (
+                Some(frame.url.clone()),
+                Some(frame.line_number.max(0) as u32 + 1),
+            ),
             None => (
                 details.url,
                 details.line_number.map(|l| l.max(0) as u32 + 1),
@@ -616,7 +628,10 @@ impl TabLog {
         }
         let seq = self.next();
         self.open.insert(e.request_id.clone(), seq);
-        let main = e.frame_id.as_deref().is_none_or(|frame| frame == main_frame);
+        let main = e
+            .frame_id
+            .as_deref()
+            .is_none_or(|frame| frame == main_frame);
         self.network.push_back(NetworkEntry {
             seq,
             last: seq,
@@ -768,10 +783,16 @@ impl Tab {
     /// Waits, at most `budget` and within `deadline`, until every `xhr`/`fetch` request
     /// the page began after `since` has been answered or has failed. Returns how many
     /// are still unanswered.
-    pub async fn requests_answered(&self, since: u64, budget: Duration, deadline: Deadline) -> usize {
+    pub async fn requests_answered(
+        &self,
+        since: u64,
+        budget: Duration,
+        deadline: Deadline,
+    ) -> usize {
         let until = tokio::time::Instant::now() + budget.min(deadline.remaining());
         loop {
-            let (open, ended) = self.read_log(|log| (log.unanswered_since(since), log.ended.clone()));
+            let (open, ended) =
+                self.read_log(|log| (log.unanswered_since(since), log.ended.clone()));
             if open == 0 {
                 return 0;
             }
@@ -992,7 +1013,10 @@ mod tests {
         }
         assert_eq!(log.console().len(), 1);
         assert_eq!(log.console()[0].count, 10_000);
-        assert_eq!(log.console()[0].line(200), "c1 [info] app.js:12 tick ×10000");
+        assert_eq!(
+            log.console()[0].line(200),
+            "c1 [info] app.js:12 tick ×10000"
+        );
         assert_eq!(log.console()[0].last, 10_000);
         for n in 0..5 {
             console(&mut log, "log", json!([string(&format!("n{n}"))]));
@@ -1038,7 +1062,10 @@ mod tests {
             "main",
         );
         let entry = &log.exceptions()[0];
-        assert_eq!(entry.line(200), "x1 [exception] page.html:4 Uncaught TypeError: x is undefined");
+        assert_eq!(
+            entry.line(200),
+            "x1 [exception] page.html:4 Uncaught TypeError: x is undefined"
+        );
         assert_eq!(entry.stack, ["go (http://h/page.html:4:2)"]);
         assert_eq!(log.problems_since(0).count(), 1);
         assert_eq!(log.problems_since(1).count(), 0);
@@ -1095,7 +1122,10 @@ mod tests {
         let mut log = TabLog::new(10);
         request(&mut log, "a", "http://h/a", "Fetch");
         request(&mut log, "b", "http://127.0.0.1:1/b", "Fetch");
-        for (id, error, canceled) in [("a", "net::ERR_ABORTED", true), ("b", "net::ERR_CONNECTION_REFUSED", false)] {
+        for (id, error, canceled) in [
+            ("a", "net::ERR_ABORTED", true),
+            ("b", "net::ERR_CONNECTION_REFUSED", false),
+        ] {
             log.apply(
                 &event(
                     "Network.loadingFailed",
@@ -1108,10 +1138,15 @@ mod tests {
         assert_eq!(problems.len(), 1);
         assert_eq!(problems[0].entry, EntryId::Network(2));
         assert_eq!(
-            log.request(2).map(|e| e.line(None, 200)).unwrap_or_default(),
+            log.request(2)
+                .map(|e| e.line(None, 200))
+                .unwrap_or_default(),
             "n2 POST failed net::ERR_CONNECTION_REFUSED http://127.0.0.1:1/b 3 ms fetch"
         );
-        assert_eq!(log.request(1).map(|e| e.state()), Some(RequestState::Failed));
+        assert_eq!(
+            log.request(1).map(|e| e.state()),
+            Some(RequestState::Failed)
+        );
     }
 
     #[test]
@@ -1128,7 +1163,10 @@ mod tests {
     #[test]
     fn ids_read_back() {
         for id in ["c1", "x22", "n333"] {
-            assert_eq!(EntryId::parse(id).map(|e| e.to_string()).as_deref(), Some(id));
+            assert_eq!(
+                EntryId::parse(id).map(|e| e.to_string()).as_deref(),
+                Some(id)
+            );
         }
         assert_eq!(EntryId::parse("q1"), None);
         assert_eq!(EntryId::parse("c"), None);

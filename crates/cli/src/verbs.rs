@@ -73,7 +73,10 @@ pub fn run(verb: Verb, call: &CallArgs, browser: &BrowserArgs) -> ExitCode {
         );
     }
     if let Some(path) = &output_to {
-        let written = match (envelope.get("image"), envelope["data"]["har"]["path"].as_str()) {
+        let written = match (
+            envelope.get("image"),
+            envelope["data"]["har"]["path"].as_str(),
+        ) {
             (Some(image), _) => output::write_image(path, image),
             // The daemon wrote the HAR into the task's folder, on this machine.
             (None, Some(har)) => output::copy_file(std::path::Path::new(har), path),

@@ -252,7 +252,8 @@ impl Tab {
         deadline: Deadline,
     ) -> Result<i64, Error> {
         if session.id() == self.session().id() {
-            let read_deadline = deadline.within(self.read_budget().min(deadline.remaining() * 3 / 4));
+            let read_deadline =
+                deadline.within(self.read_budget().min(deadline.remaining() * 3 / 4));
             let context = self
                 .context_of(World::Candor, stale, read_deadline, Instant::now())
                 .await

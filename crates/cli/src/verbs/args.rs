@@ -312,8 +312,6 @@ pub enum Verb {
         /// One entry in full: c12, x13, n14.
         #[arg(long)]
         id: Option<String>,
-        #[arg(long)]
-        max_tokens: Option<u64>,
         /// Write the task's requests as HAR 1.2 to FILE.
         #[arg(long, value_name = "FILE")]
         har: Option<PathBuf>,

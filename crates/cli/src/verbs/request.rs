@@ -253,7 +253,6 @@ pub(super) fn request(verb: Verb, task: &str) -> Result<(Request, Option<PathBuf
             since,
             limit,
             id,
-            max_tokens,
             har,
             tab,
         } => {
@@ -266,7 +265,6 @@ pub(super) fn request(verb: Verb, task: &str) -> Result<(Request, Option<PathBuf
                 "since": since,
                 "limit": limit,
                 "id": id,
-                "maxTokens": max_tokens,
                 "har": har.is_some().then_some(true),
             }));
             return Ok((call(tool::Logs::NAME, params), har));

@@ -309,6 +309,7 @@ mod tests {
         "quality",
         "promptText",
         "action",
+        "method",
     ];
 
     #[test]

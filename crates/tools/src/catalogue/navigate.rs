@@ -4,7 +4,7 @@ use browser::HistoryMove;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{Problems, Annotations, InFlow, Noted, PageGuard, Policy, ToolSpec};
+use super::{Annotations, InFlow, Noted, PageGuard, Policy, Problems, ToolSpec};
 use crate::ctx::Ctx;
 use crate::error::{Code, ToolError};
 use crate::untrusted::PageText;

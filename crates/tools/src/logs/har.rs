@@ -187,10 +187,7 @@ fn entry(tab_id: &str, request: &NetworkEntry) -> Entry {
                 .collect()
         })
         .unwrap_or_default();
-    let http_version = request
-        .protocol
-        .clone()
-        .unwrap_or_else(|| "unknown".into());
+    let http_version = request.protocol.clone().unwrap_or_else(|| "unknown".into());
     let redirect_url = request
         .response_headers
         .iter()

@@ -138,8 +138,7 @@ pub(crate) fn list(
     };
     // (order, line), oldest first.
     let mut admitted: Vec<(u64, String)> = Vec::new();
-    let dropped;
-    match kind {
+    let dropped = match kind {
         Kind::Console => {
             let least = filter.level.unwrap_or(Level::Debug);
             let mut entries: Vec<&ConsoleEntry> = log
@@ -152,7 +151,7 @@ pub(crate) fn list(
             entries.sort_by_key(|e| e.seq);
             admitted.extend(entries.iter().map(|e| (e.seq, e.line(LINE_CHARS))));
             let gone = log.dropped();
-            dropped = gone.console + gone.exceptions;
+            gone.console + gone.exceptions
         }
         Kind::Network => {
             admitted.extend(
@@ -169,7 +168,7 @@ pub(crate) fn list(
                     })
                     .map(|e| (e.seq, e.line(origin, LINE_CHARS))),
             );
-            dropped = log.dropped().network;
+            log.dropped().network
         }
         Kind::Errors => {
             let problems: Vec<&Problem> = log.problems_since(filter.since).collect();
@@ -187,9 +186,9 @@ pub(crate) fn list(
                 }
             }
             admitted.reverse();
-            dropped = log.dropped().problems;
+            log.dropped().problems
         }
-    }
+    };
     let matched = admitted.len();
     let mut tokens = 0;
     let mut lines = Vec::new();
@@ -341,12 +340,18 @@ fn request_detail(entry: &NetworkEntry) -> Value {
         ("canceled", entry.canceled.then_some(Value::Bool(true))),
         ("fromCache", entry.from_cache.then_some(Value::Bool(true))),
         ("bytes", entry.bytes.map(Value::from)),
-        ("waitedMs", entry.waited_ms.map(|ms| Value::from(ms.round() as u64))),
+        (
+            "waitedMs",
+            entry.waited_ms.map(|ms| Value::from(ms.round() as u64)),
+        ),
         (
             "durationMs",
             entry.duration_ms.map(|ms| Value::from(ms.round() as u64)),
         ),
-        ("hasPostData", entry.has_post_data.then_some(Value::Bool(true))),
+        (
+            "hasPostData",
+            entry.has_post_data.then_some(Value::Bool(true)),
+        ),
         ("redirected", entry.redirected.then_some(Value::Bool(true))),
     ];
     for (key, value) in optional {

@@ -54,15 +54,21 @@ async fn console_messages_and_exceptions_are_listed_one_line_each_and_filtered()
     assert!(at("from the app script") < at("debug detail"));
     assert!(at("debug detail") < at("careful"));
     // Page content, fenced in the text form.
-    assert!(all["untrusted"]
-        .as_array()
-        .unwrap()
-        .contains(&json!("/data/entries")));
+    assert!(
+        all["untrusted"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("/data/entries"))
+    );
 
     let errors = h.ok("logs", json!({ "level": "error" })).await;
     let errors = lines(&errors);
     assert_eq!(errors.len(), 3, "{errors:#?}");
-    assert!(errors.iter().all(|l| l.contains("[error]") || l.contains("[exception]")));
+    assert!(
+        errors
+            .iter()
+            .all(|l| l.contains("[error]") || l.contains("[exception]"))
+    );
 
     let warnings = h.ok("logs", json!({ "level": "warning" })).await;
     assert_eq!(lines(&warnings).len(), 5, "{warnings:#}");
@@ -120,7 +126,10 @@ async fn requests_are_listed_with_status_size_and_time_and_filtered() {
     assert!(ms >= 400, "{slow}");
     assert!(slow.ends_with(" fetch"), "{slow}");
     assert!(listed[0].contains("/logs.html"), "{listed:#?}");
-    assert!(listed[0].contains(" B ") || listed[0].contains(" KB "), "{listed:#?}");
+    assert!(
+        listed[0].contains(" B ") || listed[0].contains(" KB "),
+        "{listed:#?}"
+    );
 
     let client_errors = h
         .ok("logs", json!({ "kind": "network", "status": "4xx" }))
@@ -129,9 +138,14 @@ async fn requests_are_listed_with_status_size_and_time_and_filtered() {
     // The page's 404, and the browser's own request for the site's icon (listed, never
     // counted as something that went wrong: see the errors below).
     assert!(client_errors.len() <= 2, "{client_errors:#?}");
-    assert!(has(&client_errors, "GET 404 /status/404"), "{client_errors:#?}");
     assert!(
-        client_errors.iter().all(|l| l.contains("/status/404") || l.contains("/favicon.ico")),
+        has(&client_errors, "GET 404 /status/404"),
+        "{client_errors:#?}"
+    );
+    assert!(
+        client_errors
+            .iter()
+            .all(|l| l.contains("/status/404") || l.contains("/favicon.ico")),
         "{client_errors:#?}"
     );
     let failed = h
@@ -143,7 +157,10 @@ async fn requests_are_listed_with_status_size_and_time_and_filtered() {
         .await;
     assert_eq!(posts["data"]["listed"], 0, "{posts:#}");
     let status = h
-        .ok("logs", json!({ "kind": "network", "urlMatches": "*/status/*" }))
+        .ok(
+            "logs",
+            json!({ "kind": "network", "urlMatches": "*/status/*" }),
+        )
         .await;
     assert_eq!(lines(&status).len(), 3, "{status:#}");
 
@@ -187,18 +204,28 @@ async fn an_entry_in_full_has_its_headers_redacted_and_a_body_excerpt() {
         .as_array()
         .unwrap()
         .iter()
-        .find(|h| h["name"].as_str().unwrap().eq_ignore_ascii_case("authorization"))
+        .find(|h| {
+            h["name"]
+                .as_str()
+                .unwrap()
+                .eq_ignore_ascii_case("authorization")
+        })
         .unwrap();
     assert_eq!(authorization["value"], "[redacted]", "{detail:#}");
     assert!(!entry.to_string().contains("sekret-token"), "{entry:#}");
     assert!(
-        detail["body"].as_str().unwrap().contains("<title>Status 200</title>"),
+        detail["body"]
+            .as_str()
+            .unwrap()
+            .contains("<title>Status 200</title>"),
         "{detail:#}"
     );
-    assert!(entry["untrusted"]
-        .as_array()
-        .unwrap()
-        .contains(&json!("/data/entry")));
+    assert!(
+        entry["untrusted"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("/data/entry"))
+    );
 
     let console = h.ok("logs", json!({ "level": "error" })).await;
     let exception = lines(&console)
@@ -212,11 +239,15 @@ async fn an_entry_in_full_has_its_headers_redacted_and_a_body_excerpt() {
     assert_eq!(detail["exception"], true, "{detail:#}");
     assert_eq!(detail["level"], "error");
     assert!(detail["text"].as_str().unwrap().contains("Error: boom"));
-    assert!(!detail["stack"].as_array().unwrap().is_empty(), "{detail:#}");
+    assert!(
+        !detail["stack"].as_array().unwrap().is_empty(),
+        "{detail:#}"
+    );
 
     h.fails("logs", json!({ "id": "n99999" }), "LOG_ENTRY_NOT_FOUND")
         .await;
-    h.fails("logs", json!({ "id": "z1" }), "INVALID_PARAMS").await;
+    h.fails("logs", json!({ "id": "z1" }), "INVALID_PARAMS")
+        .await;
     h.shutdown().await;
 }
 
@@ -237,10 +268,12 @@ async fn an_action_names_what_went_wrong_during_it_and_a_clean_one_nothing() {
     assert_eq!(report["errors"], 0, "{report:#}");
     let said = report["lines"][0].as_str().unwrap();
     assert!(said.contains("POST 500 /upload/500"), "{said}");
-    assert!(saved["untrusted"]
-        .as_array()
-        .unwrap()
-        .contains(&json!("/events/logs/0/lines")));
+    assert!(
+        saved["untrusted"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("/events/logs/0/lines"))
+    );
     // The cursor it gives reads the failure in full.
     let since = report["since"].as_u64().unwrap();
     let errors = h
@@ -254,7 +287,9 @@ async fn an_action_names_what_went_wrong_during_it_and_a_clean_one_nothing() {
         .ok("act", json!({ "action": "click", "selector": "#clean" }))
         .await;
     assert!(clean["events"].get("logs").is_none(), "{clean:#}");
-    let listed = h.ok("logs", json!({ "kind": "network", "since": since })).await;
+    let listed = h
+        .ok("logs", json!({ "kind": "network", "since": since }))
+        .await;
     assert!(has(&lines(&listed), "GET 200 /status/200"), "{listed:#}");
 
     let broke = h
@@ -337,20 +372,28 @@ async fn a_page_that_floods_the_console_keeps_the_log_bounded_and_the_answer_in_
     h.ok("act", json!({ "action": "click", "selector": "#flood" }))
         .await;
     h.ok("wait", json!({ "text": "Flooded." })).await;
-    let read = h.ok("logs", json!({ "maxTokens": 500 })).await;
+    let read = h.ok("logs", json!({ "limit": 50 })).await;
     let data = &read["data"];
     let listed = lines(&read);
     assert!(data["dropped"].as_u64().unwrap() >= 4_800, "{data:#}");
     // Two rings of 200: console messages, and the two exceptions the page threw.
     assert_eq!(data["matched"], 202, "{data:#}");
     assert_eq!(
-        listed.last().map(String::as_str).map(|l| l.ends_with("same again ×5000")),
+        listed
+            .last()
+            .map(String::as_str)
+            .map(|l| l.ends_with("same again ×5000")),
         Some(true),
         "{listed:#?}"
     );
-    let text = data["entries"].as_str().unwrap();
-    assert!(browser::estimate_tokens(text) <= 500, "{text}");
-    assert!(data["omitted"].as_u64().unwrap() > 0, "{data:#}");
+    // The newest kept, within the limit.
+    assert_eq!(listed.len(), 50, "{data:#}");
+    assert_eq!(data["omitted"], 152, "{data:#}");
+    // All of them fit in the default budget.
+    let all = h.ok("logs", json!({ "limit": 1000 })).await;
+    assert_eq!(all["data"]["listed"], 202, "{all:#}");
+    let text = all["data"]["entries"].as_str().unwrap();
+    assert!(browser::estimate_tokens(text) <= 4_096, "{text}");
     h.shutdown().await;
 }
 
@@ -383,10 +426,18 @@ async fn the_tasks_requests_are_written_as_har_with_secrets_redacted() {
     assert_eq!(refused["_error"], "net::ERR_CONNECTION_REFUSED");
     let not_found = entries
         .iter()
-        .find(|e| e["request"]["url"].as_str().unwrap().ends_with("/status/404"))
+        .find(|e| {
+            e["request"]["url"]
+                .as_str()
+                .unwrap()
+                .ends_with("/status/404")
+        })
         .unwrap();
     assert_eq!(not_found["response"]["status"], 404);
-    assert!(!text.contains("sekret-token") && !text.contains("abc123"), "{text}");
+    assert!(
+        !text.contains("sekret-token") && !text.contains("abc123"),
+        "{text}"
+    );
     assert!(text.contains("[redacted]"));
     h.shutdown().await;
 }
