@@ -105,7 +105,7 @@ pub struct Task {
     ask_dialogs: bool,
     /// The probe budget of the task's tabs (`probe.rs`).
     unresponsive: std::time::Duration,
-    /// The bound of each ring of a tab's log (`logs.rs`).
+    /// The bound of each ring of a tab's log (`logs/`).
     log_max_entries: usize,
     downloads: Downloads,
     permissions: Permissions,

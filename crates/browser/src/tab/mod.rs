@@ -119,7 +119,7 @@ pub(crate) struct TabShared {
     pub(crate) control: Arc<crate::tab::control::Control>,
     /// candor's world in each out-of-process frame, made on first use (`world.rs`).
     pub(crate) frame_worlds: world::FrameWorlds,
-    /// What the page logged, threw and fetched (`logs.rs`).
+    /// What the page logged, threw and fetched (`logs/`).
     pub(crate) log: std::sync::Mutex<crate::logs::TabLog>,
 }
 

@@ -127,15 +127,6 @@ const CASES: &[Case] = &[
         bad_text: Some("slow"),
     },
     Case {
-        key: "logMaxEntries",
-        file: "50",
-        text: "50",
-        flags: &["50"],
-        shown: "50",
-        bad_file: "5",
-        bad_text: Some("many"),
-    },
-    Case {
         key: "downloadMaxCount",
         file: "3",
         text: "3",
@@ -152,6 +143,15 @@ const CASES: &[Case] = &[
         shown: "20",
         bad_file: "\"big\"",
         bad_text: Some("2000000"),
+    },
+    Case {
+        key: "logMaxEntries",
+        file: "50",
+        text: "50",
+        flags: &["50"],
+        shown: "50",
+        bad_file: "5",
+        bad_text: Some("many"),
     },
     Case {
         key: "enableEval",

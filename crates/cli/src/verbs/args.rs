@@ -309,9 +309,9 @@ pub enum Verb {
         since: Option<u64>,
         #[arg(long)]
         limit: Option<u64>,
-        /// One entry in full: c12, x13, n14.
-        #[arg(long)]
-        id: Option<String>,
+        /// One entry in full: c12, x13, n14 (--id names the task).
+        #[arg(long, value_name = "ID")]
+        entry: Option<String>,
         /// Write the task's requests as HAR 1.2 to FILE.
         #[arg(long, value_name = "FILE")]
         har: Option<PathBuf>,

@@ -252,7 +252,7 @@ pub(super) fn request(verb: Verb, task: &str) -> Result<(Request, Option<PathBuf
             method,
             since,
             limit,
-            id,
+            entry,
             har,
             tab,
         } => {
@@ -264,7 +264,7 @@ pub(super) fn request(verb: Verb, task: &str) -> Result<(Request, Option<PathBuf
                 "method": method,
                 "since": since,
                 "limit": limit,
-                "id": id,
+                "id": entry,
                 "har": har.is_some().then_some(true),
             }));
             return Ok((call(tool::Logs::NAME, params), har));
