@@ -195,3 +195,31 @@ fn ids_read_back() {
     assert_eq!(EntryId::parse("c"), None);
     assert_eq!(EntryId::parse("n-1"), None);
 }
+
+#[test]
+fn the_browsers_own_request_for_the_site_icon_is_listed_but_no_problem() {
+    let mut log = TabLog::new(10);
+    request(&mut log, "icon", "http://h/favicon.ico", "Other");
+    log.apply(
+        &event(
+            "Network.responseReceived",
+            json!({ "requestId": "icon", "timestamp": 10.01,
+                    "response": { "url": "http://h/favicon.ico", "status": 404, "headers": {} } }),
+        ),
+        "main",
+    );
+    assert_eq!(log.network().len(), 1);
+    assert_eq!(log.network()[0].status, Some(404));
+    assert_eq!(log.problems_since(0).count(), 0);
+    // The page's own request for it is one.
+    request(&mut log, "fetched", "http://h/favicon.ico", "Fetch");
+    log.apply(
+        &event(
+            "Network.responseReceived",
+            json!({ "requestId": "fetched", "timestamp": 10.01,
+                    "response": { "url": "http://h/favicon.ico", "status": 404, "headers": {} } }),
+        ),
+        "main",
+    );
+    assert_eq!(log.problems_since(0).count(), 1);
+}

@@ -441,3 +441,50 @@ async fn the_tasks_requests_are_written_as_har_with_secrets_redacted() {
     assert!(text.contains("[redacted]"));
     h.shutdown().await;
 }
+
+/// A flow step keeps its expectation on logs, and a replay checks it again: green as
+/// recorded, stopped at the step when the request it names is not the one made.
+#[tokio::test]
+async fn a_flow_step_expecting_on_logs_is_verified_on_replay() {
+    use tools::flow::{self, Flow};
+    let h = Harness::new();
+    loaded(&h).await;
+    h.ok(
+        "act",
+        json!({ "action": "click", "selector": "#clean",
+                "expect": { "requestSucceeded": "/status/200", "noConsoleErrors": true } }),
+    )
+    .await;
+    let exported = h.ok("flow", json!({ "action": "export" })).await;
+    let recorded = exported["data"]["flow"].clone();
+    let step = &recorded["steps"][2];
+    assert_eq!(step["method"], "act", "{recorded:#}");
+    assert_eq!(
+        step["params"]["expect"]["requestSucceeded"], "/status/200",
+        "{recorded:#}"
+    );
+
+    let bound = Flow::parse(&recorded)
+        .unwrap()
+        .bind(&Default::default())
+        .unwrap();
+    let report = flow::run(&h.engine, &bound).await;
+    assert!(report.ok(), "{:#?}", report.failure);
+    assert_eq!(
+        report.steps[2]["verification"]["verified"], true,
+        "{:#}",
+        report.steps[2]
+    );
+
+    let mut changed = recorded.clone();
+    changed["steps"][2]["params"]["expect"]["requestSucceeded"] = json!("/status/404");
+    let bound = Flow::parse(&changed)
+        .unwrap()
+        .bind(&Default::default())
+        .unwrap();
+    let report = flow::run(&h.engine, &bound).await;
+    let failure = report.failure.expect("the replay must stop");
+    assert_eq!(failure["step"], 3, "{failure:#}");
+    assert_eq!(failure["code"], "EXPECTATION_FAILED", "{failure:#}");
+    h.shutdown().await;
+}
