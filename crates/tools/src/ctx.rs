@@ -297,7 +297,13 @@ impl Ctx<'_> {
     /// Puts into the envelope (`events.logs`) what went wrong in the task's pages during
     /// the command — exceptions, console errors, requests that failed or answered 400 and
     /// above — as its tool's policy says; nothing when nothing did (docs/logs.md#events).
-    pub(crate) async fn report_problems(&mut self, problems: crate::policy::Problems) {
+    /// `may_wait`: the command ran its course (not cancelled, not past its deadline), so
+    /// an action may wait for its requests' answers.
+    pub(crate) async fn report_problems(
+        &mut self,
+        problems: crate::policy::Problems,
+        may_wait: bool,
+    ) {
         use crate::policy::Problems;
         if problems == Problems::Unsaid {
             return;
@@ -307,7 +313,7 @@ impl Ctx<'_> {
         };
         let tabs: Vec<(browser::TabId, browser::Tab)> =
             task.tabs().map(|(id, tab)| (id, tab.clone())).collect();
-        if problems == Problems::SaidAfterRequests && self.dispatch_started {
+        if problems == Problems::SaidAfterRequests && self.dispatch_started && may_wait {
             let budget = self.state.options.defaults.settle;
             for (_, tab) in &tabs {
                 let since = self.log_mark(tab);

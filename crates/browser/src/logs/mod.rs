@@ -17,25 +17,27 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 
 use cdp::RawEvent;
-use cdp::protocol::{network, runtime};
+use cdp::protocol::{Event, network, runtime};
+use serde::de::DeserializeOwned;
+use serde_json::Value;
 
 mod tab;
 mod text;
 
-use text::{clip, clip_owned, console_text, file_name, headers, size, stack_lines, value_text};
+use text::{Bounded, clip, console_text, file_name, headers, size, stack_lines};
 
 /// Entries each ring keeps (console messages, exceptions, requests, problems), config
 /// `logMaxEntries`.
 pub const DEFAULT_LOG_ENTRIES: usize = 1_000;
 /// The events the log is made of.
 pub(crate) const LOGGED: &[&str] = &[
-    "Runtime.consoleAPICalled",
-    "Runtime.exceptionThrown",
-    "Network.requestWillBeSent",
-    "Network.responseReceived",
-    "Network.loadingFinished",
-    "Network.loadingFailed",
-    "Network.requestServedFromCache",
+    <runtime::ConsoleApiCalled as Event>::METHOD,
+    <runtime::ExceptionThrown as Event>::METHOD,
+    <network::RequestWillBeSent as Event>::METHOD,
+    <network::ResponseReceived as Event>::METHOD,
+    <network::LoadingFinished as Event>::METHOD,
+    <network::LoadingFailed as Event>::METHOD,
+    <network::RequestServedFromCache as Event>::METHOD,
 ];
 /// The most characters kept of one message's or exception's text.
 const MAX_TEXT: usize = 8_000;
@@ -420,39 +422,39 @@ impl TabLog {
 
     /// Applies one event of the tab's session; `main_frame` is the tab's main frame.
     pub(crate) fn apply(&mut self, event: &RawEvent, main_frame: &str) {
+        let params = &event.params;
         match event.method.as_str() {
-            "Runtime.consoleAPICalled" => {
-                if let Some(e) = event.parse::<runtime::ConsoleApiCalled>() {
-                    self.console_called(e);
-                }
-            }
-            "Runtime.exceptionThrown" => {
-                if let Some(e) = event.parse::<runtime::ExceptionThrown>() {
-                    self.exception_thrown(e);
-                }
-            }
+            "Runtime.consoleAPICalled" => self.console_called(params),
+            "Runtime.exceptionThrown" => self.exception_thrown(params),
             "Network.requestWillBeSent" => {
-                if let Some(e) = event.parse::<network::RequestWillBeSent>() {
+                // No request, and no copy of what may be megabytes of URL.
+                if params["request"]["url"]
+                    .as_str()
+                    .is_some_and(|url| url.starts_with("data:"))
+                {
+                    return;
+                }
+                if let Some(e) = typed::<network::RequestWillBeSent>(params) {
                     self.request_sent(e, main_frame);
                 }
             }
             "Network.responseReceived" => {
-                if let Some(e) = event.parse::<network::ResponseReceived>() {
+                if let Some(e) = typed::<network::ResponseReceived>(params) {
                     self.response_received(e);
                 }
             }
             "Network.loadingFinished" => {
-                if let Some(e) = event.parse::<network::LoadingFinished>() {
+                if let Some(e) = typed::<network::LoadingFinished>(params) {
                     self.loading_finished(e);
                 }
             }
             "Network.loadingFailed" => {
-                if let Some(e) = event.parse::<network::LoadingFailed>() {
+                if let Some(e) = typed::<network::LoadingFailed>(params) {
                     self.loading_failed(e);
                 }
             }
             "Network.requestServedFromCache" => {
-                if let Some(e) = event.parse::<network::RequestServedFromCache>() {
+                if let Some(e) = typed::<network::RequestServedFromCache>(params) {
                     self.change(&e.request_id, |entry| entry.from_cache = true);
                 }
             }
@@ -460,17 +462,24 @@ impl TabLog {
         }
     }
 
-    fn console_called(&mut self, e: runtime::ConsoleApiCalled) {
-        let level = Level::of_console_call(&e.r#type);
-        let mut text = console_text(&e.args);
-        if e.r#type == "assert" {
-            text = if text.is_empty() {
-                "Assertion failed".into()
-            } else {
-                format!("Assertion failed: {text}")
-            };
+    /// `Runtime.consoleAPICalled`, read where it lies: a page decides how long its
+    /// arguments are, so their text is taken up to [`MAX_TEXT`] and the rest counted.
+    fn console_called(&mut self, params: &Value) {
+        let kind = params["type"].as_str().unwrap_or("log");
+        let level = Level::of_console_call(kind);
+        let mut text = Bounded::new(MAX_TEXT);
+        if kind == "assert" {
+            text.push_str("Assertion failed");
+            if params["args"]
+                .as_array()
+                .is_some_and(|args| !args.is_empty())
+            {
+                text.push_str(": ");
+            }
         }
-        let frames = e.stack_trace.map(|s| s.call_frames).unwrap_or_default();
+        let args = params["args"].as_array().map_or(&[][..], Vec::as_slice);
+        console_text(args, &mut text);
+        let frames = frames(&params["stackTrace"]);
         let (url, line) = frames
             .first()
             .map(|f| (Some(f.url.clone()), Some(f.line_number.max(0) as u32 + 1)))
@@ -480,40 +489,39 @@ impl TabLog {
         } else {
             Vec::new()
         };
-        self.log(false, level, text, url, line, stack, e.timestamp);
+        let at = params["timestamp"].as_f64().unwrap_or_default();
+        self.log(false, level, text.into_parts(), url, line, stack, at);
     }
 
-    fn exception_thrown(&mut self, e: runtime::ExceptionThrown) {
-        let details = e.exception_details;
-        let described = details
-            .exception
-            .as_ref()
-            .map(|object| {
-                object
-                    .description
-                    .clone()
-                    .or_else(|| object.value.as_ref().map(value_text))
-                    .unwrap_or_default()
-            })
-            .unwrap_or_default();
-        let mut lines = described.lines();
+    /// `Runtime.exceptionThrown`, read where it lies, as a console call is.
+    fn exception_thrown(&mut self, params: &Value) {
+        let details = &params["exceptionDetails"];
+        let exception = &details["exception"];
+        let described = exception["description"]
+            .as_str()
+            .or(exception["value"].as_str());
+        let mut lines = described.unwrap_or_default().lines();
         let first = lines.next().unwrap_or_default();
-        let text = match (details.text.as_str(), first) {
-            (said, "") => said.to_string(),
-            ("", first) => first.to_string(),
-            (said, first) => format!("{said} {first}"),
-        };
-        let frames = details
-            .stack_trace
-            .map(|s| s.call_frames)
-            .unwrap_or_default();
+        let said = details["text"].as_str().unwrap_or_default();
+        let mut text = Bounded::new(MAX_TEXT);
+        text.push_str(said);
+        if !said.is_empty() && !first.is_empty() {
+            text.push(' ');
+        }
+        match (first, &exception["value"]) {
+            ("", value @ (Value::Number(_) | Value::Bool(_))) => {
+                text.push_str(&value.to_string());
+            }
+            (first, _) => text.push_str(first),
+        }
+        let frames = frames(&details["stackTrace"]);
         let stack = if frames.is_empty() {
             // A thrown Error's description carries its stack, "    at f (url:1:2)".
             lines
                 .map(str::trim)
                 .filter(|l| l.starts_with("at "))
                 .take(MAX_STACK)
-                .map(|l| l.trim_start_matches("at ").to_string())
+                .map(|l| clip(l.trim_start_matches("at "), MAX_HEADER_VALUE))
                 .collect()
         } else {
             stack_lines(&frames)
@@ -524,11 +532,12 @@ impl TabLog {
                 Some(frame.line_number.max(0) as u32 + 1),
             ),
             None => (
-                details.url,
-                details.line_number.map(|l| l.max(0) as u32 + 1),
+                details["url"].as_str().map(str::to_string),
+                details["lineNumber"].as_i64().map(|l| l.max(0) as u32 + 1),
             ),
         };
-        self.log(true, Level::Error, text, url, line, stack, e.timestamp);
+        let at = params["timestamp"].as_f64().unwrap_or_default();
+        self.log(true, Level::Error, text.into_parts(), url, line, stack, at);
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -536,13 +545,12 @@ impl TabLog {
         &mut self,
         exception: bool,
         level: Level,
-        text: String,
+        (text, clipped): (String, usize),
         url: Option<String>,
         line: Option<u32>,
         stack: Vec<String>,
         at_ms: f64,
     ) {
-        let (text, clipped) = clip_owned(text, MAX_TEXT);
         let seq = self.next();
         let max = self.max_entries;
         let ring = if exception {
@@ -755,6 +763,19 @@ impl TabLog {
             .filter(|e| e.status.is_none() && e.failure.is_none())
             .count()
     }
+}
+
+/// `E` read from an event's params where they lie: only its own fields are copied, never
+/// the rest of what the page sent (a request's body, a console call's arguments).
+fn typed<E: DeserializeOwned>(params: &Value) -> Option<E> {
+    E::deserialize(params).ok()
+}
+
+/// The frames of a `StackTrace`, innermost first (none when it is absent or malformed).
+fn frames(stack: &Value) -> Vec<runtime::CallFrame> {
+    typed::<runtime::StackTrace>(stack)
+        .map(|s| s.call_frames)
+        .unwrap_or_default()
 }
 
 /// The entry numbered `seq` in a ring kept in order of number.

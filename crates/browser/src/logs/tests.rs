@@ -223,3 +223,17 @@ fn the_browsers_own_request_for_the_site_icon_is_listed_but_no_problem() {
     );
     assert_eq!(log.problems_since(0).count(), 1);
 }
+
+#[test]
+fn a_message_past_its_bound_keeps_its_start_and_counts_the_rest() {
+    let mut log = TabLog::new(10);
+    let huge = "é".repeat(1_000_000);
+    console(&mut log, "log", json!([string(&huge), string("tail")]));
+    let entry = &log.console()[0];
+    assert_eq!(entry.text.chars().count(), MAX_TEXT);
+    assert!(entry.text.chars().all(|c| c == 'é'));
+    assert_eq!(entry.clipped, 1_000_000 - MAX_TEXT + " tail".len());
+    console(&mut log, "assert", json!([string("x > 0")]));
+    assert_eq!(log.console()[1].text, "Assertion failed: x > 0");
+    assert_eq!(log.console()[1].level, Level::Error);
+}

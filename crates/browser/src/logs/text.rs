@@ -2,21 +2,72 @@
 //! them, stack frames, headers, file names, clipped text and sizes.
 
 use cdp::protocol::runtime;
+use serde_json::Value;
 
 use super::{MAX_HEADER_VALUE, MAX_HEADERS, MAX_STACK};
 
-/// A console call's arguments as the console shows them: a first argument with `%s`,
-/// `%d`, `%i`, `%f`, `%o`, `%O` takes the next arguments in its place (`%c`, a style,
-/// takes one and shows nothing); the rest follow, separated by spaces.
-pub(super) fn console_text(args: &[runtime::RemoteObject]) -> String {
+/// Text built up to a number of characters: what would pass it is counted, never copied,
+/// so a page that logs a string of hundreds of megabytes costs a scan of it, not a copy.
+pub(super) struct Bounded {
+    text: String,
+    chars: usize,
+    max: usize,
+    /// Characters left out past `max`.
+    pub(super) cut: usize,
+}
+
+impl Bounded {
+    pub(super) fn new(max: usize) -> Self {
+        Bounded {
+            text: String::new(),
+            chars: 0,
+            max,
+            cut: 0,
+        }
+    }
+
+    pub(super) fn push_str(&mut self, text: &str) {
+        let room = self.max - self.chars;
+        match text.char_indices().nth(room) {
+            None => {
+                self.chars += text.chars().count();
+                self.text.push_str(text);
+            }
+            Some((at, _)) => {
+                self.text.push_str(&text[..at]);
+                self.chars = self.max;
+                self.cut += text[at..].chars().count();
+            }
+        }
+    }
+
+    pub(super) fn push(&mut self, c: char) {
+        if self.chars < self.max {
+            self.text.push(c);
+            self.chars += 1;
+        } else {
+            self.cut += 1;
+        }
+    }
+
+    pub(super) fn into_parts(self) -> (String, usize) {
+        (self.text, self.cut)
+    }
+}
+
+/// A console call's arguments (`Runtime.consoleAPICalled`'s `args`, read where they lie in
+/// the event) as the console shows them: a first argument with `%s`, `%d`, `%i`, `%f`,
+/// `%o`, `%O` takes the next arguments in its place (`%c`, a style, takes one and shows
+/// nothing); the rest follow, separated by spaces.
+pub(super) fn console_text(args: &[Value], out: &mut Bounded) {
     let mut rest = args.iter();
-    let mut parts = Vec::new();
+    let mut first_part = true;
     if let Some(first) = args.first()
-        && first.r#type == "string"
+        && first["type"] == "string"
     {
         rest.next();
-        let format = first.value.as_ref().and_then(|v| v.as_str()).unwrap_or("");
-        let mut out = String::new();
+        first_part = false;
+        let format = first["value"].as_str().unwrap_or("");
         let mut chars = format.chars().peekable();
         while let Some(c) = chars.next() {
             if c != '%' {
@@ -32,7 +83,7 @@ pub(super) fn console_text(args: &[runtime::RemoteObject]) -> String {
                     chars.next();
                     match rest.next() {
                         Some(_) if spec == 'c' => {}
-                        Some(arg) => out.push_str(&object_text(arg)),
+                        Some(arg) => object_text(arg, out),
                         None => {
                             out.push('%');
                             out.push(spec);
@@ -42,30 +93,31 @@ pub(super) fn console_text(args: &[runtime::RemoteObject]) -> String {
                 _ => out.push('%'),
             }
         }
-        parts.push(out);
     }
-    parts.extend(rest.map(object_text));
-    parts.join(" ")
+    for arg in rest {
+        if !first_part {
+            out.push(' ');
+        }
+        first_part = false;
+        object_text(arg, out);
+    }
 }
 
-/// One value as the console writes it.
-pub(super) fn object_text(object: &runtime::RemoteObject) -> String {
-    match object.r#type.as_str() {
-        "undefined" => "undefined".into(),
-        "string" => object
-            .value
-            .as_ref()
-            .and_then(|v| v.as_str())
-            .unwrap_or_default()
-            .to_string(),
-        _ if object.subtype.as_deref() == Some("null") => "null".into(),
-        _ => object
-            .value
-            .as_ref()
-            .filter(|v| !v.is_object() && !v.is_array())
-            .map(value_text)
-            .or_else(|| object.description.clone())
-            .unwrap_or_else(|| object.r#type.clone()),
+/// One value (a `RemoteObject`) as the console writes it.
+pub(super) fn object_text(object: &Value, out: &mut Bounded) {
+    let kind = object["type"].as_str().unwrap_or_default();
+    match (kind, &object["value"]) {
+        ("undefined", _) => out.push_str("undefined"),
+        (_, Value::String(text)) => out.push_str(text),
+        _ if object["subtype"] == "null" => out.push_str("null"),
+        (_, value @ (Value::Number(_) | Value::Bool(_))) => out.push_str(&value.to_string()),
+        _ => match object["unserializableValue"]
+            .as_str()
+            .or(object["description"].as_str())
+        {
+            Some(text) => out.push_str(text),
+            None => out.push_str(kind),
+        },
     }
 }
 

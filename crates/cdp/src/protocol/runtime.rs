@@ -123,7 +123,8 @@ pub struct CallFrame {
     pub column_number: i64,
 }
 
-/// The page called a `console` method (`log`, `error`, `warn`, …).
+/// The page called a `console` method (`log`, `error`, `warn`, …). (A tab's log reads
+/// these params where they lie, since the page decides how long its arguments are.)
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ConsoleApiCalled {
@@ -138,7 +139,8 @@ pub struct ConsoleApiCalled {
     pub timestamp: f64,
 }
 
-/// An exception went uncaught, or a promise was rejected with no handler.
+/// An exception went uncaught, or a promise was rejected with no handler. (Read as
+/// [`ConsoleApiCalled`] is, by a tab's log.)
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ExceptionThrown {

@@ -161,7 +161,10 @@ impl Engine {
             },
         };
         if let Some(tool) = tool {
-            ctx.report_problems(tool.policy.problems).await;
+            // A command cancelled or past its deadline waits for nothing more.
+            let cut_short = matches!(&result, Err(e)
+                if matches!(e.code, Code::CommandCancelled | Code::CommandTimeout));
+            ctx.report_problems(tool.policy.problems, !cut_short).await;
         }
         ctx.report_task_events();
         let cancelled = matches!(&result, Err(e) if e.code == Code::CommandCancelled);
