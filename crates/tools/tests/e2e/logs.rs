@@ -88,6 +88,18 @@ async fn console_messages_and_exceptions_are_listed_one_line_each_and_filtered()
     assert_eq!(newer.len(), 1, "{newer:#?}");
     assert!(newer[0].contains("TypeError"), "{newer:#?}");
 
+    // A log read is an observation of the task's archive: recall finds it.
+    let found = h
+        .ok("recall", json!({ "query": "rejected on purpose" }))
+        .await;
+    let observations = found["data"]["observations"].as_array().unwrap();
+    assert!(
+        observations
+            .iter()
+            .any(|o| o["id"] == all["execution"]["commandId"]),
+        "{found:#}"
+    );
+
     h.fails("logs", json!({ "level": "loud" }), "INVALID_PARAMS")
         .await;
     h.fails(
