@@ -76,6 +76,9 @@ pub enum Code {
     CommandCancelled,
     TargetCrashed,
     BrowserDisconnected,
+    /// The browser answered one protocol call with an error; it and its connection are
+    /// up. `data` names the call; `execution` says what had been dispatched before it.
+    BrowserRefused,
     /// A restore whose page redirected elsewhere: restoration stopped there.
     CheckpointUrlChanged,
     /// The Selenium Grid failed to create the session; the grid's message is in `data`.
@@ -137,6 +140,7 @@ impl Code {
                 | Code::NavigationFailed
                 | Code::TargetCrashed
                 | Code::BrowserDisconnected
+                | Code::BrowserRefused
                 | Code::BrowserUnavailable
                 | Code::GridUnavailable
                 | Code::GridSessionFailed
@@ -431,11 +435,17 @@ impl ToolError {
                 "the page is too large to read whole: browser_snapshot {mode:\"text\"} or {mode:\"html\"} read it clipped in the page, or navigate elsewhere",
             )
             .with_data(serde_json::json!({ "method": method, "bytes": size, "limitBytes": limit })),
-            E::Protocol { .. } => ToolError::new(
-                Code::BrowserDisconnected,
+            // One call refused is not a lost browser: the connection is up, and what was
+            // dispatched before it stands (docs/envelope.md).
+            E::Protocol {
+                method,
+                message: said,
+            } => ToolError::new(
+                Code::BrowserRefused,
                 message,
-                "call browser_diagnostics; if this repeats, restart candor",
-            ),
+                "the browser is still connected; execution says whether anything was dispatched: take a snapshot before acting again",
+            )
+            .with_data(serde_json::json!({ "method": method, "browserMessage": said })),
             E::PageLoadFailed { url, error_text, .. } => ToolError::new(
                 Code::PageLoadFailed,
                 message,
@@ -642,6 +652,29 @@ mod tests {
         ] {
             assert!(!ToolError::from(lasting.clone()).transient, "{lasting}");
         }
+    }
+
+    /// One call the browser refused is not a lost browser: its own code, naming the call.
+    #[test]
+    fn a_refused_call_is_browser_refused_naming_the_call_never_a_lost_browser() {
+        let error = ToolError::from(browser::Error::Protocol {
+            method: "DOM.resolveNode".into(),
+            message: "Node with given id does not belong to the document".into(),
+        });
+        assert_eq!(error.code, Code::BrowserRefused);
+        assert!(error.code.is_fault());
+        assert!(!error.code.is_refusal());
+        let data = error.data.as_deref().expect("data");
+        assert_eq!(data["method"], "DOM.resolveNode");
+        assert!(
+            error.message.contains("DOM.resolveNode"),
+            "{}",
+            error.message
+        );
+        assert_eq!(
+            ToolError::from(browser::Error::Disconnected).code,
+            Code::BrowserDisconnected
+        );
     }
 
     #[test]

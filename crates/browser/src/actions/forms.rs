@@ -79,8 +79,10 @@ fn glob_matches(glob: &[char], text: &[char]) -> bool {
 pub struct UploadOutcome {
     /// The input holds as many files as were given.
     pub file_selected: bool,
-    /// What the input holds, read back from the page.
-    pub input_readback: FileReadback,
+    /// What the input holds, read back from the page — or why it could not be read back
+    /// once the files were set (the page replaced the input or moved it out of the
+    /// document from its `change` handler): the files were selected all the same.
+    pub input_readback: Result<FileReadback, String>,
     /// With a URL pattern: the watch for the upload's response.
     pub watch: Option<ResponseWatch>,
 }
@@ -261,10 +263,20 @@ impl Run<'_> {
                 self.deadline,
             )
             .await?;
-        let readback = self
+        // The browser took the files. A page that swaps the input out from its `change`
+        // handler leaves nothing to read back: that is said, never taken for a failed
+        // upload (the page received the file) nor for a lost browser.
+        let readback = match self
             .tab
             .call_on_node(&session, input, &ELEMENT_FILES, Vec::new(), self.deadline)
-            .await?;
+            .await
+        {
+            Ok(readback) => Ok(readback),
+            Err(Error::Protocol { method, message }) => Err(format!(
+                "the input could not be read back after its files were set: the browser refused {method}: {message}"
+            )),
+            Err(other) => return Err(other),
+        };
         let watch = match (response_url, network.as_mut()) {
             (Some(pattern), Some(events)) => {
                 let budget = RESPONSE_LIMIT.min(self.deadline.remaining() / 2);
@@ -278,7 +290,9 @@ impl Run<'_> {
             _ => None,
         };
         Ok(UploadOutcome {
-            file_selected: readback.count == files.len(),
+            file_selected: readback
+                .as_ref()
+                .map_or(true, |readback| readback.count == files.len()),
             input_readback: readback,
             watch,
         })

@@ -355,6 +355,36 @@ async fn a_target_blank_link_with_expect_popup_opens_a_current_tab() {
     h.shutdown().await;
 }
 
+/// A page that replaces its file input from the input's `change` handler received the
+/// file: the upload is said as selected, with why the input could not be read back —
+/// never a failed command inviting a second upload, never a lost browser.
+#[tokio::test]
+async fn an_upload_whose_input_the_page_replaces_is_selected_with_a_readback_error() {
+    let folder = tempfile::tempdir().unwrap();
+    std::fs::write(folder.path().join("notes.txt"), b"twelve bytes").unwrap();
+    let dir = folder.path().to_path_buf();
+    let h = Harness::with(move |options| options.upload_dir = Some(dir));
+    h.ok("navigate", json!({ "url": h.url("upload-replaced.html") }))
+        .await;
+    let uploaded = h
+        .ok(
+            "act",
+            json!({ "action": "upload", "selector": "#attachment", "files": ["notes.txt"] }),
+        )
+        .await;
+    let upload = &uploaded["data"]["upload"];
+    assert_eq!(upload["fileSelected"], true, "{uploaded:#}");
+    let error = upload["inputReadback"]["error"].as_str().unwrap();
+    assert!(error.contains("could not be read back"), "{error}");
+    assert_eq!(uploaded["execution"]["actionStatus"], "completed");
+    assert!(
+        page_text(&h)
+            .await
+            .contains("Received notes.txt (12 bytes)")
+    );
+    h.shutdown().await;
+}
+
 #[tokio::test]
 async fn an_upload_through_a_detached_input_reaches_the_page() {
     let folder = tempfile::tempdir().unwrap();

@@ -55,11 +55,14 @@ fn dialog_event(report: &browser::DialogReport) -> Option<Value> {
 pub(super) fn upload_json(upload: &browser::UploadOutcome, framework_accepted: bool) -> Value {
     let mut out = json!({
         "fileSelected": upload.file_selected,
-        "inputReadback": {
-            "connected": upload.input_readback.connected,
-            "count": upload.input_readback.count,
-            "names": upload.input_readback.names,
-            "sizes": upload.input_readback.sizes,
+        "inputReadback": match &upload.input_readback {
+            Ok(readback) => json!({
+                "connected": readback.connected,
+                "count": readback.count,
+                "names": readback.names,
+                "sizes": readback.sizes,
+            }),
+            Err(error) => json!({ "error": error }),
         },
         "uploadCompleted": upload.completed().map_or(json!("unknown"), Value::Bool),
         "frameworkAccepted": if framework_accepted { json!(true) } else { json!("unknown") },
