@@ -485,11 +485,19 @@ impl Observation {
             serde_json::to_string_pretty(&crate::journal::redact(data)).unwrap_or_default()
         };
         let (mode, text, id) = match archived {
-            Archived::Read => (
-                data["mode"].as_str()?.to_string(),
-                data["text"].as_str()?.to_string(),
-                data["snapshotId"].as_str().map(str::to_string),
-            ),
+            Archived::Read => {
+                let text = data["text"].as_str()?;
+                let text = match data.get("structured") {
+                    // Structured data is kept with its values, so recall returns them.
+                    Some(items) => format!("{text}\n{}", json(items)),
+                    None => text.to_string(),
+                };
+                (
+                    data["mode"].as_str()?.to_string(),
+                    text,
+                    data["snapshotId"].as_str().map(str::to_string),
+                )
+            }
             Archived::Change => match (data["newContent"].as_str(), data["diff"].as_str()) {
                 (Some(new), _) => ("scroll_next_screen".into(), new.to_string(), snapshot_id),
                 (None, Some(diff)) => (method.to_string(), diff.to_string(), snapshot_id),

@@ -55,6 +55,16 @@ async fn json_ld_microdata_and_meta_are_read_and_a_broken_block_is_reported_alon
             .any(|(k, v)| *k == "canonical" && v.ends_with("/products/lamp"))
     );
 
+    // Archived with its values: recall finds the read by one and returns them.
+    let found = h.ok("recall", json!({ "query": "2026-11-30" })).await;
+    let observations = found["data"]["observations"].as_array().unwrap();
+    let id = data["execution"]["commandId"].as_str().unwrap();
+    assert!(observations.iter().any(|o| o["id"] == id), "{found:#}");
+    let recalled = h.ok("recall", json!({ "observationId": id })).await;
+    let kept = recalled["data"]["text"].as_str().unwrap();
+    assert!(kept.contains("\"price\": \"49.00\""), "{kept}");
+    assert!(kept.contains("Brass lamp (microdata)"), "{kept}");
+
     let text = data["data"]["text"].as_str().unwrap();
     assert!(
         text.starts_with("3 JSON-LD blocks (1 not valid), 1 microdata items"),
