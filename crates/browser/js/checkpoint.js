@@ -283,6 +283,16 @@ async function checkpoint(plan, limits, secret) {
         applied.push({ index: entry.index, done: false, reason: "the page changed while it was being restored" });
         continue;
       }
+      // A field the page has since made read-only or disabled is the page's to keep: it
+      // is reported as not restored, never written over.
+      const locked = element.matches(":disabled") ? "it is disabled now"
+        : element.readOnly === true ? "it is read-only now"
+        : field.kind === "editable" && !element.isContentEditable ? "it is no longer editable"
+        : null;
+      if (locked) {
+        applied.push({ index: entry.index, done: false, reason: locked + "; left as the page has it" });
+        continue;
+      }
       try {
         set(element, field.kind, entry.state);
         applied.push({ index: entry.index, done: true, reason: null });

@@ -212,6 +212,71 @@ async fn snapshot_ids_of_one_revision_get_a_suffix_and_an_unknown_id_navigates_n
     );
 }
 
+/// A field the page has made read-only or disabled since the checkpoint is reported as
+/// not restored — `partial` — and left as the page has it, never written over.
+#[tokio::test]
+async fn a_field_made_read_only_or_disabled_since_is_not_restored_and_not_overwritten() {
+    let h = Harness::with_eval();
+    h.ok(
+        "navigate",
+        json!({ "url": h.url("checkpoint-rerender.html") }),
+    )
+    .await;
+    for (name, text) in [("City", "Lyon"), ("Street", "Rue Mercière")] {
+        act(
+            &h,
+            json!({ "action": "fill", "role": "textbox", "name": name, "text": text }),
+        )
+        .await;
+    }
+    let id = h.ok("snapshot", json!({})).await["data"]["snapshotId"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    for (name, text) in [("City", "Paris"), ("Street", "Quai")] {
+        act(
+            &h,
+            json!({ "action": "fill", "role": "textbox", "name": name, "text": text }),
+        )
+        .await;
+    }
+    eval(
+        &h,
+        "(() => { const inputs = document.querySelectorAll('#form input'); \
+           const by = (l) => Array.from(inputs).find((i) => i.labels[0].textContent === l); \
+           by('City').readOnly = true; by('Street').disabled = true; return true; })()",
+    )
+    .await;
+    let envelope = h
+        .envelope("checkpoint", json!({ "action": "restore", "stateId": id }))
+        .await;
+    let partial = envelope.to_json();
+    assert_eq!(partial["status"], "partial", "{partial:#}");
+    let failed = partial["data"]["restoration"]["failed"].as_array().unwrap();
+    let reason = |field: &str| {
+        failed
+            .iter()
+            .find(|f| f["field"] == field)
+            .and_then(|f| f["reason"].as_str())
+            .unwrap_or_else(|| panic!("{field} not among {failed:#?}"))
+            .to_string()
+    };
+    assert!(
+        reason("textbox \"City\"").contains("read-only"),
+        "{partial:#}"
+    );
+    assert!(
+        reason("textbox \"Street\"").contains("disabled"),
+        "{partial:#}"
+    );
+    let values = eval(
+        &h,
+        "Array.from(document.querySelectorAll('#form input'), (e) => e.value).join('|')",
+    )
+    .await;
+    assert_eq!(values, "Paris|Quai");
+}
+
 #[tokio::test]
 async fn a_re_rendered_form_restores_by_label_and_a_new_required_field_is_named() {
     let h = Harness::with_eval();
