@@ -131,7 +131,8 @@ enum Figure {
     Cold,
     /// navigate, and snapshot mode:text.
     Calls,
-    /// screenshot of the catalog page at the desktop preset (PNG, 1568×980).
+    /// screenshot of the catalog page at the desktop preset (PNG): at CSS pixels (1280×800),
+    /// and in device pixels (1568×980).
     Screenshot,
     /// One CDP round trip.
     RoundTrip,
@@ -354,7 +355,8 @@ async fn calls(
 
 /// Screenshot latency as an agent sees it: the whole `screenshot` command (page-side
 /// geometry read, capture, PNG encode in Chromium) on the catalog page at the desktop
-/// preset, so each image is 2560×1600 device pixels delivered as 1568×980.
+/// preset, at CSS pixels (the default, 1280×800) and in device pixels (2560×1600
+/// delivered as 1568×980).
 async fn screenshot(browser_args: &BrowserArgs, page: &str, runs: usize) -> anyhow::Result<()> {
     let engine = Engine::new(browser_args.engine_options("bench"));
     let first = engine
@@ -365,26 +367,30 @@ async fn screenshot(browser_args: &BrowserArgs, page: &str, runs: usize) -> anyh
         .call(tool::Viewport::NAME, json!({ "preset": "desktop" }), None)
         .await;
     anyhow::ensure!(preset.ok, "viewport failed: {:?}", preset.message);
-    let mut shots = Vec::new();
-    let mut delivered = String::new();
-    for _ in 0..runs {
-        let started = Instant::now();
-        let envelope = engine.call(tool::Screenshot::NAME, json!({}), None).await;
-        shots.push(started.elapsed());
-        anyhow::ensure!(envelope.ok, "screenshot failed: {:?}", envelope.message);
-        delivered = format!(
-            "{}×{}, {} KB",
-            envelope.data["width"],
-            envelope.data["height"],
-            envelope
-                .image
-                .map_or(0, |image| image.data.len() * 3 / 4 / 1024)
+    for (scale, params) in [("css", json!({})), ("device", json!({ "scale": "device" }))] {
+        let mut shots = Vec::new();
+        let mut delivered = String::new();
+        for _ in 0..runs {
+            let started = Instant::now();
+            let envelope = engine
+                .call(tool::Screenshot::NAME, params.clone(), None)
+                .await;
+            shots.push(started.elapsed());
+            anyhow::ensure!(envelope.ok, "screenshot failed: {:?}", envelope.message);
+            delivered = format!(
+                "{}×{}, {} KB",
+                envelope.data["width"],
+                envelope.data["height"],
+                envelope
+                    .image
+                    .map_or(0, |image| image.data.len() * 3 / 4 / 1024)
+            );
+        }
+        report(
+            &format!("screenshot desktop preset, png, {scale} pixels ({delivered})"),
+            &shots,
         );
     }
-    report(
-        &format!("screenshot desktop preset, png ({delivered})"),
-        &shots,
-    );
     engine.shutdown().await;
     Ok(())
 }

@@ -92,6 +92,9 @@ pub struct ScreenshotOptions {
     pub quality: Option<u8>,
     /// No side of the delivered image exceeds this many pixels.
     pub max_side: u32,
+    /// An image pixel per device pixel (a phone's 3 per CSS pixel) rather than per CSS
+    /// pixel (the default): about the square of the pixel ratio times the image tokens.
+    pub device_pixels: bool,
 }
 
 impl Default for ScreenshotOptions {
@@ -101,6 +104,7 @@ impl Default for ScreenshotOptions {
             format: ImageFormat::Png,
             quality: None,
             max_side: DEFAULT_MAX_SIDE,
+            device_pixels: false,
         }
     }
 }
@@ -216,7 +220,12 @@ impl Tab {
         let page_height = css_pixels(geometry.page_height);
         let device_pixel_ratio = positive(geometry.dpr);
         let zoom = positive(geometry.zoom);
-        let fit = Fit::new(rect, device_pixel_ratio * zoom, options.max_side);
+        let natural = if options.device_pixels {
+            device_pixel_ratio * zoom
+        } else {
+            zoom
+        };
+        let fit = Fit::new(rect, natural, options.max_side);
         let captured = self
             .session()
             .call(

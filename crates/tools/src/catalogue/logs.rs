@@ -25,12 +25,12 @@ const DEFAULT_LIMIT: usize = 100;
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub(crate) struct Params {
-    /// errors: what failed.
+    // Undescribed in the schema: its values say it (docs/logs.md#reading).
     #[serde(default)]
     kind: KindParam,
     /// Least shown.
     level: Option<LevelParam>,
-    /// URL substring, or glob with *.
+    /// URL substring or * glob.
     url_matches: Option<String>,
     /// 404, 4xx, 400-499, failed.
     status: Option<String>,
@@ -39,7 +39,7 @@ pub(crate) struct Params {
     /// Cursor: only newer.
     since: Option<u64>,
     limit: Option<usize>,
-    /// c12/x13/n14: one in full.
+    /// c12/x13/n14, in full.
     id: Option<String>,
     /// Write a HAR file.
     #[serde(default)]

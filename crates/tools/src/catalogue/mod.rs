@@ -310,6 +310,8 @@ mod tests {
         "promptText",
         "action",
         "method",
+        "scale",
+        "kind",
     ];
 
     #[test]

@@ -33,8 +33,20 @@ pub(crate) struct Params {
     quality: Option<u8>,
     /// Max side px (default {screenshotMaxWidth}).
     max_width: Option<u32>,
+    // Undescribed in the schema: the name says it (see SELF_EVIDENT in catalogue/mod.rs).
+    #[serde(default)]
+    scale: Scale,
     // No description: `tabId` is every tool's, said once in the MCP instructions.
     tab_id: Option<String>,
+}
+
+// Image pixels per CSS pixel (the default) or per device pixel.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+enum Scale {
+    #[default]
+    Css,
+    Device,
 }
 
 #[derive(Debug, Default, Clone, Copy, Serialize, Deserialize, JsonSchema)]
@@ -136,6 +148,7 @@ impl ToolSpec for Screenshot {
             format,
             quality: params.quality,
             max_side,
+            device_pixels: params.scale == Scale::Device,
         };
         let deadline = ctx.deadline;
         let task = ctx.task().await?;

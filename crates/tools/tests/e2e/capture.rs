@@ -104,12 +104,20 @@ async fn phone_preset_lays_out_the_mobile_layout_and_the_screenshot_shows_it() {
         (data["pageWidth"].clone(), data["pageHeight"].clone()),
         (json!(390), json!(844))
     );
-    // 390×844 at pixel ratio 3 is 1170×2532; the long side is bounded to 1568.
-    assert_eq!(picture.height, 1568);
-    assert_eq!(picture.width, (390.0_f64 * 1568.0 / 844.0).round() as u32);
+    // At CSS pixels by default: 390×844, not the 1170×2532 device pixels (about a ninth
+    // of the image tokens).
+    assert_eq!((picture.width, picture.height), (390, 844));
+    assert_eq!(data["scale"], 1.0, "{shot:#}");
     // A screenshot without a preset is a read: nothing was dispatched.
     assert_eq!(shot["execution"]["actionStatus"], "not-started");
     // Only the mobile layout paints the page orange.
+    let (x, y) = (picture.width - 10, picture.height / 2);
+    assert_eq!(picture.pixel(x, y), MOBILE_ORANGE);
+    // Device pixels when asked: 1170×2532, the long side bounded to 1568.
+    let (shot, picture) = screenshot(&h, json!({ "scale": "device" })).await;
+    assert_eq!(picture.height, 1568);
+    assert_eq!(picture.width, (390.0_f64 * 1568.0 / 844.0).round() as u32);
+    assert!((shot["data"]["scale"].as_f64().unwrap() - 1568.0 / 844.0).abs() < 0.01);
     let (x, y) = (picture.width - 10, picture.height / 2);
     assert_eq!(picture.pixel(x, y), MOBILE_ORANGE);
 
@@ -126,7 +134,7 @@ async fn phone_preset_lays_out_the_mobile_layout_and_the_screenshot_shows_it() {
 }
 
 #[tokio::test]
-async fn custom_1440x900_is_delivered_as_1568x980() {
+async fn custom_1440x900_is_delivered_as_1440x900_or_in_device_pixels_as_1568x980() {
     let h = Harness::new();
     h.ok("navigate", json!({ "url": h.url("media-query.html") }))
         .await;
@@ -135,6 +143,9 @@ async fn custom_1440x900_is_delivered_as_1568x980() {
         json!({ "preset": "custom", "width": 1440, "height": 900 }),
     )
     .await;
+    assert_eq!((picture.width, picture.height), (1440, 900), "{shot:#}");
+    assert_eq!(shot["data"]["scale"], 1.0, "{shot:#}");
+    let (shot, picture) = screenshot(&h, json!({ "scale": "device" })).await;
     let data = &shot["data"];
     assert_eq!((picture.width, picture.height), (1568, 980));
     assert_eq!(data["pageWidth"], 1440);
@@ -325,16 +336,16 @@ async fn an_element_is_captured_by_selector_and_bad_selectors_are_refused() {
     // #target is 120×80 CSS pixels; desktop draws it at pixel ratio 2.
     let (shot, picture) =
         screenshot(&h, json!({ "preset": "desktop", "selector": "#target" })).await;
-    assert_eq!((picture.width, picture.height), (240, 160));
+    assert_eq!((picture.width, picture.height), (120, 80));
     assert_eq!(shot["data"]["selector"], "#target");
     assert!(shot["data"].get("clipped").is_none());
-    assert_eq!(picture.pixel(120, 80), TARGET_GREEN);
-    // The same element by its ref.
+    assert_eq!(picture.pixel(60, 40), TARGET_GREEN);
+    // The same element by its ref, in device pixels.
     let found = h
         .ok("find", json!({ "role": "img", "name": "Green box" }))
         .await;
     let r = found["data"]["matches"][0]["ref"].clone();
-    let (_, by_ref) = screenshot(&h, json!({ "ref": r })).await;
+    let (_, by_ref) = screenshot(&h, json!({ "ref": r, "scale": "device" })).await;
     assert_eq!((by_ref.width, by_ref.height), (240, 160));
     assert_eq!(by_ref.pixel(120, 80), TARGET_GREEN);
 
