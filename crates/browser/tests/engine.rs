@@ -101,6 +101,10 @@ async fn the_cdp_tape_records_every_message_of_a_run() {
     let (_, tab) = task.open_tab(deadline()).await.unwrap();
     let url = task.check_url(&server.url("second.html")).unwrap();
     tab.navigate(&url, deadline()).await.unwrap();
+    // A probe the navigation sent may still be on its way when it returns; the page
+    // answers a tab's calls in order, so once this one is answered, so is every earlier
+    // one, and closing the browser leaves no command unanswered on the tape.
+    tab.evaluate_one(deadline()).await.unwrap();
     browser.close(deadline()).await;
 
     let text = std::fs::read_to_string(&tape).unwrap();
