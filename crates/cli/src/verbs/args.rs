@@ -268,10 +268,10 @@ pub enum Verb {
         #[command(flatten)]
         tab: TabArg,
     },
-    /// Size the tab: auto, phone, tablet, desktop or custom (viewport).
+    /// Size the tab: auto, phone, tablet, desktop or custom; without one, read it (viewport).
     Viewport {
         #[arg(value_parser = allowed("viewport", "preset"))]
-        preset: String,
+        preset: Option<String>,
         #[arg(long)]
         width: Option<u64>,
         #[arg(long)]

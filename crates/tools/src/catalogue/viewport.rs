@@ -5,15 +5,15 @@ use browser::Preset;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{Annotations, PageGuard, Policy, ToolSpec};
+use super::{Annotations, InFlow, PageGuard, Policy, ToolSpec};
 use crate::ctx::Ctx;
 use crate::error::ToolError;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub(crate) struct Params {
-    /// phone and tablet are touch; the result says the size.
-    preset: PresetName,
+    /// Absent: read only. phone and tablet are touch.
+    preset: Option<PresetName>,
     /// custom: CSS px.
     width: Option<u32>,
     /// custom: CSS px.
@@ -87,7 +87,11 @@ pub struct Viewport;
 
 impl ToolSpec for Viewport {
     const NAME: &'static str = "viewport";
-    const POLICY: Policy = Policy::STEP;
+    // Without a preset it reads the size, which no replay needs.
+    const POLICY: Policy = Policy {
+        flow: InFlow::StepUnless(|params| params.get("preset").is_none_or(|p| p.is_null())),
+        ..Policy::STEP
+    };
     const PAGE_GUARD: PageGuard = PageGuard::Probe;
     const ANNOTATIONS: Annotations = Annotations {
         title: "Size the viewport",
@@ -96,20 +100,39 @@ impl ToolSpec for Viewport {
         idempotent: true,
         open_world: false,
     };
-    const DESCRIPTION: &'static str = "Set the viewport; says the size the page lays out at.";
+    const DESCRIPTION: &'static str =
+        "Set or read the viewport; says the size the page lays out at.";
     type Params = Params;
     type Output = Output;
 
     async fn run(ctx: &mut Ctx<'_>, params: Params) -> Result<Output, ToolError> {
-        let preset = preset(params.preset, params.width, params.height)?;
+        let asked = match params.preset {
+            Some(name) => Some(preset(name, params.width, params.height)?),
+            None if params.width.is_some() || params.height.is_some() => {
+                return Err(ToolError::invalid_params(
+                    "width and height go with preset custom only",
+                ));
+            }
+            None => None,
+        };
         let deadline = ctx.deadline;
         let task = ctx.task().await?;
         let (tab_id, tab) = task.tab_or_open(params.tab_id.as_deref(), deadline).await?;
-        ctx.stage("dispatch");
-        ctx.dispatched();
-        let report = tab.set_viewport(preset, deadline).await;
+        let report = match asked {
+            Some(preset) => {
+                ctx.stage("dispatch");
+                ctx.dispatched();
+                tab.set_viewport(preset, deadline).await
+            }
+            // What the tab is set to and the size the page lays out at; nothing changes.
+            None => {
+                ctx.stage("read");
+                tab.check_viewport(deadline).await
+            }
+        };
         ctx.report_page(tab_id, &tab.state());
         let report = report?;
+        let preset = report.preset;
         let size = preset.size();
         Ok(Output {
             tab_id: tab_id.to_string(),

@@ -95,6 +95,15 @@ async fn phone_preset_lays_out_the_mobile_layout_and_the_screenshot_shows_it() {
     assert_eq!(data["touch"], true);
     assert_eq!(data["devicePixelRatio"], 3.0);
     assert_eq!(viewport["execution"]["actionStatus"], "completed");
+    // Without a preset, the viewport is read: the preset in force and the size the page
+    // lays out at, nothing dispatched.
+    let read = h.ok("viewport", json!({})).await;
+    assert_eq!(read["data"]["preset"], "phone", "{read:#}");
+    assert_eq!(read["data"]["pageWidth"], 390, "{read:#}");
+    assert_eq!(read["data"]["confirmed"], true, "{read:#}");
+    assert_eq!(read["execution"]["actionStatus"], "not-started", "{read:#}");
+    h.fails("viewport", json!({ "width": 300 }), "INVALID_PARAMS")
+        .await;
 
     let (shot, picture) = screenshot(&h, json!({})).await;
     let data = &shot["data"];
