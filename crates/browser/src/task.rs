@@ -72,7 +72,8 @@ pub struct TabSummary {
 /// URLs under the same ids in a new browser ([`Task::reopen`]).
 #[derive(Debug, Clone)]
 pub struct Remnant {
-    tabs: Vec<(TabId, String)>,
+    /// Each tab's id, last URL and viewport preset.
+    tabs: Vec<(TabId, String, crate::Preset)>,
     current: Option<TabId>,
     next_tab: u32,
 }
@@ -462,7 +463,7 @@ impl Task {
             tabs: self
                 .tabs
                 .iter()
-                .map(|(id, tab)| (*id, tab.state().url))
+                .map(|(id, tab)| (*id, tab.state().url, tab.viewport()))
                 .collect(),
             current: self.current,
             next_tab: self.next_tab,
@@ -470,14 +471,24 @@ impl Task {
     }
 
     /// Reopens the tabs of a task whose browser died in this (fresh) task: the same ids,
-    /// each navigated to its last URL (the load is not waited for), the same current
-    /// tab. A URL the policy refuses now, or one that does not load, leaves its tab blank
-    /// and says why.
+    /// each at its viewport preset and navigated to its last URL (the load is not waited
+    /// for), the same current tab. A URL the policy refuses now, or one that does not
+    /// load, leaves its tab blank and says why; so does a preset that could not be set.
     pub async fn reopen(&mut self, remnant: Remnant, deadline: Deadline) -> Vec<Reopened> {
         let mut reopened = Vec::new();
-        for (id, url) in remnant.tabs {
+        for (id, url, preset) in remnant.tabs {
             self.next_tab = id.0;
-            let error = match self.open_tab(deadline).await {
+            let mut opened = self.open_tab(deadline).await;
+            // The preset first, so the page loads at the size it had.
+            if let Ok((_, tab)) = &opened
+                && preset != crate::Preset::Auto
+            {
+                let limit = deadline.within(std::time::Duration::from_secs(5));
+                if let Err(err) = tab.set_viewport(preset, limit).await {
+                    opened = Err(err);
+                }
+            }
+            let error = match opened {
                 Ok((_, tab)) if url != "about:blank" => match self.check_url(&url) {
                     Ok(parsed) => {
                         let navigate = cdp::protocol::page::Navigate {

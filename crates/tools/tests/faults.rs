@@ -492,6 +492,11 @@ async fn a_killed_browser_is_reported_once_then_the_tabs_come_back_at_their_urls
     h.ok("navigate", json!({ "url": first })).await;
     h.ok("tabs", json!({ "action": "new", "url": second }))
         .await;
+    // A third tab at the phone preset, on a page laid out for it.
+    let phone = h.url("media-query.html");
+    h.ok("tabs", json!({ "action": "new", "url": phone })).await;
+    h.ok("viewport", json!({ "preset": "phone", "tabId": "tab2" }))
+        .await;
     h.ok("tabs", json!({ "action": "select", "tabId": "tab0" }))
         .await;
     let browser = h.engine.browser().await.unwrap();
@@ -527,11 +532,12 @@ async fn a_killed_browser_is_reported_once_then_the_tabs_come_back_at_their_urls
         json!([
             { "tabId": "tab0", "url": first },
             { "tabId": "tab1", "url": second },
+            { "tabId": "tab2", "url": phone },
         ]),
         "{back:#}"
     );
     let tabs = back["data"]["tabs"].as_array().unwrap();
-    assert_eq!(tabs.len(), 2, "{back:#}");
+    assert_eq!(tabs.len(), 3, "{back:#}");
     assert_eq!(tabs[0]["active"], true, "{back:#}");
     // The old browser's processes are gone; the next command is normal again.
     assert_no_orphans(&profile).await;
@@ -542,6 +548,21 @@ async fn a_killed_browser_is_reported_once_then_the_tabs_come_back_at_their_urls
     )
     .await;
     assert!(h.call("tabs", json!({})).await["events"]["recovered"].is_null());
+    // A tab comes back at its preset, never silently at auto.
+    h.ok("wait", json!({ "selector": "#target", "tabId": "tab2" }))
+        .await;
+    let viewport = h.ok("viewport", json!({ "tabId": "tab2" })).await;
+    assert_eq!(viewport["data"]["preset"], "phone", "{viewport:#}");
+    assert_eq!(viewport["data"]["pageWidth"], 390, "{viewport:#}");
+    let shot = h.ok("screenshot", json!({ "tabId": "tab2" })).await;
+    assert_eq!(
+        (
+            shot["data"]["width"].clone(),
+            shot["data"]["height"].clone()
+        ),
+        (json!(390), json!(844)),
+        "{shot:#}"
+    );
     finish(h).await;
 }
 
