@@ -55,6 +55,8 @@ impl Default for BrowserOptions {
 struct Inner {
     connection: Connection,
     product: String,
+    /// The browser's own user agent string.
+    user_agent: String,
     tabs: Mutex<HashMap<String, Weak<crate::tab::TabShared>>>,
     /// Pages the browser opened by itself (popups, `target=_blank`), per browser
     /// context, waiting for their task to adopt them as tabs.
@@ -174,6 +176,7 @@ impl Browser {
         let inner = Arc::new(Inner {
             connection,
             product: version.product,
+            user_agent: version.user_agent,
             tabs: Mutex::new(HashMap::new()),
             opened: Mutex::new(HashMap::new()),
             opened_signal: tokio::sync::Notify::new(),
@@ -202,6 +205,11 @@ impl Browser {
     /// e.g. `HeadlessChrome/156.0.8078.108`.
     pub fn product(&self) -> &str {
         &self.inner.product
+    }
+
+    /// The browser's own user agent string (a tab at `auto` sends it).
+    pub fn user_agent(&self) -> &str {
+        &self.inner.user_agent
     }
 
     pub fn connection(&self) -> &Connection {

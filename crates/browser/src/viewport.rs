@@ -104,12 +104,90 @@ impl Preset {
     pub fn touch(self) -> bool {
         matches!(self, Preset::Phone | Preset::Tablet)
     }
+
+    /// The user agent the preset sends, made from the browser's `product`
+    /// (`HeadlessChrome/156.0.8078.108`) and own `user_agent`: a phone's is Chrome on
+    /// Android with `Mobile` (client hints say mobile), a tablet's Chrome on Android
+    /// without it, desktop and custom Chrome on Linux — each in the reduced form Chrome
+    /// sends itself, so a site that sniffs the agent serves the page for that device. At
+    /// `auto`, the browser's own.
+    pub fn user_agent(self, product: &str, user_agent: &str) -> emulation::SetUserAgentOverride {
+        let full = product.split_once('/').map_or("", |(_, version)| version);
+        let major = full
+            .split('.')
+            .next()
+            .filter(|m| !m.is_empty())
+            .unwrap_or("0");
+        let (agent, platform, platform_version, mobile) = match self {
+            Preset::Auto => {
+                return emulation::SetUserAgentOverride {
+                    user_agent: user_agent.to_string(),
+                    ..Default::default()
+                };
+            }
+            Preset::Phone => (
+                format!(
+                    "Mozilla/5.0 (Linux; Android 10; K) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/{major}.0.0.0 Mobile Safari/537.36"
+                ),
+                "Android",
+                "10.0.0",
+                true,
+            ),
+            Preset::Tablet => (
+                format!(
+                    "Mozilla/5.0 (Linux; Android 10; K) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/{major}.0.0.0 Safari/537.36"
+                ),
+                "Android",
+                "10.0.0",
+                false,
+            ),
+            Preset::Desktop | Preset::Custom { .. } => (
+                format!(
+                    "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/{major}.0.0.0 Safari/537.36"
+                ),
+                "Linux",
+                "",
+                false,
+            ),
+        };
+        let brands = |version: &str| {
+            vec![
+                emulation::UserAgentBrand {
+                    brand: "Chromium".into(),
+                    version: version.to_string(),
+                },
+                emulation::UserAgentBrand {
+                    brand: "Not.A/Brand".into(),
+                    version: "99".into(),
+                },
+            ]
+        };
+        emulation::SetUserAgentOverride {
+            user_agent: agent,
+            platform: Some(if platform == "Android" {
+                "Linux armv8l".into()
+            } else {
+                "Linux x86_64".into()
+            }),
+            user_agent_metadata: Some(emulation::UserAgentMetadata {
+                brands: brands(major),
+                full_version_list: brands(full),
+                platform: platform.into(),
+                platform_version: platform_version.into(),
+                architecture: if platform == "Android" { "" } else { "x86" }.into(),
+                model: if mobile { "K" } else { "" }.into(),
+                mobile,
+            }),
+        }
+    }
 }
 
 /// The size a page lays out at, read from the page, against what its preset asks.
 #[derive(Debug, Clone)]
 pub struct ViewportReport {
     pub preset: Preset,
+    /// The user agent string the tab sends.
+    pub user_agent: String,
     /// `innerWidth`/`innerHeight` in CSS pixels, as the page reports them.
     pub page_width: u32,
     pub page_height: u32,
@@ -148,6 +226,8 @@ impl Tab {
             enabled: preset.touch(),
             max_touch_points: preset.touch().then_some(5),
         };
+        let (product, own) = &self.shared.browser_agent;
+        let agent = preset.user_agent(product, own);
         match (preset.size(), preset.device_scale_factor()) {
             (Some((width, height)), Some(device_scale_factor)) => {
                 let metrics = emulation::SetDeviceMetricsOverride {
@@ -160,13 +240,15 @@ impl Tab {
                 };
                 tokio::try_join!(
                     session.call(&metrics, deadline),
-                    session.call(&touch, deadline)
+                    session.call(&touch, deadline),
+                    session.call(&agent, deadline)
                 )?;
             }
             _ => {
                 tokio::try_join!(
                     session.call(&emulation::ClearDeviceMetricsOverride {}, deadline),
-                    session.call(&touch, deadline)
+                    session.call(&touch, deadline),
+                    session.call(&agent, deadline)
                 )?;
             }
         }
@@ -202,8 +284,10 @@ impl Tab {
                 deadline,
             )
             .await?;
+        let (product, own) = &self.shared.browser_agent;
         Ok(ViewportReport {
             preset,
+            user_agent: preset.user_agent(product, own).user_agent,
             page_width: css_pixels(laid_out.width),
             page_height: css_pixels(laid_out.height),
             device_pixel_ratio: laid_out.dpr,
@@ -275,5 +359,41 @@ mod tests {
             assert!(matches!(err, Error::InvalidParams { .. }), "{err:?}");
             assert!(err.to_string().contains("240–3840"), "{err}");
         }
+    }
+}
+
+#[cfg(test)]
+mod agent_tests {
+    use super::Preset;
+
+    const PRODUCT: &str = "HeadlessChrome/156.0.8078.108";
+    const OWN: &str = "Mozilla/5.0 (X11; Linux x86_64) HeadlessChrome/156.0.8078.108";
+
+    #[test]
+    fn each_preset_sends_the_reduced_agent_of_its_device() {
+        let phone = Preset::Phone.user_agent(PRODUCT, OWN);
+        assert!(
+            phone.user_agent.contains("Android 10; K"),
+            "{}",
+            phone.user_agent
+        );
+        assert!(
+            phone
+                .user_agent
+                .contains("Chrome/156.0.0.0 Mobile Safari/537.36")
+        );
+        let hints = phone.user_agent_metadata.expect("hints");
+        assert!(hints.mobile);
+        assert_eq!(hints.platform, "Android");
+        assert_eq!(hints.full_version_list[0].version, "156.0.8078.108");
+        let tablet = Preset::Tablet.user_agent(PRODUCT, OWN);
+        assert!(!tablet.user_agent.contains("Mobile"));
+        assert!(!tablet.user_agent_metadata.expect("hints").mobile);
+        let desktop = Preset::Desktop.user_agent(PRODUCT, OWN);
+        assert!(desktop.user_agent.contains("X11; Linux x86_64"));
+        assert!(!desktop.user_agent.contains("Headless"));
+        let auto = Preset::Auto.user_agent(PRODUCT, OWN);
+        assert_eq!(auto.user_agent, OWN);
+        assert!(auto.user_agent_metadata.is_none());
     }
 }

@@ -121,6 +121,9 @@ pub(crate) struct TabShared {
     pub(crate) frame_worlds: world::FrameWorlds,
     /// What the page logged, threw and fetched (`logs/`).
     pub(crate) log: std::sync::Mutex<crate::logs::TabLog>,
+    /// The browser's product (`HeadlessChrome/156.0.…`) and own user agent, which the
+    /// presets' user agents are made from (`viewport.rs`).
+    pub(crate) browser_agent: (String, String),
 }
 
 /// A tab of a task. Cheap to clone.
@@ -178,6 +181,10 @@ impl Tab {
             control: browser.control(),
             frame_worlds: world::FrameWorlds::default(),
             log: std::sync::Mutex::default(),
+            browser_agent: (
+                browser.product().to_string(),
+                browser.user_agent().to_string(),
+            ),
         });
         let followed = Arc::downgrade(&shared);
         session.connection().on_events(

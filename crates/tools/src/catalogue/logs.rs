@@ -80,8 +80,6 @@ impl From<LevelParam> for Level {
 #[derive(Debug, Default, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct Output {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    kind: Option<&'static str>,
     /// One line per entry, oldest first.
     #[serde(skip_serializing_if = "Option::is_none")]
     entries: Option<PageText>,
@@ -213,7 +211,6 @@ impl ToolSpec for Logs {
             crate::logs::list(log, kind, &filter, origin.as_deref(), limit, max_tokens)
         });
         Ok(Output {
-            kind: Some(kind.name()),
             entries: (!listing.lines.is_empty()).then(|| PageText(listing.lines.join("\n"))),
             listed: Some(listing.lines.len()),
             matched: Some(listing.matched),

@@ -80,6 +80,8 @@ pub(crate) struct Output {
     confirmed: bool,
     touch: bool,
     device_pixel_ratio: f64,
+    /// The user agent string the tab sends.
+    user_agent: String,
 }
 
 /// The `viewport` tool.
@@ -144,6 +146,7 @@ impl ToolSpec for Viewport {
             confirmed: report.confirmed,
             touch: preset.touch(),
             device_pixel_ratio: report.device_pixel_ratio,
+            user_agent: report.user_agent,
         })
     }
 }

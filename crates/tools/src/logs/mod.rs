@@ -25,16 +25,6 @@ pub(crate) enum Kind {
     Errors,
 }
 
-impl Kind {
-    pub(crate) fn name(self) -> &'static str {
-        match self {
-            Kind::Console => "console",
-            Kind::Network => "network",
-            Kind::Errors => "errors",
-        }
-    }
-}
-
 /// Which entries a `logs` call lists.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Filter {

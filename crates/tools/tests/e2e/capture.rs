@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 use base64::Engine as _;
 use serde_json::{Value, json};
 
-use crate::harness::Harness;
+use crate::harness::{Harness, page_text};
 
 /// A screenshot that must succeed: its envelope (JSON) and the decoded image.
 async fn screenshot(h: &Harness, params: Value) -> (Value, Picture) {
@@ -542,4 +542,62 @@ async fn permission_requests_are_denied_and_reported() {
     asked.sort();
     assert_eq!(asked, ["geolocation", "notifications"], "{denials:#?}");
     h.shutdown().await;
+}
+
+/// Phone and tablet send a mobile agent and client hints, desktop a desktop one, auto the
+/// browser's own: what a site that sniffs the agent reads, and what the answer says.
+#[tokio::test]
+async fn each_preset_sends_the_agent_of_its_device_and_the_answer_names_it() {
+    let h = Harness::new();
+    h.ok("navigate", json!({ "url": h.url("agent.html") }))
+        .await;
+    let phone = h.ok("viewport", json!({ "preset": "phone" })).await;
+    let said = phone["data"]["userAgent"].as_str().unwrap().to_string();
+    assert!(
+        said.contains("Android") && said.contains("Mobile Safari"),
+        "{said}"
+    );
+    let text = seen_after_reload(&h).await;
+    assert!(text.contains(&format!("agent: {said}")), "{text}");
+    assert!(text.contains("mobile: true"), "{text}");
+    assert!(text.contains("platform: Android"), "{text}");
+    assert!(text.contains("touch points: 5"), "{text}");
+
+    let tablet = h.ok("viewport", json!({ "preset": "tablet" })).await;
+    let said = tablet["data"]["userAgent"].as_str().unwrap().to_string();
+    assert!(
+        said.contains("Android") && !said.contains("Mobile"),
+        "{said}"
+    );
+    assert!(seen_after_reload(&h).await.contains("mobile: false"));
+
+    let desktop = h.ok("viewport", json!({ "preset": "desktop" })).await;
+    let said = desktop["data"]["userAgent"].as_str().unwrap().to_string();
+    assert!(
+        said.contains("X11; Linux x86_64") && !said.contains("Headless"),
+        "{said}"
+    );
+    let text = seen_after_reload(&h).await;
+    assert!(text.contains(&format!("agent: {said}")), "{text}");
+    assert!(
+        text.contains("mobile: false") && text.contains("platform: Linux"),
+        "{text}"
+    );
+    assert!(text.contains("touch points: 0"), "{text}");
+
+    let auto = h.ok("viewport", json!({ "preset": "auto" })).await;
+    let own = h.engine.browser().await.unwrap().user_agent().to_string();
+    assert_eq!(auto["data"]["userAgent"], own.as_str());
+    assert!(
+        seen_after_reload(&h)
+            .await
+            .contains(&format!("agent: {own}"))
+    );
+    h.shutdown().await;
+}
+
+/// The page's text after a reload: what it sees of the agent in force.
+async fn seen_after_reload(h: &Harness) -> String {
+    h.ok("navigate", json!({ "reload": true })).await;
+    page_text(h).await
 }
