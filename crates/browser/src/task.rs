@@ -108,6 +108,8 @@ pub struct Task {
     unresponsive: std::time::Duration,
     /// The bound of each ring of a tab's log (`logs/`).
     log_max_entries: usize,
+    /// The viewport preset a new tab opens at.
+    default_viewport: crate::Preset,
     downloads: Downloads,
     permissions: Permissions,
 }
@@ -155,6 +157,7 @@ impl Task {
             ask_dialogs: false,
             unresponsive: crate::tab::probe::DEFAULT_UNRESPONSIVE,
             log_max_entries: crate::logs::DEFAULT_LOG_ENTRIES,
+            default_viewport: crate::Preset::Auto,
             downloads,
             permissions,
         })
@@ -193,6 +196,11 @@ impl Task {
         for tab in self.tabs.values() {
             tab.set_log_max_entries(max);
         }
+    }
+
+    /// The viewport preset the task's tabs open at from now on (the page loads at its size).
+    pub fn set_default_viewport(&mut self, preset: crate::Preset) {
+        self.default_viewport = preset;
     }
 
     /// The URLs the task may open; set before its first tab, since a tab's document
@@ -317,6 +325,9 @@ impl Task {
             crate::settle::watch(&tab, deadline),
             crate::url_policy::guard(&tab, &self.policy, deadline)
         )?;
+        if self.default_viewport != crate::Preset::Auto {
+            tab.set_viewport(self.default_viewport, deadline).await?;
+        }
         self.tabs.insert(id, tab.clone());
         self.current = Some(id);
         Ok((id, tab))
@@ -362,6 +373,13 @@ impl Task {
                 crate::settle::watch(&tab, deadline),
                 crate::url_policy::guard(&tab, &self.policy, deadline)
             )?;
+            // A page's popup opens at the task's preset too; one that cannot be sized
+            // (closing already) stays as the browser opened it, which `viewport` reads.
+            if self.default_viewport != crate::Preset::Auto
+                && let Err(err) = tab.set_viewport(self.default_viewport, deadline).await
+            {
+                tracing::debug!(%err, tab = %id, "a popup kept the browser's viewport");
+            }
             self.tabs.insert(id, tab.clone());
             adopted.push((id, tab));
         }

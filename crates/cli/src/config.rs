@@ -113,6 +113,10 @@ impl DialogPolicy {
     }
 }
 
+/// The viewport preset a new tab opens at.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct DefaultViewport(pub browser::Preset);
+
 /// A Chromium command-line switch (`--lang=fr`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BrowserArg(pub String);
@@ -298,6 +302,9 @@ keys! {
     /// allowOrigins, and checked before it.
     block_origins: Vec<OriginRule> = Vec::new(),
         "blockOrigins", "CANDOR_BLOCK_ORIGINS", "block-origin";
+    /// The viewport preset a new tab opens at: auto, phone, tablet or desktop.
+    default_viewport: DefaultViewport = DefaultViewport(browser::Preset::Auto),
+        "defaultViewport", "CANDOR_DEFAULT_VIEWPORT", "default-viewport";
     /// auto (answer dialogs as they open) or ask (leave them to the dialog tool).
     dialog_policy: DialogPolicy = DialogPolicy::Auto,
         "dialogPolicy", "CANDOR_DIALOG_POLICY", "dialog-policy";

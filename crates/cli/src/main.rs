@@ -163,6 +163,7 @@ impl BrowserArgs {
                 max_bytes: settings.download_max_mb.saturating_mul(1_000_000),
             },
             log_max_entries: settings.log_max_entries as usize,
+            default_viewport: settings.default_viewport.0,
         }
     }
 }

@@ -42,6 +42,8 @@ pub struct EngineOptions {
     pub downloads: browser::DownloadLimits,
     /// How many entries each ring of a tab's log keeps (config `logMaxEntries`).
     pub log_max_entries: usize,
+    /// The viewport preset a new tab opens at (config `defaultViewport`).
+    pub default_viewport: browser::Preset,
 }
 
 impl Default for EngineOptions {
@@ -61,6 +63,7 @@ impl Default for EngineOptions {
             defaults: crate::defaults::CallDefaults::default(),
             downloads: browser::DownloadLimits::default(),
             log_max_entries: browser::DEFAULT_LOG_ENTRIES,
+            default_viewport: browser::Preset::Auto,
         }
     }
 }

@@ -114,6 +114,7 @@ impl TaskState {
             task.set_unresponsive_budget(self.options.unresponsive);
             task.set_download_limits(self.options.downloads);
             task.set_log_max_entries(self.options.log_max_entries);
+            task.set_default_viewport(self.options.default_viewport);
             if let Some(remnant) = slot.lost.take() {
                 *stage = "recover";
                 slot.reopened = task.reopen(remnant, deadline).await;

@@ -190,6 +190,15 @@ const CASES: &[Case] = &[
         bad_text: Some("file:///etc"),
     },
     Case {
+        key: "defaultViewport",
+        file: "\"phone\"",
+        text: "Phone",
+        flags: &["phone"],
+        shown: "\"phone\"",
+        bad_file: "\"watch\"",
+        bad_text: Some("custom"),
+    },
+    Case {
         key: "dialogPolicy",
         file: "\"ask\"",
         text: "ASK",

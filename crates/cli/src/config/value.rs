@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use browser::{OriginRule, PressPause};
 use serde_json::Value;
 
-use super::{BrowserArg, DialogPolicy, EndpointUrl, FieldName};
+use super::{BrowserArg, DefaultViewport, DialogPolicy, EndpointUrl, FieldName};
 
 /// A value as it arrives: from the file, an environment variable, or the flags given.
 pub(super) enum Raw<'a> {
@@ -149,6 +149,30 @@ impl Setting for DialogPolicy {
     }
     fn json(&self) -> Value {
         Value::String(self.name().into())
+    }
+}
+
+impl Setting for DefaultViewport {
+    const TAKES: &'static str = "auto, phone, tablet or desktop";
+    const VALUE_NAME: &'static str = "auto|phone|tablet|desktop";
+    fn from_toml(value: &toml::Value) -> Result<Self, String> {
+        Self::from_text(toml_text(value)?)
+    }
+    fn from_text(text: &str) -> Result<Self, String> {
+        let preset = match text.trim().to_ascii_lowercase().as_str() {
+            "auto" => browser::Preset::Auto,
+            "phone" => browser::Preset::Phone,
+            "tablet" => browser::Preset::Tablet,
+            "desktop" => browser::Preset::Desktop,
+            _ => return Err("it is not auto, phone, tablet or desktop".into()),
+        };
+        Ok(DefaultViewport(preset))
+    }
+    fn show(&self) -> String {
+        quoted(self.0.name())
+    }
+    fn json(&self) -> Value {
+        Value::String(self.0.name().into())
     }
 }
 

@@ -601,3 +601,25 @@ async fn seen_after_reload(h: &Harness) -> String {
     h.ok("navigate", json!({ "reload": true })).await;
     page_text(h).await
 }
+
+/// With `defaultViewport`, every new tab opens at that preset, and its page loads at its
+/// size.
+#[tokio::test]
+async fn new_tabs_open_at_the_configured_default_viewport() {
+    let h = Harness::with(|options| options.default_viewport = browser::Preset::Phone);
+    h.ok("navigate", json!({ "url": h.url("media-query.html") }))
+        .await;
+    let read = h.ok("viewport", json!({})).await;
+    assert_eq!(read["data"]["preset"], "phone", "{read:#}");
+    assert_eq!(read["data"]["pageWidth"], 390, "{read:#}");
+    assert_eq!(read["data"]["confirmed"], true, "{read:#}");
+    h.ok(
+        "tabs",
+        json!({ "action": "new", "url": h.url("media-query.html") }),
+    )
+    .await;
+    let second = h.ok("viewport", json!({ "tabId": "tab1" })).await;
+    assert_eq!(second["data"]["preset"], "phone", "{second:#}");
+    assert_eq!(second["data"]["pageWidth"], 390, "{second:#}");
+    h.shutdown().await;
+}
