@@ -547,6 +547,75 @@ async fn a_touch_preset_taps_instead_of_clicking() {
     h.shutdown().await;
 }
 
+/// Under `auto`, a prompt is cancelled and leaving a guarded page is accepted; under
+/// `ask`, the dialog tool answers a prompt with text and keeps a guarded page by
+/// dismissing its `beforeunload`.
+#[tokio::test]
+async fn a_prompt_and_a_beforeunload_are_answered_by_policy_and_by_the_dialog_tool() {
+    let h = Harness::new();
+    h.ok("navigate", json!({ "url": h.url("dialogs.html") }))
+        .await;
+    let asked = h
+        .ok("act", json!({ "action": "click", "selector": "#ask" }))
+        .await;
+    assert_eq!(asked["events"]["dialog"]["type"], "prompt", "{asked:#}");
+    assert_eq!(
+        asked["events"]["dialog"]["answer"], "dismissed",
+        "{asked:#}"
+    );
+    assert!(page_text(&h).await.contains("No name"));
+    h.ok("act", json!({ "action": "click", "selector": "#guard" }))
+        .await;
+    // The page's own navigation asks first (a navigation candor sends does not).
+    let left = h
+        .ok("act", json!({ "action": "click", "selector": "#leave" }))
+        .await;
+    assert_eq!(left["events"]["dialog"]["type"], "beforeunload", "{left:#}");
+    assert_eq!(left["events"]["dialog"]["answer"], "accepted", "{left:#}");
+    assert!(
+        left["page"]["url"]
+            .as_str()
+            .unwrap()
+            .ends_with("/page-a.html"),
+        "{left:#}"
+    );
+    h.shutdown().await;
+
+    let h = Harness::with(|options| options.ask_dialogs = true);
+    h.ok("navigate", json!({ "url": h.url("dialogs.html") }))
+        .await;
+    let asked = h
+        .ok("act", json!({ "action": "click", "selector": "#ask" }))
+        .await;
+    assert_eq!(asked["data"]["dialogOpen"], true, "{asked:#}");
+    let answered = h
+        .ok("dialog", json!({ "accept": true, "promptText": "Ada" }))
+        .await;
+    assert_eq!(answered["data"]["answer"], "accepted", "{answered:#}");
+    assert!(page_text(&h).await.contains("Name: Ada"));
+    // Dismissing the guard's question keeps the page.
+    h.ok("act", json!({ "action": "click", "selector": "#guard" }))
+        .await;
+    let leaving = h
+        .ok("act", json!({ "action": "click", "selector": "#leave" }))
+        .await;
+    assert_eq!(leaving["data"]["dialogOpen"], true, "{leaving:#}");
+    assert_eq!(
+        leaving["events"]["dialog"]["type"], "beforeunload",
+        "{leaving:#}"
+    );
+    let kept = h.ok("dialog", json!({ "accept": false })).await;
+    assert_eq!(kept["data"]["answer"], "dismissed", "{kept:#}");
+    assert!(page_text(&h).await.contains("Guarded"));
+    assert!(
+        h.ok("tabs", json!({})).await["data"]["tabs"][0]["url"]
+            .as_str()
+            .unwrap()
+            .ends_with("/dialogs.html")
+    );
+    h.shutdown().await;
+}
+
 #[tokio::test]
 async fn under_the_ask_policy_a_dialog_waits_for_the_dialog_tool() {
     let h = Harness::with(|options| options.ask_dialogs = true);
