@@ -181,6 +181,20 @@ impl Tab {
                         .collect(),
                     _ => by_role(&observation, &outlined, locator, scope.as_deref()),
                 };
+                // Elements the selector matched that candor does not read (no node of
+                // the accessibility tree: a bare `<span>` of text, a container with no
+                // role) are never swapped for an ancestor: that would be a guess.
+                if let Some(backends) = selected.as_ref().filter(|b| !b.is_empty())
+                    && matches.is_empty()
+                {
+                    return Err(Error::ElementNotFound {
+                        locator: locator.to_string(),
+                        reason: format!(
+                            "{} element(s) match, none of them one candor reads: hidden, or no node of the accessibility tree (bare text, a container without a role)",
+                            backends.len()
+                        ),
+                    });
+                }
                 pick(&observation, &outlined, &mut memory, matches, *nth, locator)?
             }
             Locator::Identity(identity) => {

@@ -707,3 +707,57 @@ async fn an_action_returns_what_it_changed_as_a_snapshot_diff() {
     assert!(quiet["data"].get("diff").is_none());
     h.shutdown().await;
 }
+
+/// Double-click, hover and focus reach the page as a person's would: a double-click is
+/// two clicks and a `dblclick` with their counts, a hover shows what only shows while
+/// hovered, a focus gives the field the focus.
+#[tokio::test]
+async fn double_click_hover_and_focus_reach_the_page_as_a_persons_would() {
+    let h = Harness::new();
+    h.ok("navigate", json!({ "url": h.url("pointer.html") }))
+        .await;
+    h.ok(
+        "act",
+        json!({ "action": "dblclick", "role": "button", "name": "Box" }),
+    )
+    .await;
+    let text = page_text(&h).await;
+    assert!(
+        text.contains("click(1) click(2) dblclick(2)"),
+        "a double-click is two clicks and a dblclick: {text}"
+    );
+    assert!(text.contains("mouseover"), "{text}");
+
+    assert!(!page_text(&h).await.contains("Settings"));
+    // A selector matching only what candor does not read says so, never "nothing".
+    let bare = h
+        .fails(
+            "act",
+            json!({ "action": "hover", "selector": "#menu span" }),
+            "ELEMENT_NOT_FOUND",
+        )
+        .await;
+    assert!(
+        bare["message"]
+            .as_str()
+            .unwrap()
+            .contains("1 element(s) match"),
+        "{bare:#}"
+    );
+    let hovered = h
+        .ok("act", json!({ "action": "hover", "selector": "#menu" }))
+        .await;
+    assert!(page_text(&h).await.contains("Settings"), "{hovered:#}");
+
+    let focused = h
+        .ok(
+            "act",
+            json!({ "action": "focus", "role": "textbox", "name": "Search" }),
+        )
+        .await;
+    assert!(
+        page_text(&h).await.contains("Search is focused"),
+        "{focused:#}"
+    );
+    h.shutdown().await;
+}
