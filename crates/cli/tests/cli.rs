@@ -916,3 +916,30 @@ fn chromium_prints_the_browser_candor_launches_and_refuses_a_named_file_that_is_
         "{refused:?}"
     );
 }
+
+/// `candor logs`: the page's console and requests a line each, filtered by its flags,
+/// one entry in full by `--entry`, and the task's requests as HAR with `--har FILE`.
+#[test]
+fn logs_lists_filters_shows_an_entry_and_writes_a_har() {
+    let shell = Shell::new();
+    shell.run(&["--id", "l", "open", &shell.url("logs.html")]);
+    shell.run(&["--id", "l", "wait", "--text", "Loaded."]);
+    let errors = shell.run(&["--id", "l", "logs", "errors"]);
+    assert_eq!(errors.code, 0, "{errors:?}");
+    assert!(errors.stdout.contains("GET 404 /status/404"), "{errors:?}");
+    assert!(errors.stdout.contains("Uncaught Error: boom"), "{errors:?}");
+    assert!(!errors.stdout.contains("GET 200"), "{errors:?}");
+    let failed = shell.json(&["--id", "l", "logs", "network", "--status", "5xx"]);
+    let lines = failed["data"]["entries"].as_str().unwrap();
+    assert_eq!(lines.lines().count(), 1, "{failed:#}");
+    let id = lines.split(' ').next().unwrap();
+    let entry = shell.json(&["--id", "l", "logs", "--entry", id]);
+    assert_eq!(entry["data"]["entry"]["status"], 500, "{entry:#}");
+    let har = shell.state.path().join("task.har");
+    let written = shell.run(&["--id", "l", "logs", "--har", har.to_str().unwrap()]);
+    assert_eq!(written.code, 0, "{written:?}");
+    let text = std::fs::read_to_string(&har).unwrap();
+    let parsed: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(parsed["log"]["version"], "1.2");
+    assert!(!text.contains("sekret-token"));
+}
