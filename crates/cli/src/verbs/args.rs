@@ -386,6 +386,10 @@ pub enum Verb {
         /// The params: JSON text, @FILE, or - for stdin (UTF-8; a leading BOM is allowed).
         #[arg(long, value_name = "JSON|@FILE|-")]
         params: Option<String>,
+        /// One param, typed by the tool's schema (a number, true/false, JSON for a list or
+        /// an object, else text); repeatable, and over --params.
+        #[arg(short = 'p', long = "param", value_name = "KEY=VALUE")]
+        param: Vec<String>,
     },
     /// Start a task (each task has its own browser context); with --keep-archive its
     /// archive of observations stays after it stops.

@@ -329,13 +329,29 @@ pub(super) fn request(verb: Verb, task: &str) -> Result<(Request, Option<PathBuf
             )
         }
         Verb::Diagnose { limit } => Request::Diagnose(limit),
-        Verb::Run { tool: name, params } => Request::Tool {
-            method: name,
-            params: match params {
+        Verb::Run {
+            tool: name,
+            params,
+            param,
+        } => {
+            let mut params = match params {
                 Some(source) => read_json(&source)?,
                 None => json!({}),
-            },
-        },
+            };
+            for pair in &param {
+                let (key, value) = typed_param(&name, pair)?;
+                match &mut params {
+                    Value::Object(map) => {
+                        map.insert(key, value);
+                    }
+                    _ => return Err("-p sets a param of an object: --params must be one".into()),
+                }
+            }
+            Request::Tool {
+                method: name,
+                params,
+            }
+        }
         Verb::Start => Request::Start,
         Verb::Tasks => Request::Tasks,
         Verb::Stop { task: id } => Request::Stop(id.unwrap_or_else(|| task.to_string())),
@@ -350,6 +366,39 @@ pub(super) fn request(verb: Verb, task: &str) -> Result<(Request, Option<PathBuf
         Verb::CancelJob { job } => Request::CancelJob(job),
     };
     Ok((request, None))
+}
+
+/// `KEY=VALUE` as the param `KEY` of tool `tool`, its value typed by the tool's schema:
+/// a number for a number, true or false for a boolean, JSON for a list or an object, and
+/// text for the rest (a param the tool does not take is left for the tool to refuse).
+fn typed_param(tool: &str, pair: &str) -> Result<(String, Value), String> {
+    let (key, text) = pair
+        .split_once('=')
+        .ok_or_else(|| format!("-p {pair:?}: write KEY=VALUE"))?;
+    let key = key.trim();
+    if key.is_empty() {
+        return Err(format!("-p {pair:?}: the KEY is empty"));
+    }
+    let kind = tools::find(tool)
+        .and_then(|t| t.input_schema["properties"][key]["type"].as_str())
+        .unwrap_or("string")
+        .to_string();
+    let value = match kind.as_str() {
+        "integer" | "number" => text
+            .trim()
+            .parse::<serde_json::Number>()
+            .map(Value::Number)
+            .map_err(|_| format!("-p {key}: {text:?} is not a number"))?,
+        "boolean" => match text.trim() {
+            "true" => Value::Bool(true),
+            "false" => Value::Bool(false),
+            _ => return Err(format!("-p {key}: {text:?} is not true or false")),
+        },
+        "array" | "object" => serde_json::from_str(text)
+            .map_err(|e| format!("-p {key}: {text:?} is not JSON ({e})"))?,
+        _ => Value::String(text.to_string()),
+    };
+    Ok((key.to_string(), value))
 }
 
 impl TabArg {

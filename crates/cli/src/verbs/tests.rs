@@ -103,6 +103,25 @@ fn every_verbs_params_validate_against_its_tools_schema() {
             "800",
         ],
         &["viewport", "custom", "--width", "800", "--height", "600"],
+        &["viewport"],
+        &[
+            "logs",
+            "network",
+            "--url-matches",
+            "/api/",
+            "--status",
+            "4xx",
+            "--method",
+            "POST",
+            "--since",
+            "12",
+            "--limit",
+            "5",
+            "--tab",
+            "tab0",
+        ],
+        &["logs", "--level", "warning"],
+        &["logs", "--entry", "n14"],
         &[
             "eval",
             "document.title",
@@ -174,6 +193,57 @@ fn choices_come_from_the_schema() {
     ] {
         let parsed = Line::try_parse_from(std::iter::once(&"candor").chain(argv.iter()));
         assert_eq!(parsed.is_ok(), ok, "{argv:?}");
+    }
+}
+
+/// `run TOOL -p key=value`: each value typed by the tool's schema, over `--params`.
+#[test]
+fn run_takes_params_one_by_one_typed_by_the_schema() {
+    let line = Line::try_parse_from([
+        "candor",
+        "run",
+        "snapshot",
+        "--params",
+        r#"{"mode":"html","diff":false}"#,
+        "-p",
+        "mode=text",
+        "-p",
+        "maxChars=300",
+        "-p",
+        "diff=true",
+    ])
+    .expect("parses");
+    let (Request::Tool { method, params }, _) = request(line.verb, "t").expect("a request") else {
+        panic!("not a tool call");
+    };
+    assert_eq!(method, "snapshot");
+    assert_eq!(
+        params,
+        json!({ "mode": "text", "maxChars": 300, "diff": true })
+    );
+    let line = Line::try_parse_from([
+        "candor",
+        "run",
+        "act",
+        "-p",
+        "action=select",
+        "-p",
+        r#"values=["a","b"]"#,
+    ])
+    .expect("parses");
+    let (Request::Tool { params, .. }, _) = request(line.verb, "t").expect("a request") else {
+        panic!("not a tool call");
+    };
+    assert_eq!(params, json!({ "action": "select", "values": ["a", "b"] }));
+    for bad in [
+        ["-p", "maxChars=lots"],
+        ["-p", "diff=yes"],
+        ["-p", "novalue"],
+        ["-p", "=1"],
+    ] {
+        let line = Line::try_parse_from(["candor", "run", "snapshot"].into_iter().chain(bad))
+            .expect("parses");
+        assert!(request(line.verb, "t").is_err(), "{bad:?}");
     }
 }
 
