@@ -106,9 +106,9 @@ pub struct ConsoleEntry {
     pub last: u64,
     pub level: Level,
     pub exception: bool,
-    /// The text, as the console would show it; at most [`MAX_TEXT`] characters.
+    /// The text, as the console would show it; at most `MAX_TEXT` (8,000) characters.
     pub text: String,
-    /// Characters of the text left out past [`MAX_TEXT`].
+    /// Characters of the text left out past `MAX_TEXT`.
     pub clipped: usize,
     /// The script and 1-based line it came from, when known.
     pub url: Option<String>,
@@ -338,7 +338,7 @@ pub struct Dropped {
     pub problems: u64,
 }
 
-/// One tab's log. Read it through [`Tab::read_log`].
+/// One tab's log. Read it through [`crate::Tab::read_log`].
 #[derive(Debug)]
 pub struct TabLog {
     /// The last number given.
