@@ -41,8 +41,9 @@ pub struct ActArgs {
     /// `@FILE`, `-` for stdin, or the JSON itself; --expect-text/--expect-url add to it.
     #[arg(long, value_name = "@FILE|JSON")]
     pub(super) expect: Option<String>,
-    /// A read-only JS expression evaluated after the action (needs eval).
-    #[arg(long, value_name = "EXPR")]
+    /// A read-only JS expression evaluated after the action (needs eval): the
+    /// expression, @FILE, or - for stdin.
+    #[arg(long, value_name = "EXPR|@FILE|-")]
     pub(super) readback: Option<String>,
     /// The action opens a new tab: wait for it and make it current.
     #[arg(long)]
@@ -281,6 +282,7 @@ pub enum Verb {
     },
     /// Run JavaScript in the page, if the operator enabled eval (eval).
     Eval {
+        /// The expression, @FILE, or - for stdin.
         expression: String,
         #[arg(long)]
         max_chars: Option<u64>,
@@ -390,6 +392,12 @@ pub enum Verb {
         /// an object, else text); repeatable, and over --params.
         #[arg(short = 'p', long = "param", value_name = "KEY=VALUE")]
         param: Vec<String>,
+        /// The `expect` param: JSON, @FILE, or - for stdin.
+        #[arg(long, value_name = "JSON|@FILE|-")]
+        expect: Option<String>,
+        /// The `readback` param: an expression, @FILE, or - for stdin.
+        #[arg(long, value_name = "EXPR|@FILE|-")]
+        readback: Option<String>,
     },
     /// Start a task (each task has its own browser context); with --keep-archive its
     /// archive of observations stays after it stops.

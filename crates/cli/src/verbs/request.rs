@@ -284,7 +284,10 @@ pub(super) fn request(verb: Verb, task: &str) -> Result<(Request, Option<PathBuf
             tab,
         } => call(
             tool::Eval::NAME,
-            tab.on(json!({ "expression": expression, "maxChars": max_chars })),
+            tab.on(json!({
+                "expression": read_text(&expression, "the expression")?,
+                "maxChars": max_chars,
+            })),
         ),
         Verb::FormState { scope, tab } => {
             call(tool::FormState::NAME, tab.on(json!({ "scope": scope })))
@@ -333,23 +336,39 @@ pub(super) fn request(verb: Verb, task: &str) -> Result<(Request, Option<PathBuf
             tool: name,
             params,
             param,
+            expect,
+            readback,
         } => {
-            let mut params = match params {
+            let params = match params {
                 Some(source) => read_json(&source)?,
                 None => json!({}),
             };
+            let Value::Object(mut map) = params else {
+                return Err("--params must be a JSON object".into());
+            };
             for pair in &param {
                 let (key, value) = typed_param(&name, pair)?;
-                match &mut params {
-                    Value::Object(map) => {
-                        map.insert(key, value);
-                    }
-                    _ => return Err("-p sets a param of an object: --params must be one".into()),
-                }
+                map.insert(key, value);
+            }
+            if let Some(source) = expect {
+                map.insert("expect".into(), read_json(&source)?);
+            }
+            if let Some(source) = readback {
+                map.insert(
+                    "readback".into(),
+                    json!(read_text(&source, "the readback")?),
+                );
+            }
+            // The command's deadline is the call's, not a param of the tool: said where
+            // it belongs instead of refused as an unknown param.
+            if map.contains_key("commandTimeoutMs") {
+                return Err(format!(
+                    "commandTimeoutMs is the command's deadline, not a param of {name}: give --command-timeout-ms MS"
+                ));
             }
             Request::Tool {
                 method: name,
-                params,
+                params: Value::Object(map),
             }
         }
         Verb::Start => Request::Start,
@@ -427,7 +446,11 @@ impl ActArgs {
             "action": action,
             "ref": target,
             "snapshotId": self.snapshot_id,
-            "readback": self.readback,
+            "readback": self
+                .readback
+                .as_deref()
+                .map(|source| read_text(source, "the readback"))
+                .transpose()?,
             "expectPopup": self.expect_popup.then_some(true),
         }));
         if let (Value::Object(params), Value::Object(extra)) = (&mut params, extra) {
@@ -484,11 +507,18 @@ fn batch(source: &str, vars: &[String], wait: bool) -> Result<Request, String> {
 
 /// JSON from text, `@FILE`, or `-` (stdin): UTF-8, a leading BOM tolerated.
 pub(super) fn read_json(source: &str) -> Result<Value, String> {
+    let text = read_text(source, "the params")?;
+    serde_json::from_str(&text).map_err(|e| format!("the params are not valid JSON: {e}"))
+}
+
+/// Text from `@FILE`, `-` (stdin), or the argument itself: UTF-8, a leading BOM
+/// tolerated. `what` names it in messages.
+pub(super) fn read_text(source: &str, what: &str) -> Result<String, String> {
     let text = if source == "-" {
         let mut bytes = Vec::new();
         std::io::stdin()
             .read_to_end(&mut bytes)
-            .map_err(|e| format!("cannot read the params from stdin: {e}"))?;
+            .map_err(|e| format!("cannot read {what} from stdin: {e}"))?;
         String::from_utf8(bytes).map_err(|_| "stdin is not UTF-8".to_string())?
     } else if let Some(path) = source.strip_prefix('@') {
         let bytes = std::fs::read(path).map_err(|e| format!("cannot read {path}: {e}"))?;
@@ -496,6 +526,5 @@ pub(super) fn read_json(source: &str) -> Result<Value, String> {
     } else {
         source.to_string()
     };
-    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
-    serde_json::from_str(text).map_err(|e| format!("the params are not valid JSON: {e}"))
+    Ok(text.strip_prefix('\u{feff}').unwrap_or(&text).to_string())
 }

@@ -247,6 +247,64 @@ fn run_takes_params_one_by_one_typed_by_the_schema() {
     }
 }
 
+/// The seed's `save.json` through `run`: `--params @file` with the act's `timeoutMs`,
+/// `--expect @file` and `--readback @file` land where the tool takes them; a
+/// `commandTimeoutMs` among the params is refused saying where it belongs.
+#[test]
+fn run_takes_the_expectation_and_the_readback_from_files() {
+    let dir = tempfile::tempdir().expect("a folder");
+    let expect = dir.path().join("expect.json");
+    std::fs::write(&expect, r#"{"js":"1","equals":1,"timeoutMs":3000}"#).expect("written");
+    let readback = dir.path().join("readback.js");
+    std::fs::write(&readback, "\u{feff}document.title").expect("written");
+    let save = dir.path().join("save.json");
+    std::fs::write(
+        &save,
+        r#"{"action":"click","role":"button","name":"Save","exact":true,"timeoutMs":2000}"#,
+    )
+    .expect("written");
+    let at = |path: &std::path::Path| format!("@{}", path.display());
+    let line = Line::try_parse_from([
+        "candor".to_string(),
+        "run".into(),
+        "act".into(),
+        "--params".into(),
+        at(&save),
+        "--expect".into(),
+        at(&expect),
+        "--readback".into(),
+        at(&readback),
+    ])
+    .expect("parses");
+    let (Request::Tool { params, .. }, _) = request(line.verb, "t").expect("a request") else {
+        panic!("not a tool call");
+    };
+    assert_eq!(params["expect"]["equals"], 1);
+    assert_eq!(params["readback"], "document.title");
+    assert_eq!(params["timeoutMs"], 2000);
+    let schema = &tools::find("act").expect("act").input_schema;
+    assert!(schema["properties"].get("actionTimeoutMs").is_some());
+
+    std::fs::write(&save, r#"{"action":"click","commandTimeoutMs":8000}"#).expect("written");
+    let line = Line::try_parse_from([
+        "candor".to_string(),
+        "run".into(),
+        "act".into(),
+        "--params".into(),
+        at(&save),
+    ])
+    .expect("parses");
+    let refused = request(line.verb, "t").err().expect("refused");
+    assert!(refused.contains("--command-timeout-ms"), "{refused}");
+
+    let line =
+        Line::try_parse_from(["candor".to_string(), "eval".into(), at(&readback)]).expect("parses");
+    let (Request::Tool { params, .. }, _) = request(line.verb, "t").expect("a request") else {
+        panic!("not a tool call");
+    };
+    assert_eq!(params["expression"], "document.title");
+}
+
 #[test]
 fn params_text_may_start_with_a_bom() {
     assert_eq!(

@@ -78,6 +78,8 @@ pub(crate) struct Params {
     /// Max ms to settle after (default {settleMs}).
     settle_ms: Option<u64>,
     /// Max ms to wait for the target (default 1000).
+    // `timeoutMs` is the name callers of the server-and-CLI contract give it.
+    #[serde(alias = "timeoutMs")]
     action_timeout_ms: Option<u64>,
     /// Return the page diff (default true).
     snapshot: Option<bool>,
