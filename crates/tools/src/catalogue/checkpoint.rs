@@ -70,6 +70,9 @@ pub(crate) struct Restored {
     reached: &'static str,
     url: PageText,
     restoration: Restoration,
+    /// The page as restored, against the tab's last snapshot (its id is the page's).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    diff: Option<PageText>,
 }
 
 /// Fields and scroll positions: read back as saved (`verified`; `restored` of them set
@@ -104,6 +107,9 @@ impl From<browser::Unrestored> for Unrestored {
         }
     }
 }
+
+/// The diff a restore answers with, in tokens (as an action's).
+const RESTORED_BUDGET: usize = 2_000;
 
 /// The `checkpoint` tool.
 pub struct Checkpoint;
@@ -144,6 +150,39 @@ impl ToolSpec for Checkpoint {
 
 /// Keeps the checkpoint an element snapshot took; returns why there is none, if it
 /// could not be read (the snapshot itself stands).
+/// What a command changed on `tab`, as a diff against the tab's last snapshot within
+/// `budget` tokens, and the id of the snapshot it took (a checkpoint too), which becomes
+/// the envelope's page's (docs/acting.md#what-changed). Reading it is not part of the
+/// command: when it fails, the command still did what it did, and there is no diff.
+pub(super) async fn what_changed(
+    ctx: &mut Ctx<'_>,
+    tab: &browser::Tab,
+    budget: usize,
+) -> (Option<String>, Option<String>) {
+    ctx.stage("observe");
+    let options = browser::SnapshotOptions {
+        max_tokens: budget,
+        diff: true,
+        checkpoint: true,
+    };
+    let (diff, id) = match tab.snapshot(&options, ctx.deadline).await {
+        Ok(mut snapshot) => {
+            if let Some(error) = keep(ctx, snapshot.checkpoint.take()) {
+                tracing::debug!(%error, "no checkpoint after the command");
+            }
+            (Some(snapshot.text), Some(snapshot.id))
+        }
+        Err(err) => {
+            tracing::debug!(%err, "no snapshot after the command");
+            (None, None)
+        }
+    };
+    if let (Some(page), Some(id)) = (ctx.page.as_mut(), &id) {
+        page.snapshot_id = Some(id.clone());
+    }
+    (diff, id)
+}
+
 pub(super) fn keep(
     ctx: &Ctx<'_>,
     taken: Option<Result<browser::Checkpoint, browser::Error>>,
@@ -236,7 +275,10 @@ async fn restore(
     if let Some(reason) = reason {
         tracing::debug!(%reason, "the checkpoint's page did not finish loading");
     }
+    // The page as it now is, so the agent need not take another snapshot.
+    let (diff, _) = what_changed(ctx, &tab, RESTORED_BUDGET).await;
     Ok(Output::Restored(Restored {
+        diff: diff.map(PageText),
         state_id: id,
         tab_id: tab_id.to_string(),
         reached: restoration.reached.as_str(),

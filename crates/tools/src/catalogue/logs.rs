@@ -83,8 +83,6 @@ pub(crate) struct Output {
     /// One line per entry, oldest first.
     #[serde(skip_serializing_if = "Option::is_none")]
     entries: Option<PageText>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    listed: Option<usize>,
     /// Entries the filters admit; those not listed are older.
     #[serde(skip_serializing_if = "Option::is_none")]
     matched: Option<usize>,
@@ -212,7 +210,6 @@ impl ToolSpec for Logs {
         });
         Ok(Output {
             entries: (!listing.lines.is_empty()).then(|| PageText(listing.lines.join("\n"))),
-            listed: Some(listing.lines.len()),
             matched: Some(listing.matched),
             omitted: listing.omitted(),
             dropped: listing.dropped,

@@ -205,9 +205,10 @@ async fn snapshot_ids_of_one_revision_get_a_suffix_and_an_unknown_id_navigates_n
     assert_not_started(&refused.to_json());
     assert_eq!(eval(&h, "location.href").await, url);
     let diagnostics = h.ok("diagnostics", json!({})).await;
-    // Five snapshots; the actions took none (snapshot:false).
+    // Five snapshots and the one the restore answered with; the actions took none
+    // (snapshot:false).
     assert_eq!(
-        diagnostics["data"]["checkpoints"]["held"], 5,
+        diagnostics["data"]["checkpoints"]["held"], 6,
         "{diagnostics:#}"
     );
 }
@@ -319,6 +320,12 @@ async fn a_re_rendered_form_restores_by_label_and_a_new_required_field_is_named(
     assert_eq!(data["reached"], "in-place", "{restored:#}");
     assert_eq!(data["restoration"]["failed"], json!([]), "{restored:#}");
     assert_eq!(data["restoration"]["restored"], 3, "{restored:#}");
+    // The answer shows the page as restored, under a snapshot id of its own: no need to
+    // take another.
+    let diff = data["diff"].as_str().unwrap();
+    assert!(diff.contains("Lyon"), "{restored:#}");
+    let after = restored["page"]["snapshotId"].as_str().unwrap();
+    assert_ne!(after, id, "{restored:#}");
     let values = eval(
         &h,
         "Array.from(document.querySelectorAll('input,select'), (e) => e.value).join('|')",

@@ -578,32 +578,11 @@ impl ToolSpec for Act {
         };
         // What the action changed, as a diff against the tab's last snapshot (docs/acting.md#what-changed).
         // Reading it is not part of the action: if it fails, the action still succeeded.
-        let (diff, snapshot_id) = if params.snapshot.unwrap_or(true) {
-            ctx.stage("observe");
-            let options = browser::SnapshotOptions {
-                max_tokens: DIFF_BUDGET,
-                diff: true,
-                // Its id is a snapshot id like any other: a checkpoint too.
-                checkpoint: true,
-            };
-            match tab.snapshot(&options, ctx.deadline).await {
-                Ok(mut snapshot) => {
-                    if let Some(error) = super::checkpoint::keep(ctx, snapshot.checkpoint.take()) {
-                        tracing::debug!(%error, "no checkpoint after the action");
-                    }
-                    (Some(snapshot.text), Some(snapshot.id))
-                }
-                Err(err) => {
-                    tracing::debug!(%err, "no snapshot after the action");
-                    (None, None)
-                }
-            }
+        let (diff, _snapshot_id) = if params.snapshot.unwrap_or(true) {
+            super::checkpoint::what_changed(ctx, &tab, DIFF_BUDGET).await
         } else {
             (None, None)
         };
-        if let (Some(page), Some(id)) = (ctx.page.as_mut(), &snapshot_id) {
-            page.snapshot_id = Some(id.clone());
-        }
         let note = effect_note(ctx, &outcome, postcondition.is_some());
         Ok(Output {
             action: params.action,
