@@ -943,3 +943,49 @@ fn logs_lists_filters_shows_an_entry_and_writes_a_har() {
     assert_eq!(parsed["log"]["version"], "1.2");
     assert!(!text.contains("sekret-token"));
 }
+
+/// `candor cancel ID`: a wait whose condition never holds, running in another process,
+/// ends `COMMAND_CANCELLED` once cancelled by the id `diagnose` shows, and the task's
+/// next command runs.
+#[test]
+fn cancel_ends_a_running_wait_by_its_id_and_the_task_goes_on() {
+    let shell = Shell::new();
+    shell.run(&["--id", "c", "open", &shell.url("index.html")]);
+    let waiting = shell
+        .command(&[
+            "--id",
+            "c",
+            "--json",
+            "wait",
+            "--text",
+            "Never on this page",
+            "--timeout-ms",
+            "60000",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    let id = loop {
+        let seen = shell.json(&["--id", "c", "diagnose"]);
+        if let Some(id) = seen["data"]["active"]["commandId"].as_str() {
+            break id.to_string();
+        }
+        assert!(started.elapsed() < Duration::from_secs(20), "{seen:#}");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let cancelled_at = Instant::now();
+    let cancel = shell.run(&["cancel", &id]);
+    assert_eq!(cancel.code, 0, "{cancel:?}");
+    let ended = Run::from(waiting.wait_with_output().unwrap());
+    assert!(
+        cancelled_at.elapsed() < Duration::from_secs(10),
+        "the wait outlived its cancel"
+    );
+    let envelope: Value = serde_json::from_str(&ended.stdout).unwrap();
+    assert_eq!(envelope["code"], "COMMAND_CANCELLED", "{envelope:#}");
+    assert_ne!(ended.code, 0);
+    let next = shell.run(&["--id", "c", "snapshot", "--mode", "text"]);
+    assert_eq!(next.code, 0, "{next:?}");
+}
