@@ -321,6 +321,90 @@ fn processes_naming(profile: &str) -> usize {
 
 /// The tool list states the defaults this deployment runs with, not the built-in ones:
 /// configured `snapshotMaxTokens = 8000`, browser_snapshot's maxTokens says 8000.
+/// A client's `notifications/cancelled` for a running `wait` (rmcp's client, the official
+/// Rust SDK, sends it): the call ends `COMMAND_CANCELLED` long before its own deadline,
+/// and the task's next call runs at once instead of queueing behind it.
+#[tokio::test]
+async fn a_client_cancellation_ends_the_running_call_and_the_next_one_runs() {
+    let server = FixtureServer::start();
+    let candor = Candor::start().await;
+    let (_, opened) = candor
+        .call(
+            "browser_navigate",
+            json!({"url": server.url("second.html")}),
+        )
+        .await;
+    assert_eq!(opened["ok"], true, "{opened:#}");
+    let peer = candor.client.peer().clone();
+    let Value::Object(arguments) = json!({"text": "Never on this page", "timeoutMs": 60_000})
+    else {
+        unreachable!()
+    };
+    let request = rmcp::model::ClientRequest::CallToolRequest(rmcp::model::Request::new(
+        CallToolRequestParams::new("browser_wait").with_arguments(arguments),
+    ));
+    let handle = within(
+        "sending the wait",
+        peer.send_request_with_option(request, Default::default()),
+    )
+    .await
+    .expect("the wait is sent");
+    // Cancelled once it runs: diagnostics answers beside it and shows it.
+    loop {
+        let (_, seen) = candor.call("browser_diagnostics", json!({})).await;
+        if seen["data"]["active"]["method"] == "wait" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let cancelled_at = std::time::Instant::now();
+    let cancel = rmcp::model::CancelledNotificationParam::new(
+        Some(handle.id.clone()),
+        Some("the agent gave up".into()),
+    );
+    within("sending the cancel", peer.notify_cancelled(cancel))
+        .await
+        .expect("the cancel is sent");
+    // The client gives the call up at once (it ignores any answer now, as the protocol
+    // says); the server's journal tells how the call ended.
+    let given_up = within("the client's side of the cancel", handle.await_response()).await;
+    assert!(
+        matches!(given_up, Err(rmcp::ServiceError::Cancelled { .. })),
+        "{given_up:?}"
+    );
+    let ended = loop {
+        let (_, seen) = candor.call("browser_diagnostics", json!({})).await;
+        let wait = seen["data"]["last"]
+            .as_array()
+            .and_then(|last| last.iter().rev().find(|c| c["method"] == "wait").cloned());
+        if let Some(wait) = wait {
+            break wait;
+        }
+        assert!(cancelled_at.elapsed() < Duration::from_secs(30), "{seen:#}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    let took = cancelled_at.elapsed();
+    assert_eq!(ended["code"], "COMMAND_CANCELLED", "{ended:#}");
+    eprintln!(
+        "cancel to COMMAND_CANCELLED in the journal: {} ms (the wait ran {} ms of its 60,000)",
+        took.as_millis(),
+        ended["durationMs"]
+    );
+    assert!(
+        ended["durationMs"].as_u64().unwrap() < 10_000,
+        "{ended:#}: it ran as long as its deadline"
+    );
+    // The task is free: the next call runs, not queued behind a 60 s wait.
+    let next_at = std::time::Instant::now();
+    let (_, read) = candor
+        .call("browser_snapshot", json!({"mode": "text"}))
+        .await;
+    assert_eq!(read["ok"], true, "{read:#}");
+    eprintln!("the next snapshot: {} ms", next_at.elapsed().as_millis());
+    assert!(next_at.elapsed() < Duration::from_secs(10));
+    candor.close().await;
+}
+
 #[tokio::test]
 async fn tools_list_cites_the_configured_defaults() {
     let candor = Candor::start_with(&[

@@ -184,12 +184,30 @@ impl McpServer {
     /// Runs one tool call. Every outcome, an unknown tool included, is a tool result the
     /// agent can read (`isError` set on failure), never a protocol error: MCP clients
     /// show protocol errors opaquely, so the message and hint would be lost.
-    async fn call(&self, name: &str, arguments: Option<JsonObject>) -> CallToolResult {
+    async fn call(
+        &self,
+        name: &str,
+        arguments: Option<JsonObject>,
+        cancelled: tokio_util::sync::CancellationToken,
+    ) -> CallToolResult {
         // A name without the prefix is taken as the bare catalogue name (the HTTP and CLI
         // spelling), so either spelling of a tool works.
         let method = name.strip_prefix(PREFIX).unwrap_or(name);
         let params = arguments.map_or(Value::Null, Value::Object);
-        let mut envelope = self.engine.call(method, params, None).await;
+        // The client's `notifications/cancelled` for this call cancels it as the daemon's
+        // cancel does, running or still waiting for the task (docs/faces.md#mcp).
+        let cancel = Arc::new(tools::CancelSignal::default());
+        let signal = cancel.clone();
+        let watch = tokio::spawn(async move {
+            cancelled.cancelled().await;
+            signal.request();
+        });
+        let options = tools::CallOptions {
+            cancel: Some(cancel),
+            ..tools::CallOptions::default()
+        };
+        let mut envelope = self.engine.call_with(method, params, options).await;
+        watch.abort();
         if tools::find(method).is_none() {
             name_tools_as_listed(&mut envelope, name);
         }
@@ -246,9 +264,12 @@ impl ServerHandler for McpServer {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        Ok(self.call(&request.name, request.arguments).await.into())
+        Ok(self
+            .call(&request.name, request.arguments, context.ct)
+            .await
+            .into())
     }
 }
 

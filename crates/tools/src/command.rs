@@ -58,14 +58,17 @@ pub struct ActiveCommand {
     pub worker_running: bool,
 }
 
-/// Set once by `cancel`; the command's runner waits on it beside its work.
-#[derive(Default)]
-pub(crate) struct CancelSignal {
+/// Set once by `cancel` (or by a face, for one call: an MCP client's
+/// `notifications/cancelled`, [`crate::CallOptions::cancel`]); the command's runner
+/// waits on it beside its work.
+#[derive(Debug, Default)]
+pub struct CancelSignal {
     requested: AtomicBool,
     notify: Notify,
 }
 
 impl CancelSignal {
+    /// Asks the command to stop; it ends `COMMAND_CANCELLED`.
     pub fn request(&self) {
         self.requested.store(true, Ordering::SeqCst);
         self.notify.notify_waiters();

@@ -107,6 +107,7 @@ pub async fn run_step(engine: &Engine, step: &Step) -> Envelope {
         target: step.target.as_ref().map(browser::ElementIdentity::from),
         expect: step.expect.clone().map(Value::Object),
         person: false,
+        cancel: None,
     };
     engine.call_with(&step.method, params, options).await
 }

@@ -33,7 +33,7 @@ mod untrusted;
 
 pub use archive::{ARCHIVE_FILE, ArchiveOptions};
 pub use catalogue::{Annotations, PageGuard, ToolDef, catalogue, find, redact_command, tool};
-pub use command::ActiveCommand;
+pub use command::{ActiveCommand, CancelSignal};
 pub use engine::Engine;
 pub use envelope::{Envelope, Events, Execution, Image, PageInfo, Status, Verification};
 pub use error::{ActionStatus, Code, ToolError};

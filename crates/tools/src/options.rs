@@ -83,6 +83,9 @@ pub struct CallOptions {
     pub expect: Option<Value>,
     /// Made by the person in a hand-off's live view: not refused by its lock.
     pub person: bool,
+    /// Cancels this call when requested, as `Engine::cancel` does, whether it runs or
+    /// still waits for the task (an MCP client's cancellation).
+    pub cancel: Option<std::sync::Arc<crate::CancelSignal>>,
 }
 
 /// The most a command may ask for (docs/waiting.md#deadlines).

@@ -155,6 +155,7 @@ impl Engine {
                         started,
                         budget,
                         postcondition,
+                        cancel: options.cancel.clone().unwrap_or_default(),
                     };
                     self.run(run, &mut ctx, params.clone()).await
                 }
@@ -226,7 +227,7 @@ impl Engine {
         params: Value,
     ) -> Result<Value, ToolError> {
         let deadline = ctx.deadline;
-        let signal = Arc::new(CancelSignal::default());
+        let signal = run.cancel.clone();
         let work = async {
             if run.tool.uses_task {
                 ctx.slot = Some(self.state.slot.lock().await);
@@ -480,6 +481,8 @@ struct Run<'r> {
     budget: Duration,
     /// Checked after the tool ran ([`CallOptions::expect`]).
     postcondition: Option<Postcondition>,
+    /// The caller's own cancel ([`CallOptions::cancel`]), else one of the command's.
+    cancel: Arc<CancelSignal>,
 }
 
 /// The refusal of a command while the task's circuit is open.
