@@ -336,7 +336,7 @@ mod tests {
         let server = McpServer {
             engine: Arc::new(Engine::new(Default::default())),
         };
-        let result = server.call("browser_fly", None).await;
+        let result = server.call("browser_fly", None, Default::default()).await;
         assert_eq!(result.is_error, Some(true));
         assert_eq!(result.content.len(), 1);
         let envelope = result.structured_content.expect("the envelope");
@@ -351,7 +351,9 @@ mod tests {
             "{text:?}"
         );
 
-        let result = server.call("browser_diagnostics", None).await;
+        let result = server
+            .call("browser_diagnostics", None, Default::default())
+            .await;
         assert_eq!(result.is_error, Some(false));
         assert_eq!(result.content.len(), 1);
         let envelope = result.structured_content.expect("the envelope");
@@ -365,7 +367,9 @@ mod tests {
         let server = McpServer {
             engine: Arc::new(Engine::new(Default::default())),
         };
-        let result = server.call("browser_screenshot", None).await;
+        let result = server
+            .call("browser_screenshot", None, Default::default())
+            .await;
         server.engine.shutdown().await;
         assert_eq!(
             result.is_error,
