@@ -432,7 +432,7 @@ async fn viewport_and_screenshot_params_are_checked_before_anything_runs() {
             json!({ "preset": "phone", "width": 400, "height": 800 }),
         ),
         ("viewport", json!({ "preset": "watch" })),
-        ("viewport", json!({})),
+        ("viewport", json!({ "width": 800 })),
         ("screenshot", json!({ "quality": 50 })),
         ("screenshot", json!({ "format": "jpeg", "quality": 101 })),
         ("screenshot", json!({ "maxWidth": 10 })),
