@@ -314,10 +314,13 @@ impl Ctx<'_> {
         let tabs: Vec<(browser::TabId, browser::Tab)> =
             task.tabs().map(|(id, tab)| (id, tab.clone())).collect();
         if problems == Problems::SaidAfterRequests && self.dispatch_started && may_wait {
+            // One budget for all the task's tabs, not one each.
             let budget = self.state.options.defaults.settle;
+            let started = std::time::Instant::now();
             for (_, tab) in &tabs {
                 let since = self.log_mark(tab);
-                tab.requests_answered(since, budget, self.deadline).await;
+                let left = budget.saturating_sub(started.elapsed());
+                tab.requests_answered(since, left, self.deadline).await;
             }
         }
         let mut said = Vec::new();
