@@ -71,7 +71,7 @@ pub struct Origin {
     /// Milliseconds since the Unix epoch.
     pub exported_at: u64,
     /// Steps recorded before these that the log no longer held.
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(default, skip_serializing_if = "crate::schema::is_zero")]
     pub steps_dropped: u64,
 }
 
@@ -130,7 +130,7 @@ pub struct Target {
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub heading: String,
     /// Among equal elements (same containers, role and name), in document order.
-    #[serde(default, skip_serializing_if = "is_zero_u32")]
+    #[serde(default, skip_serializing_if = "crate::schema::is_zero")]
     pub ordinal: u32,
 }
 
@@ -145,14 +145,6 @@ pub struct Container {
 
 fn yes() -> bool {
     true
-}
-
-fn is_zero(n: &u64) -> bool {
-    *n == 0
-}
-
-fn is_zero_u32(n: &u32) -> bool {
-    *n == 0
 }
 
 impl From<&browser::ElementIdentity> for Target {

@@ -5,6 +5,12 @@ use schemars::JsonSchema;
 use schemars::generate::SchemaSettings;
 use serde_json::Value;
 
+/// Whether a count is zero: what an output leaves out of its JSON (`skip_serializing_if`),
+/// which a schema then lists as not required.
+pub(crate) fn is_zero<T: Default + PartialEq>(n: &T) -> bool {
+    *n == T::default()
+}
+
 pub(crate) fn params_schema<T: JsonSchema>() -> Value {
     let generator = SchemaSettings::draft2020_12()
         .with(|s| {

@@ -31,12 +31,8 @@ pub(crate) struct Output {
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     truncated: bool,
     /// Hidden inputs in scope: counted, not listed.
-    #[serde(skip_serializing_if = "is_zero")]
+    #[serde(skip_serializing_if = "crate::schema::is_zero")]
     hidden_inputs: usize,
-}
-
-fn is_zero(n: &usize) -> bool {
-    *n == 0
 }
 
 /// One control; fields that do not apply are left out.

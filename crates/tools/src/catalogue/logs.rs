@@ -87,10 +87,10 @@ pub(crate) struct Output {
     #[serde(skip_serializing_if = "Option::is_none")]
     matched: Option<usize>,
     /// Admitted entries left out, past the limit or the budget.
-    #[serde(skip_serializing_if = "is_zero")]
+    #[serde(skip_serializing_if = "crate::schema::is_zero")]
     omitted: usize,
     /// Entries of this kind let go of to keep the log bounded (config logMaxEntries).
-    #[serde(skip_serializing_if = "is_zero_u64")]
+    #[serde(skip_serializing_if = "crate::schema::is_zero")]
     dropped: u64,
     /// Pass as `since` to read only what is newer.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -109,14 +109,6 @@ struct HarWritten {
     path: String,
     entries: usize,
     bytes: usize,
-}
-
-fn is_zero(n: &usize) -> bool {
-    *n == 0
-}
-
-fn is_zero_u64(n: &u64) -> bool {
-    *n == 0
 }
 
 /// The `logs` tool.
