@@ -256,10 +256,10 @@ impl NetworkEntry {
             (None, Some(status)) => status.to_string(),
             (None, None) => "pending".into(),
         };
-        let url = match origin {
-            Some(origin) if self.url.starts_with(origin) && origin.len() < self.url.len() => {
-                &self.url[origin.len()..]
-            }
+        // Only a URL of that very origin: `http://h.evil.example/x` starts with
+        // `http://h` too, and must never read as the page's own `.evil.example/x`.
+        let url = match origin.and_then(|origin| self.url.strip_prefix(origin)) {
+            Some(path) if path.starts_with('/') => path,
             _ => self.url.as_str(),
         };
         let mut line = format!(

@@ -237,3 +237,19 @@ fn a_message_past_its_bound_keeps_its_start_and_counts_the_rest() {
     assert_eq!(log.console()[1].text, "Assertion failed: x > 0");
     assert_eq!(log.console()[1].level, Level::Error);
 }
+
+#[test]
+fn a_url_is_shortened_to_its_path_only_on_the_pages_own_origin() {
+    let mut log = TabLog::new(10);
+    request(&mut log, "a", "http://h/api", "Fetch");
+    request(&mut log, "b", "http://h.evil.example/api", "Fetch");
+    request(&mut log, "c", "http://h:8080/api", "Fetch");
+    let lines: Vec<String> = log
+        .network()
+        .iter()
+        .map(|e| e.line(Some("http://h"), 200))
+        .collect();
+    assert!(lines[0].contains("POST pending /api"), "{lines:?}");
+    assert!(lines[1].contains("http://h.evil.example/api"), "{lines:?}");
+    assert!(lines[2].contains("http://h:8080/api"), "{lines:?}");
+}
