@@ -114,6 +114,8 @@ struct Log {
     targets: HashSet<String>,
     /// Downloads the task owns, in the order they began.
     owned: Vec<Entry>,
+    /// How many downloads have begun (the next one's `Entry::begun`).
+    begun: u64,
     /// Downloads begun by frames the task cannot name yet: claimed if their file lands
     /// in the folder.
     unclaimed: HashMap<String, cdp_browser::DownloadWillBegin>,
@@ -121,6 +123,8 @@ struct Log {
 
 struct Entry {
     guid: String,
+    /// Where it stands among the task's downloads (0 for the first begun).
+    begun: u64,
     download: Download,
     /// The state the last report showed, if any.
     reported: Option<DownloadState>,
@@ -149,6 +153,7 @@ impl Downloads {
             allowed: 0,
             targets: HashSet::new(),
             owned: Vec::new(),
+            begun: 0,
             unclaimed: HashMap::new(),
         }));
         let followed = Arc::downgrade(&log);
@@ -177,6 +182,23 @@ impl Downloads {
 
     pub(crate) fn set_limits(&self, limits: DownloadLimits) {
         self.lock().limits = limits;
+    }
+
+    /// How many downloads have begun so far: a mark for [`Self::since`].
+    pub(crate) fn mark(&self) -> u64 {
+        self.lock().begun
+    }
+
+    /// The downloads begun since `mark`, as they stand now (without marking them
+    /// reported: the agent is told of them as ever). Those canceled for a limit and
+    /// reported already are forgotten, so not listed.
+    pub(crate) fn since(&self, mark: u64) -> Vec<Download> {
+        self.lock()
+            .owned
+            .iter()
+            .filter(|entry| entry.begun >= mark)
+            .map(|entry| entry.download.clone())
+            .collect()
     }
 
     /// The downloads whose state changed since the last call. Those canceled for a limit
@@ -334,8 +356,11 @@ impl Log {
             });
             download.state = DownloadState::Canceled;
         }
+        let begun = self.begun;
+        self.begun += 1;
         self.owned.push(Entry {
             guid,
+            begun,
             download,
             reported: None,
         });

@@ -1,6 +1,8 @@
 //! What a person's live view of a tab needs during a hand-off (docs/faces.md#live-view): the tab's
-//! frames as it paints (`Page.startScreencast`, each frame acknowledged so the next comes)
-//! and the person's mouse, wheel and keys, sent as trusted input like the agent's.
+//! frames as it paints (`Page.startScreencast`, each frame acknowledged so the next comes);
+//! the person's mouse (as touch under a touch preset), wheel, keys, pasted text and input
+//! method compositions, sent as trusted input like the agent's; stopping a load or a
+//! script that does not return; and finding text in the page.
 
 use cdp::Deadline;
 use cdp::protocol::{input, page};
@@ -52,12 +54,15 @@ impl Drop for Screencast {
 /// The person's input, in CSS px of the viewport.
 #[derive(Debug, Clone)]
 pub enum PersonInput {
-    /// `mousePressed`, `mouseReleased` or `mouseMoved`.
+    /// `mousePressed`, `mouseReleased` or `mouseMoved`; `pressed` when the button is down
+    /// (a move then drags). Under a touch preset it is one finger: pressed, moved while
+    /// down, lifted.
     Mouse {
         kind: String,
         x: f64,
         y: f64,
         click_count: i64,
+        pressed: bool,
     },
     Wheel {
         x: f64,
@@ -66,11 +71,33 @@ pub enum PersonInput {
         dy: f64,
     },
     /// One key pressed and released: a character (`a`, `É`) or a named key (`Enter`,
-    /// `Backspace`, `Control+A`).
+    /// `Backspace`, `Control+A`); `repeat` when the person holds it down.
     Key {
         key: String,
+        repeat: bool,
+    },
+    /// Text inserted at once, as an input method commits it: a paste, or a composition
+    /// the person finished (Chinese, Japanese).
+    Text {
+        text: String,
+    },
+    /// A composition under way: shown in the page's field, not committed yet.
+    Compose {
+        text: String,
     },
 }
+
+/// What finding text in the page found.
+#[derive(Debug, Clone, Copy, serde::Deserialize)]
+pub struct Found {
+    /// Matches in the page's text (case aside).
+    pub count: u64,
+    /// A match was selected and scrolled into view.
+    pub found: bool,
+}
+
+/// Finds text as a browser's find bar does (`js/find_text.js`).
+const FIND_TEXT: crate::script::Script<Found> = crate::script::script!("find_text" => Found);
 
 impl Tab {
     /// Starts streaming this tab's frames (brought to the front: a tab behind another
@@ -106,7 +133,30 @@ impl Tab {
                 kind,
                 x,
                 y,
+                click_count: _,
+                pressed,
+            } if self.touch() => {
+                let (kind, point) = match kind.as_str() {
+                    "mousePressed" => ("touchStart", Some((*x, *y))),
+                    "mouseMoved" if *pressed => ("touchMove", Some((*x, *y))),
+                    "mouseReleased" => ("touchEnd", None),
+                    // A finger that does not touch the screen is nowhere.
+                    _ => return Ok(()),
+                };
+                session.send(&input::DispatchTouchEvent {
+                    r#type: kind.into(),
+                    touch_points: point
+                        .map(|(x, y)| input::TouchPoint { x, y })
+                        .into_iter()
+                        .collect(),
+                })?;
+            }
+            PersonInput::Mouse {
+                kind,
+                x,
+                y,
                 click_count,
+                pressed,
             } => {
                 let pressing = kind != "mouseMoved";
                 session.send(&input::DispatchMouseEvent {
@@ -114,7 +164,7 @@ impl Tab {
                     x: *x,
                     y: *y,
                     button: Some(if pressing { "left" } else { "none" }.into()),
-                    buttons: Some(i64::from(kind == "mousePressed")),
+                    buttons: Some(i64::from(*pressed || kind == "mousePressed")),
                     click_count: pressing.then_some(*click_count),
                     ..Default::default()
                 })?;
@@ -129,7 +179,7 @@ impl Tab {
                     ..Default::default()
                 })?;
             }
-            PersonInput::Key { key } => {
+            PersonInput::Key { key, repeat } => {
                 let mut chars = key.chars();
                 let chord = match (chars.next(), chars.next()) {
                     (Some(c), None) => keys::Chord {
@@ -139,11 +189,50 @@ impl Tab {
                     },
                     _ => keys::parse_chord(key)?,
                 };
-                for event in crate::actions::chord_events(&chord) {
+                for mut event in crate::actions::chord_events(&chord) {
+                    let held = event.key.as_deref() == Some(chord.key.key.as_str())
+                        && event.r#type != "keyUp";
+                    if *repeat && held {
+                        event.auto_repeat = Some(true);
+                    }
                     session.send(&event)?;
                 }
             }
+            PersonInput::Text { text } => {
+                session.send(&input::InsertText { text: text.clone() })?;
+            }
+            PersonInput::Compose { text } => {
+                let end = i64::try_from(text.encode_utf16().count()).unwrap_or(i64::MAX);
+                session.send(&input::ImeSetComposition {
+                    text: text.clone(),
+                    selection_start: end,
+                    selection_end: end,
+                })?;
+            }
         }
         Ok(())
+    }
+
+    /// The person's Stop: the load under way stops where it is, and a script that has
+    /// not returned (the page does not answer) is ended, so the page answers again.
+    pub fn person_stop(&self) -> Result<(), Error> {
+        let session = self.session();
+        session.send(&page::StopLoading {})?;
+        if self.state().unresponsive {
+            session.send(&cdp::protocol::runtime::TerminateExecution {})?;
+        }
+        Ok(())
+    }
+
+    /// Finds `text` in the page, as a browser's find bar does: the next match (the
+    /// previous one, `backwards`) selected and scrolled into view, and how many there are.
+    pub async fn find_text(
+        &self,
+        text: &str,
+        backwards: bool,
+        deadline: Deadline,
+    ) -> Result<Found, Error> {
+        self.call_script(&FIND_TEXT, vec![text.into(), backwards.into()], deadline)
+            .await
     }
 }

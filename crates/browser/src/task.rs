@@ -254,6 +254,16 @@ impl Task {
             .await
     }
 
+    /// A mark of the task's downloads so far, for [`Self::downloads_since`].
+    pub fn download_mark(&self) -> u64 {
+        self.downloads.mark()
+    }
+
+    /// The downloads begun since `mark`, as they stand now.
+    pub fn downloads_since(&self, mark: u64) -> Vec<crate::Download> {
+        self.downloads.since(mark)
+    }
+
     /// Downloads that changed and permission requests denied since the last call.
     pub fn take_events(&self) -> TaskEvents {
         TaskEvents {

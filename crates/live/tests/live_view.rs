@@ -191,12 +191,13 @@ async fn a_person_finishes_the_page_in_the_live_view_and_the_agent_gets_it_back(
         serde_json::to_string(&before).unwrap()
     );
     until(&person, &changed).await;
-    // Keys typed with the image focused reach the page's focused field.
+    // Keys typed once the image was clicked (the view's keyboard has the focus) reach
+    // the page's focused field.
     for key in ["4", "2", "Enter"] {
         ok(
             &person,
             "act",
-            json!({ "action": "press", "selector": "#screen", "keys": key, "snapshot": false }),
+            json!({ "action": "press", "selector": "#keys", "keys": key, "snapshot": false }),
         )
         .await;
     }
@@ -383,6 +384,333 @@ async fn a_person_finishes_the_page_in_the_live_view_and_the_agent_gets_it_back(
         .iter()
         .any(|e| e["events"]["permission"][0]["permission"] == "notifications");
     assert!(reported, "{opened:#} {denied:#}");
+    person.shutdown().await;
+    agent.shutdown().await;
+}
+
+/// Clicks `selector` in the person's live view.
+async fn click(person: &Engine, selector: &str) {
+    ok(
+        person,
+        "act",
+        json!({ "action": "click", "selector": selector, "snapshot": false }),
+    )
+    .await;
+}
+
+/// Goes to `url` through the live view's address field.
+async fn go(person: &Engine, url: &str) {
+    ok(
+        person,
+        "act",
+        json!({ "action": "fill", "selector": "#address", "text": url, "snapshot": false }),
+    )
+    .await;
+    click(person, "#go").await;
+}
+
+/// Waits, as the person (the agent is locked out), until the task's page shows `text`.
+async fn page_shows(agent: &Engine, text: &str) {
+    let seen = agent
+        .person_call("wait", json!({ "text": text, "timeoutMs": 15000 }))
+        .await
+        .to_json();
+    assert_eq!(seen["ok"], true, "{text}: {seen:#}");
+}
+
+/// Dispatches `events` (JavaScript constructing each) at the live view's keyboard, as
+/// the person's browser does for a paste or an input method: a headless person has
+/// neither a system clipboard nor an input method of their own.
+async fn at_keyboard(person: &Engine, events: &str) {
+    read(
+        person,
+        &format!(
+            "(() => {{ const keys = document.getElementById('keys'); keys.focus(); for (const event of [{events}]) keys.dispatchEvent(event); return true; }})()"
+        ),
+    )
+    .await;
+}
+
+/// The person's side of a hand-off beyond clicks and keys, each through the live view in
+/// a second real Chromium and each seen on the task's page and in the summary: a pasted
+/// 40-character string, an input method's composition committed, a key chord that
+/// downloads a file, touch under the phone preset, find in page, a slow load stopped, a
+/// hung page stopped, a tab opened, closed and reopened, a link followed and a popup
+/// opened — then Done.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_person_pastes_composes_touches_finds_stops_and_manages_tabs_in_the_live_view() {
+    let server = FixtureServer::start();
+    let agent = Arc::new(engine("by-hand", false));
+    let weak = Arc::downgrade(&agent);
+    let lookup: live::Lookup =
+        Arc::new(move |id: &str| (id == "by-hand").then(|| weak.upgrade()).flatten());
+    agent.set_live_views(Arc::new(live::Lazy::new(lookup)));
+    ok(
+        &agent,
+        "navigate",
+        json!({ "url": server.url("handoff-person.html") }),
+    )
+    .await;
+    let started = ok(&agent, "handoff", json!({ "reason": "Finish the notes" })).await;
+    let url = started["data"]["liveView"].as_str().unwrap().to_string();
+    let waiting = {
+        let agent = agent.clone();
+        tokio::spawn(async move {
+            agent
+                .call(
+                    "handoff",
+                    json!({ "action": "wait" }),
+                    Some(Duration::from_secs(300)),
+                )
+                .await
+                .to_json()
+        })
+    };
+    let person = engine("person-by-hand", true);
+    ok(&person, "navigate", json!({ "url": url })).await;
+    until(
+        &person,
+        "Number(document.getElementById('screen').dataset.frames || 0) > 0",
+    )
+    .await;
+    // A click near the centre focuses the page's field, and the view's keyboard.
+    click(&person, "#screen").await;
+    until(&person, "document.activeElement.id === 'keys'").await;
+
+    // A paste arrives whole, as one insertion.
+    let pasted = "Paste: 0123456789 abcdefghij KLMNOPQRST!";
+    assert_eq!(pasted.chars().count(), 40);
+    at_keyboard(
+        &person,
+        &format!(
+            "(() => {{ const data = new DataTransfer(); data.setData('text/plain', {}); return new ClipboardEvent('paste', {{ clipboardData: data, bubbles: true, cancelable: true }}); }})()",
+            serde_json::to_string(pasted).unwrap()
+        ),
+    )
+    .await;
+    page_shows(&agent, &format!("Field: {pasted}")).await;
+
+    // An input method's composition: shown as it is composed, then committed as text.
+    at_keyboard(
+        &person,
+        "new CompositionEvent('compositionstart', { data: '' }), \
+         new CompositionEvent('compositionupdate', { data: 'にほん' }), \
+         new CompositionEvent('compositionend', { data: '日本' })",
+    )
+    .await;
+    page_shows(&agent, &format!("Field: {pasted}日本")).await;
+    page_shows(&agent, "Composition: start").await;
+
+    // A key chord: the page saves the field as a download, which the view lists.
+    ok(
+        &person,
+        "act",
+        json!({ "action": "press", "selector": "#keys", "keys": "Control+s", "snapshot": false }),
+    )
+    .await;
+    page_shows(&agent, "Saved as draft.txt").await;
+    until(
+        &person,
+        "document.getElementById('downloads').textContent.includes('draft.txt (completed)')",
+    )
+    .await;
+
+    // Under the phone preset the person's pointer is a finger: a drag upward is a touch
+    // path on the page.
+    ok(
+        &person,
+        "act",
+        json!({ "action": "select", "selector": "#viewport", "values": ["phone"], "snapshot": false }),
+    )
+    .await;
+    until(
+        &person,
+        "document.getElementById('viewport').value === 'phone' && document.getElementById('screen').naturalWidth === 390",
+    )
+    .await;
+    ok(
+        &person,
+        "act",
+        json!({ "action": "drag", "selector": "#screen", "to": { "selector": "#reason" }, "snapshot": false }),
+    )
+    .await;
+    page_shows(&agent, "Touches: start 1").await;
+    page_shows(&agent, ", end 1, upward").await;
+
+    // Find in page: the word far below is selected and scrolled to.
+    ok(
+        &person,
+        "act",
+        json!({ "action": "fill", "selector": "#find", "text": "zeppelin", "snapshot": false }),
+    )
+    .await;
+    click(&person, "#find-next").await;
+    until(
+        &person,
+        "document.getElementById('found').textContent === '1 match'",
+    )
+    .await;
+    page_shows(&agent, "Selected: zeppelin").await;
+
+    // A load that never ends is shown loading, and stopped.
+    go(&person, &server.url("stream")).await;
+    until(
+        &person,
+        "document.getElementById('load').dataset.state === 'loading'",
+    )
+    .await;
+    click(&person, "#stop").await;
+    until(
+        &person,
+        "document.getElementById('load').dataset.state === 'loaded'",
+    )
+    .await;
+    page_shows(&agent, "The body of this page never ends.").await;
+
+    // A page whose script never returns is shown as not answering; Stop ends the script
+    // and the page answers again.
+    go(&person, &server.url("hang.html")).await;
+    until(
+        &person,
+        "document.getElementById('load').dataset.state === 'unanswering'",
+    )
+    .await;
+    click(&person, "#stop").await;
+    until(
+        &person,
+        "document.getElementById('load').dataset.state === 'loaded'",
+    )
+    .await;
+    page_shows(&agent, "This page stops answering.").await;
+
+    // A tab opened, sent somewhere, closed, and reopened where it was.
+    let tabs = "document.getElementById('tabs').options.length";
+    assert_eq!(read(&person, tabs).await, 1);
+    click(&person, "#new-tab").await;
+    until(&person, &format!("{tabs} === 2")).await;
+    go(&person, &server.url("page-b.html")).await;
+    until(
+        &person,
+        "document.getElementById('address').value.endsWith('page-b.html')",
+    )
+    .await;
+    click(&person, "#close-tab").await;
+    until(
+        &person,
+        &format!("{tabs} === 1 && !document.getElementById('reopen').disabled"),
+    )
+    .await;
+    click(&person, "#reopen").await;
+    until(
+        &person,
+        &format!(
+            "{tabs} === 2 && document.getElementById('address').value.endsWith('page-b.html') && document.getElementById('reopen').disabled"
+        ),
+    )
+    .await;
+
+    // A link the person follows, and a popup they open, which is shown at once.
+    go(&person, &server.url("handoff-person.html?links")).await;
+    until(
+        &person,
+        "document.getElementById('address').value.endsWith('?links')",
+    )
+    .await;
+    click(&person, "#screen").await;
+    until(
+        &person,
+        "document.getElementById('address').value.endsWith('page-a.html')",
+    )
+    .await;
+    go(&person, &server.url("handoff-person.html?popup")).await;
+    until(
+        &person,
+        "document.getElementById('address').value.endsWith('?popup')",
+    )
+    .await;
+    click(&person, "#screen").await;
+    until(
+        &person,
+        &format!(
+            "{tabs} === 3 && document.getElementById('address').value.endsWith('page-b.html')"
+        ),
+    )
+    .await;
+
+    click(&person, "#done").await;
+    let back = tokio::time::timeout(Duration::from_secs(60), waiting)
+        .await
+        .expect("the wait returns")
+        .expect("the wait ran");
+    assert_eq!(back["ok"], true, "{back:#}");
+    let summary = &back["data"]["summary"];
+    let navigations: Vec<&str> = summary["navigations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    for (i, page) in [
+        "/stream",
+        "/hang.html",
+        "/page-b.html",
+        "?links",
+        "/page-a.html",
+        "?popup",
+        "/page-b.html",
+    ]
+    .iter()
+    .enumerate()
+    {
+        assert!(
+            navigations.iter().any(|n| n.ends_with(page)),
+            "navigation {i} to {page}: {summary:#}"
+        );
+    }
+    let position = |end: &str| navigations.iter().position(|n| n.ends_with(end));
+    assert!(
+        position("?links") < position("/page-a.html"),
+        "the link followed after its page: {summary:#}"
+    );
+    assert_eq!(
+        summary["tabsOpened"].as_array().map(Vec::len),
+        Some(3),
+        "the new tab, its reopening and the popup: {summary:#}"
+    );
+    assert_eq!(
+        summary["tabsClosed"].as_array().map(Vec::len),
+        Some(1),
+        "{summary:#}"
+    );
+    assert!(
+        summary["tabsClosed"][0]
+            .as_str()
+            .unwrap_or_default()
+            .ends_with("/page-b.html"),
+        "{summary:#}"
+    );
+    assert_eq!(summary["downloads"][0]["name"], "draft.txt", "{summary:#}");
+    assert_eq!(summary["downloads"][0]["state"], "completed", "{summary:#}");
+    assert_eq!(
+        summary["input"]["text"], 2,
+        "a paste and a composition: {summary:#}"
+    );
+    assert_eq!(summary["input"]["finds"], 1, "{summary:#}");
+    assert!(
+        summary["input"]["keystrokes"].as_u64() >= Some(1),
+        "{summary:#}"
+    );
+    assert!(
+        summary["input"]["pointer"].as_u64() >= Some(4),
+        "{summary:#}"
+    );
+    let said = back.to_string();
+    for private in [pasted, "日本", "zeppelin"] {
+        assert!(
+            !said.contains(&format!("\"{private}")),
+            "{private} kept private: {back:#}"
+        );
+    }
     person.shutdown().await;
     agent.shutdown().await;
 }

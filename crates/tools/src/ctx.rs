@@ -358,7 +358,7 @@ pub(crate) fn page_origin(url: &str) -> Option<String> {
     origin.is_tuple().then(|| origin.ascii_serialization())
 }
 
-fn download_json(download: &browser::Download) -> Value {
+pub(crate) fn download_json(download: &browser::Download) -> Value {
     let mut json = serde_json::json!({
         "name": download.name,
         "size": download.received_bytes,

@@ -38,21 +38,70 @@ pub trait LiveViews: Send + Sync + std::fmt::Debug {
     fn url(&self, task: &str, token: &str) -> Result<String, String>;
 }
 
-/// What the person did, as the agent is told it — never the keys typed.
+/// What the person did, as the agent is told it — never the keys typed, the text pasted
+/// or composed, or the words looked for: only how many.
 #[derive(Debug, Clone, Default, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Summary {
-    /// The pages the person went to, in order (through the address field, back, forward
-    /// or reload; links they clicked show in the tabs' URLs).
+    /// The pages the person went to, in order: through the address field, back, forward
+    /// and reload, and the links they followed (a tab's URL changing while they had it).
     pub navigations: Vec<String>,
     /// Each tab at hand-back, with its URL.
     pub tabs: Vec<Value>,
-    /// Tabs that were not there when the hand-off began.
+    /// Tabs that were opened while the person had the task (by them, or by the page: a
+    /// popup), whether still open or not.
     pub tabs_opened: Vec<String>,
+    /// Tabs closed while the person had the task: id and last URL.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tabs_closed: Vec<String>,
     /// Dialogs the person answered: kind and answer.
     pub dialogs: Vec<String>,
     /// Permission requests the person answered, and how.
     pub permissions: Vec<String>,
+    /// Downloads begun while the person had the task, as they stand at hand-back.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub downloads: Vec<Value>,
+    /// How much the person did by hand.
+    pub input: InputCounts,
+}
+
+/// Counts of the person's input; what it was is theirs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct InputCounts {
+    /// Presses of the pointer (clicks, taps, drags).
+    #[serde(skip_serializing_if = "crate::schema::is_zero")]
+    pub pointer: u32,
+    /// Keys pressed (how many, never which).
+    #[serde(skip_serializing_if = "crate::schema::is_zero")]
+    pub keystrokes: u32,
+    /// Texts inserted at once: pastes, and compositions an input method committed.
+    #[serde(skip_serializing_if = "crate::schema::is_zero")]
+    pub text: u32,
+    /// Searches of the page's text (find in page).
+    #[serde(skip_serializing_if = "crate::schema::is_zero")]
+    pub finds: u32,
+}
+
+/// A kind of the person's input, counted in [`InputCounts`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PersonInputKind {
+    Pointer,
+    Key,
+    Text,
+    Find,
+}
+
+impl InputCounts {
+    pub fn count(&mut self, kind: PersonInputKind) {
+        let counter = match kind {
+            PersonInputKind::Pointer => &mut self.pointer,
+            PersonInputKind::Key => &mut self.keystrokes,
+            PersonInputKind::Text => &mut self.text,
+            PersonInputKind::Find => &mut self.finds,
+        };
+        *counter = counter.saturating_add(1);
+    }
 }
 
 /// A task's hand-off state.
@@ -71,6 +120,14 @@ pub struct Handoff {
     pub url: Option<String>,
     /// Tab ids when the hand-off began.
     pub tabs_before: Vec<String>,
+    /// Each open tab's URL as last seen while the person had the task: a change is a
+    /// navigation of theirs, a tab gone was closed.
+    pub seen: std::collections::BTreeMap<String, String>,
+    /// Tabs closed while the person had the task (id, last URL), the last one last: the
+    /// live view's Reopen opens the last again, until the hand-off ends.
+    pub closed: Vec<(String, String)>,
+    /// Where the task's downloads stood when the hand-off began.
+    pub download_mark: u64,
     pub summary: Summary,
     /// On hand-back: the fresh snapshot's envelope data, and the summary.
     pub back: Option<(Value, Summary)>,

@@ -309,6 +309,7 @@ fn key_event(kind: &str, key: &Key, modifiers: i64) -> input::DispatchKeyEvent {
         code: (!key.code.is_empty()).then(|| key.code.clone()),
         windows_virtual_key_code: (key.key_code != 0).then_some(key.key_code),
         native_virtual_key_code: (key.key_code != 0).then_some(key.key_code),
+        auto_repeat: None,
     }
 }
 

@@ -44,12 +44,25 @@ pub struct DispatchKeyEvent {
     pub windows_virtual_key_code: Option<i64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub native_virtual_key_code: Option<i64>,
+    /// The key is held down and this is its repeat.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub auto_repeat: Option<bool>,
 }
 
 /// Text inserted as an input method would: one `beforeinput`/`input` pair.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct InsertText {
     pub text: String,
+}
+
+/// An input method's composition in progress: `text` shown underlined, not yet
+/// committed (`InsertText` commits).
+#[derive(Debug, Clone, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ImeSetComposition {
+    pub text: String,
+    pub selection_start: i64,
+    pub selection_end: i64,
 }
 
 /// `type` is touchStart, touchMove, touchEnd or touchCancel.
@@ -71,4 +84,5 @@ command! {
     DispatchTouchEvent => "Input.dispatchTouchEvent", Empty;
     DispatchKeyEvent => "Input.dispatchKeyEvent", Empty;
     InsertText => "Input.insertText", Empty;
+    ImeSetComposition => "Input.imeSetComposition", Empty;
 }

@@ -185,7 +185,7 @@ async fn begin(state: &TaskState, reason: String) -> Result<String, ToolError> {
     let url = views
         .url(&state.options.task_id, &token)
         .map_err(|e| ToolError::invalid_params(format!("the live view cannot start: {e}")))?;
-    let tabs_before = {
+    let (tabs_before, download_mark) = {
         let mut slot = state.slot.lock().await;
         match slot.task.as_mut() {
             Some(task) => {
@@ -193,9 +193,14 @@ async fn begin(state: &TaskState, reason: String) -> Result<String, ToolError> {
                 // for the person from now on.
                 task.set_ask_dialogs(true);
                 task.hold_permissions(Deadline::after(PERSON_STEP)).await?;
-                task.list().iter().map(|t| t.id.to_string()).collect()
+                let tabs = task
+                    .list()
+                    .iter()
+                    .map(|t| (t.id.to_string(), t.state.url.clone()))
+                    .collect::<Vec<_>>();
+                (tabs, task.download_mark())
             }
-            None => Vec::new(),
+            None => (Vec::new(), 0),
         }
     };
     let mut handoff = lock(&state.handoff.state);
@@ -205,7 +210,10 @@ async fn begin(state: &TaskState, reason: String) -> Result<String, ToolError> {
     handoff.session = None;
     handoff.socket_open = false;
     handoff.url = Some(url.clone());
-    handoff.tabs_before = tabs_before;
+    handoff.tabs_before = tabs_before.iter().map(|(id, _)| id.clone()).collect();
+    handoff.seen = tabs_before.into_iter().collect();
+    handoff.closed = Vec::new();
+    handoff.download_mark = download_mark;
     handoff.summary = Summary::default();
     handoff.back = None;
     Ok(url)

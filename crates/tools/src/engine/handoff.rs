@@ -10,7 +10,7 @@ use serde_json::Value;
 use super::Engine;
 use crate::catalogue::{self, tool};
 use crate::envelope::Envelope;
-use crate::handoff::{LiveEntry, LiveViews, Mode, PERSON_STEP};
+use crate::handoff::{Handoff, LiveEntry, LiveViews, Mode, PERSON_STEP, PersonInputKind};
 use crate::mutex::lock;
 use crate::options::CallOptions;
 use crate::policy::{Noted, Policy};
@@ -69,17 +69,28 @@ impl Engine {
     }
 
     /// A command made by the person in the live view (the hand-off's lock lets it pass).
-    /// The pages they go to are noted for the agent's summary.
+    /// The pages they go to are noted for the agent's summary as the tabs' URLs change
+    /// ([`Self::person_tabs`]); a reload, which changes none, is noted here.
     pub async fn person_call(&self, method: &str, params: Value) -> Envelope {
         let options = CallOptions {
             person: true,
             ..CallOptions::default()
         };
+        let noted = catalogue::find(method).map(|tool| tool.policy.noted);
+        if noted == Some(Noted::Navigation) {
+            // Where the tabs were before (a link followed since the last look) comes
+            // first.
+            self.person_tabs().await;
+        }
         let envelope = self.call_with(method, params.clone(), options).await;
+        if noted == Some(Noted::Navigation) {
+            // Where it went, loaded or not (a load the person stopped).
+            self.person_tabs().await;
+        }
         if envelope.ok {
             let mut handoff = lock(&self.state.handoff.state);
-            match catalogue::find(method).map(|tool| tool.policy.noted) {
-                Some(Noted::Navigation) => {
+            match noted {
+                Some(Noted::Navigation) if params["reload"] == true => {
                     if let Some(page) = &envelope.page {
                         handoff.summary.navigations.push(page.url.clone());
                     }
@@ -89,15 +100,21 @@ impl Engine {
                     let answer = envelope.data["answer"].as_str().unwrap_or("answered");
                     handoff.summary.dialogs.push(format!("{kind} {answer}"));
                 }
-                Some(Noted::Nothing) | None => {}
+                Some(Noted::Navigation | Noted::Nothing) | None => {}
             }
         }
         envelope
     }
 
-    /// The permission request waiting for the person, if any.
+    /// Counts one input of the person's for the agent's summary.
+    pub fn person_input_noted(&self, kind: PersonInputKind) {
+        lock(&self.state.handoff.state).summary.input.count(kind);
+    }
+
+    /// The permission request waiting for the person, if any; `None` too while a
+    /// command holds the task (the live view asks again on its next beat).
     pub async fn person_pending_permission(&self) -> Option<browser::PermissionRequest> {
-        let slot = self.state.slot.lock().await;
+        let slot = self.state.slot.try_lock().ok()?;
         slot.task.as_ref()?.pending_permission()
     }
 
@@ -128,21 +145,93 @@ impl Engine {
         Ok(())
     }
 
-    /// The task's tabs, for the person's tab switcher.
-    pub async fn person_tabs(&self) -> Vec<browser::TabSummary> {
-        let slot = self.state.slot.lock().await;
-        slot.task
-            .as_ref()
-            .map(browser::Task::list)
-            .unwrap_or_default()
+    /// The task's tabs, for the person's tab switcher; `None` while a command holds the
+    /// task (a navigation the person started, still loading), so the live view never
+    /// waits on one. Pages the browser opened meanwhile (a popup, a link opened in a new
+    /// tab) become task tabs here, at once, and the newest is the one shown. What changed
+    /// since the last look is noted for the summary: a tab's URL (a page the person went
+    /// to, however), a tab gone (closed).
+    pub async fn person_tabs_now(&self) -> Option<Vec<browser::TabSummary>> {
+        let mut slot = self.state.slot.try_lock().ok()?;
+        Some(self.person_tabs_in(&mut slot).await)
     }
 
-    /// The tab the person sees: the task's current one.
+    /// [`Self::person_tabs_now`], waiting for the task if a command holds it.
+    pub async fn person_tabs(&self) -> Vec<browser::TabSummary> {
+        let mut slot = self.state.slot.lock().await;
+        self.person_tabs_in(&mut slot).await
+    }
+
+    async fn person_tabs_in(&self, slot: &mut crate::state::Slot) -> Vec<browser::TabSummary> {
+        let Some(task) = slot.task.as_mut() else {
+            return Vec::new();
+        };
+        match task
+            .adopt_new_tabs(false, Deadline::after(PERSON_STEP))
+            .await
+        {
+            Ok(adopted) => {
+                if let Some((id, _)) = adopted.last()
+                    && let Err(err) = task.select(&id.to_string())
+                {
+                    tracing::debug!(%err, "a tab opened in the hand-off closed at once");
+                }
+            }
+            Err(err) => tracing::debug!(%err, "pages opened in the hand-off not adopted yet"),
+        }
+        let tabs = task.list();
+        let mut handoff = lock(&self.state.handoff.state);
+        if handoff.mode == Mode::WaitingHuman {
+            note_tabs(&mut handoff, &tabs);
+        }
+        tabs
+    }
+
+    /// The tab the person sees: the task's current one; `None` when it has none, or
+    /// while a command holds the task.
     pub async fn person_tab(&self) -> Option<(String, browser::Tab)> {
-        let slot = self.state.slot.lock().await;
+        let slot = self.state.slot.try_lock().ok()?;
         let task = slot.task.as_ref()?;
         let (id, tab) = task.tab(None).ok()?;
         Some((id.to_string(), tab.clone()))
+    }
+
+    /// The downloads begun since the hand-off began, as they stand (for the live view and
+    /// the summary); `None` while a command holds the task.
+    pub async fn person_downloads(&self) -> Option<Vec<Value>> {
+        let mark = lock(&self.state.handoff.state).download_mark;
+        let slot = self.state.slot.try_lock().ok()?;
+        let downloads = slot
+            .task
+            .as_ref()
+            .map(|task| task.downloads_since(mark))
+            .unwrap_or_default();
+        Some(downloads.iter().map(crate::ctx::download_json).collect())
+    }
+
+    /// The last tab closed in this hand-off, opened again at its URL (the person's
+    /// Reopen); an error when none is left to reopen.
+    pub async fn person_reopen(&self) -> Result<(), String> {
+        let (_, url) = lock(&self.state.handoff.state)
+            .closed
+            .pop()
+            .ok_or("no tab was closed in this hand-off")?;
+        let envelope = self
+            .person_call(
+                tool::Tabs::NAME,
+                serde_json::json!({ "action": "new", "url": url }),
+            )
+            .await;
+        if envelope.ok {
+            Ok(())
+        } else {
+            Err(envelope.message.unwrap_or_default())
+        }
+    }
+
+    /// Whether a tab closed in this hand-off can be reopened.
+    pub fn person_can_reopen(&self) -> bool {
+        !lock(&self.state.handoff.state).closed.is_empty()
     }
 
     /// The person pressed Done: a fresh snapshot for the agent, the summary of what they
@@ -152,6 +241,14 @@ impl Engine {
             .person_call(tool::Snapshot::NAME, serde_json::json!({}))
             .await;
         let tabs = self.person_tabs().await;
+        let downloads = {
+            let mark = lock(&self.state.handoff.state).download_mark;
+            let slot = self.state.slot.lock().await;
+            slot.task
+                .as_ref()
+                .map(|task| task.downloads_since(mark))
+                .unwrap_or_default()
+        };
         {
             let mut slot = self.state.slot.lock().await;
             if let Some(task) = slot.task.as_mut() {
@@ -163,11 +260,9 @@ impl Engine {
         }
         let mut handoff = lock(&self.state.handoff.state);
         let mut summary = std::mem::take(&mut handoff.summary);
-        summary.tabs_opened = tabs
-            .iter()
-            .map(|t| t.id.to_string())
-            .filter(|id| !handoff.tabs_before.contains(id))
-            .collect();
+        summary.downloads = downloads.iter().map(crate::ctx::download_json).collect();
+        handoff.seen.clear();
+        handoff.closed.clear();
         summary.tabs = tabs
             .iter()
             .map(|t| {
@@ -189,5 +284,37 @@ impl Engine {
         drop(handoff);
         self.state.handoff.handed_back.send_replace(generation);
         snapshot
+    }
+}
+
+/// Notes what changed in the task's tabs since the person's last look: a new tab (opened),
+/// a tab's URL (a page they went to — through the address field, back, forward, or a link
+/// they followed), a tab gone (closed; reopenable until the hand-off ends).
+fn note_tabs(handoff: &mut Handoff, tabs: &[browser::TabSummary]) {
+    for tab in tabs {
+        let id = tab.id.to_string();
+        let url = &tab.state.url;
+        let new = !handoff.seen.contains_key(&id);
+        if new && !handoff.tabs_before.contains(&id) && !handoff.summary.tabs_opened.contains(&id) {
+            handoff.summary.tabs_opened.push(id.clone());
+        }
+        if handoff.seen.get(&id) != Some(url) {
+            let blank = url.is_empty() || url == "about:blank";
+            if !blank && handoff.summary.navigations.last() != Some(url) {
+                handoff.summary.navigations.push(url.clone());
+            }
+            handoff.seen.insert(id, url.clone());
+        }
+    }
+    let gone: Vec<(String, String)> = handoff
+        .seen
+        .iter()
+        .filter(|(id, _)| !tabs.iter().any(|t| t.id.to_string() == **id))
+        .map(|(id, url)| (id.clone(), url.clone()))
+        .collect();
+    for (id, url) in gone {
+        handoff.seen.remove(&id);
+        handoff.summary.tabs_closed.push(format!("{id} {url}"));
+        handoff.closed.push((id, url));
     }
 }
