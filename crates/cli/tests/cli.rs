@@ -944,6 +944,47 @@ fn logs_lists_filters_shows_an_entry_and_writes_a_har() {
     assert!(!text.contains("sekret-token"));
 }
 
+/// `--timeout SECONDS` is the client's own wait: past it the CLI gives up and says so
+/// (exit 1), but the command goes on at the daemon — `diagnose` still shows it running —
+/// until cancelled. A wait of no seconds is a usage error.
+#[test]
+fn the_clients_timeout_gives_up_waiting_without_cancelling_the_command() {
+    let shell = Shell::new();
+    shell.run(&["--id", "t", "open", &shell.url("index.html")]);
+    let given_up = shell.run(&[
+        "--id",
+        "t",
+        "--timeout",
+        "1.5",
+        "wait",
+        "--text",
+        "Never on this page",
+        "--timeout-ms",
+        "60000",
+    ]);
+    assert_eq!(given_up.code, 1, "{given_up:?}");
+    assert!(
+        given_up
+            .stderr
+            .contains("no answer within 1.5 s (--timeout)")
+            && given_up.stderr.contains("not cancelled"),
+        "{given_up:?}"
+    );
+    let seen = shell.json(&["--id", "t", "diagnose"]);
+    let id = seen["data"]["active"]["commandId"]
+        .as_str()
+        .unwrap_or_else(|| panic!("the wait runs on: {seen:#}"))
+        .to_string();
+    assert_eq!(seen["data"]["active"]["method"], "wait", "{seen:#}");
+    let cancel = shell.run(&["cancel", &id]);
+    assert_eq!(cancel.code, 0, "{cancel:?}");
+    let next = shell.run(&["--id", "t", "snapshot", "--mode", "text"]);
+    assert_eq!(next.code, 0, "{next:?}");
+    let refused = shell.run(&["--id", "t", "--timeout", "0", "tabs"]);
+    assert_eq!(refused.code, 64, "{refused:?}");
+    assert!(refused.stderr.contains("out of range"), "{refused:?}");
+}
+
 /// `candor cancel ID`: a wait whose condition never holds, running in another process,
 /// ends `COMMAND_CANCELLED` once cancelled by the id `diagnose` shows, and the task's
 /// next command runs.

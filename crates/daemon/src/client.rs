@@ -28,6 +28,8 @@ pub struct Client {
     token: String,
     token_path: PathBuf,
     agent: ureq::Agent,
+    /// The most this client waits for an answer, if it was told one.
+    wait: Option<Duration>,
 }
 
 impl Client {
@@ -60,6 +62,7 @@ impl Client {
             token,
             token_path,
             agent,
+            wait: None,
         }
     }
 
@@ -83,6 +86,14 @@ impl Client {
         let path = format!("/v1/tasks/{}", segment(task));
         let request = self.agent.delete(format!("{}{path}", self.base));
         self.answer(&path, request.header("Authorization", self.bearer()).call())
+    }
+
+    /// The same daemon, waiting at most `wait` for each answer (`None`: as long as the
+    /// daemon takes, which bounds every command). Past it the call is
+    /// [`Error::NoAnswerInTime`]; what was asked goes on at the daemon.
+    pub fn waiting_at_most(mut self, wait: Option<Duration>) -> Client {
+        self.wait = wait;
+        self
     }
 
     /// `POST /v1/tasks/{task}/commands`.
@@ -148,12 +159,22 @@ impl Client {
     }
 
     fn get(&self, path: &str) -> Result<Answer, Error> {
-        let request = self.agent.get(format!("{}{path}", self.base));
+        let request = self
+            .agent
+            .get(format!("{}{path}", self.base))
+            .config()
+            .timeout_global(self.wait)
+            .build();
         self.answer(path, request.header("Authorization", self.bearer()).call())
     }
 
     fn post(&self, path: &str, body: &Value) -> Result<Answer, Error> {
-        let request = self.agent.post(format!("{}{path}", self.base));
+        let request = self
+            .agent
+            .post(format!("{}{path}", self.base))
+            .config()
+            .timeout_global(self.wait)
+            .build();
         let sent = request
             .header("Authorization", self.bearer())
             .header("Content-Type", "application/json")
@@ -166,10 +187,7 @@ impl Client {
         path: &str,
         sent: Result<ureq::http::Response<ureq::Body>, ureq::Error>,
     ) -> Result<Answer, Error> {
-        let mut response = sent.map_err(|e| Error::Unreachable {
-            url: format!("{}{path}", self.base),
-            reason: e.to_string(),
-        })?;
+        let mut response = sent.map_err(|e| self.failed(path, e))?;
         let status = response.status().as_u16();
         if status == 401 {
             return Err(Error::Unauthorized {
@@ -181,15 +199,27 @@ impl Client {
             .with_config()
             .limit(MAX_ANSWER)
             .read_to_string()
-            .map_err(|e| Error::Unreachable {
-                url: format!("{}{path}", self.base),
-                reason: e.to_string(),
-            })?;
+            .map_err(|e| self.failed(path, e))?;
         let body = serde_json::from_str(&text).map_err(|e| Error::BadAnswer {
             what: path.to_string(),
             reason: e.to_string(),
         })?;
         Ok(Answer { status, body })
+    }
+}
+
+impl Client {
+    /// A call that got no answer: past the client's own wait, or the daemon unreachable.
+    fn failed(&self, path: &str, error: ureq::Error) -> Error {
+        match (error, self.wait) {
+            (ureq::Error::Timeout(_), Some(wait)) => Error::NoAnswerInTime {
+                seconds: wait.as_secs_f64(),
+            },
+            (error, _) => Error::Unreachable {
+                url: format!("{}{path}", self.base),
+                reason: error.to_string(),
+            },
+        }
     }
 }
 

@@ -24,6 +24,11 @@ pub enum Error {
     AlreadyServing { state_dir: PathBuf },
     #[error("no daemon answers at {url}: {reason}")]
     Unreachable { url: String, reason: String },
+    /// The client's own wait (`--timeout`) ended first; the command goes on.
+    #[error(
+        "no answer within {seconds} s (--timeout); the command was not cancelled and may still be running: `candor diagnose` shows it, `candor cancel ID` stops it"
+    )]
+    NoAnswerInTime { seconds: f64 },
     #[error("the daemon refused the token (401); is {} from this daemon?", token_path.display())]
     Unauthorized { token_path: PathBuf },
     #[error("the daemon's answer to {what} is not JSON: {reason}")]

@@ -23,6 +23,24 @@ pub struct CallArgs {
     /// Write no CLI record of this call.
     #[arg(long, global = true)]
     pub no_record: bool,
+    /// How long this client waits for the daemon's answer, in seconds. Past it the CLI
+    /// gives up (exit 1) but the command is not cancelled: `candor diagnose` shows it
+    /// running, `candor cancel ID` stops it. Its deadline is --command-timeout-ms.
+    #[arg(long, global = true, value_name = "SECONDS", value_parser = client_wait)]
+    pub timeout: Option<std::time::Duration>,
+}
+
+/// `--timeout`: whole or fractional seconds, more than 0 and at most a day.
+fn client_wait(given: &str) -> Result<std::time::Duration, String> {
+    let seconds: f64 = given
+        .parse()
+        .map_err(|_| format!("{given:?} is not a number of seconds"))?;
+    if !(seconds > 0.0 && seconds <= 86_400.0) {
+        return Err(format!(
+            "{given} s is out of range: more than 0, at most 86400"
+        ));
+    }
+    Ok(std::time::Duration::from_secs_f64(seconds))
 }
 
 /// What acting verbs share: the postcondition and where to act.

@@ -18,7 +18,9 @@ pub(super) fn send(
     call: &CallArgs,
     browser: &BrowserArgs,
 ) -> anyhow::Result<Value> {
-    let client = session.client();
+    // The verb's own calls wait at most `--timeout`; starting a missing task (a browser
+    // launched) is the session's, as long as it takes.
+    let client = session.client().clone().waiting_at_most(call.timeout);
     let answer = match request {
         Request::Tool { method, params } => {
             // A wait for a person gets the command time it asks for.
