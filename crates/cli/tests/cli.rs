@@ -944,6 +944,32 @@ fn logs_lists_filters_shows_an_entry_and_writes_a_har() {
     assert!(!text.contains("sekret-token"));
 }
 
+/// The acting verbs' `--snapshot-id` and `--expect-popup` reach the daemon as the
+/// contract spells them: a ref replaced since the snapshot named is refused
+/// (`STALE_SNAPSHOT`, nothing done), and a link that opens a tab leaves that tab current.
+#[test]
+fn acting_verbs_spell_snapshot_id_and_expect_popup() {
+    let shell = Shell::new();
+    shell.run(&["--id", "t", "open", &shell.url("rerender-list.html")]);
+    let snapshot = shell.json(&["--id", "t", "snapshot"]);
+    let id = snapshot["data"]["snapshotId"].as_str().unwrap().to_string();
+    let alice = shell.ref_of(&["--role", "button", "--name", "Delete Alice"]);
+    let shuffle = shell.ref_of(&["--role", "button", "--name", "Shuffle"]);
+    shell.json(&["--id", "t", "click", &shuffle]);
+    let refused = shell.json_failure(&["--id", "t", "click", &alice, "--snapshot-id", &id]);
+    assert_eq!(refused["code"], "STALE_SNAPSHOT", "{refused:#}");
+    assert_eq!(refused["execution"]["actionStatus"], "not-started");
+    let text = shell.json(&["--id", "t", "snapshot", "--mode", "text"]);
+    assert!(text.to_string().contains("Nothing deleted yet"), "{text:#}");
+
+    shell.run(&["--id", "t", "open", &shell.url("popup.html")]);
+    let link = shell.ref_of(&["--role", "link", "--name", "Open second"]);
+    let clicked = shell.json(&["--id", "t", "click", &link, "--expect-popup"]);
+    assert_eq!(clicked["events"]["newTab"]["current"], true, "{clicked:#}");
+    let tab = clicked["events"]["newTab"]["tabId"].as_str().unwrap();
+    assert_eq!(clicked["page"]["tabId"], tab, "{clicked:#}");
+}
+
 /// `--timeout SECONDS` is the client's own wait: past it the CLI gives up and says so
 /// (exit 1), but the command goes on at the daemon — `diagnose` still shows it running —
 /// until cancelled. A wait of no seconds is a usage error.
