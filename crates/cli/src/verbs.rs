@@ -31,7 +31,8 @@ pub fn run(verb: Verb, call: &CallArgs, browser: &BrowserArgs) -> ExitCode {
     let task = match &verb {
         Verb::Flow {
             action: FlowVerb::Export { task: Some(task) },
-        } => Some(task.clone()),
+        }
+        | Verb::Watch { task: Some(task) } => Some(task.clone()),
         _ => call.task.clone(),
     }
     .or_else(|| std::env::var("CANDOR_TASK").ok().filter(|t| !t.is_empty()))

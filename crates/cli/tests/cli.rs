@@ -970,6 +970,25 @@ fn acting_verbs_spell_snapshot_id_and_expect_popup() {
     assert_eq!(clicked["page"]["tabId"], tab, "{clicked:#}");
 }
 
+/// `candor watch TASK` prints the task's watch view, served by the daemon: its token
+/// opens the page once, and the agent keeps driving meanwhile.
+#[test]
+fn watch_prints_a_read_only_view_of_a_task_that_opens_once() {
+    let shell = Shell::new();
+    shell.run(&["--id", "w", "open", &shell.url("page-a.html")]);
+    let watching = shell.json(&["watch", "w"]);
+    assert_eq!(watching["data"]["mode"], "AGENT_DRIVING", "{watching:#}");
+    let url = watching["data"]["liveView"].as_str().unwrap().to_string();
+    assert!(url.contains("/live/w/watch?token="), "{url}");
+    let (status, page) = test_support::http_get(&url);
+    assert!(status.contains("200"), "{status}");
+    assert!(page.contains("Take over"), "{page}");
+    let (status, _) = test_support::http_get(&url);
+    assert!(status.contains("401"), "the token is spent: {status}");
+    let next = shell.run(&["--id", "w", "snapshot", "--mode", "text"]);
+    assert_eq!(next.code, 0, "the agent drives on: {next:?}");
+}
+
 /// `--timeout SECONDS` is the client's own wait: past it the CLI gives up and says so
 /// (exit 1), but the command goes on at the daemon — `diagnose` still shows it running —
 /// until cancelled. A wait of no seconds is a usage error.

@@ -18,6 +18,8 @@
 //! `frame-ancestors 'none'`. Otherwise 401 (no key), 403 (wrong address or origin), 409
 //! (a second socket). Secrets are compared in constant time (`tools::same_secret`).
 //!
+//! The watch view (`watch.rs`) shares the door's rules, with its own token and cookie.
+//!
 //! The daemon mounts [`router`] beside its API; `candor mcp` serves it on a loopback port
 //! of its own when the first hand-off starts ([`Lazy`]). The page is plain HTML and
 //! JavaScript (`static/live.html`), no build step.
@@ -31,11 +33,14 @@ use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::get;
-use browser::{Deadline, PersonInput};
+use browser::Deadline;
 use serde::Deserialize;
-use serde_json::{Value, json};
-use tools::handoff::{LiveEntry, PersonInputKind};
-use tools::{Engine, tool};
+use serde_json::Value;
+use tools::Engine;
+use tools::handoff::LiveEntry;
+
+mod person;
+mod watch;
 
 const PAGE: &str = include_str!("../static/live.html");
 /// The deadline of one forwarded input or control.
@@ -45,6 +50,9 @@ const STATE_EVERY: Duration = Duration::from_millis(500);
 
 /// The name of the person's session cookie.
 const COOKIE: &str = "candor_live";
+/// The name of the watcher's session cookie.
+const WATCH_COOKIE: &str = "candor_watch";
+const WATCH_PAGE: &str = include_str!("../static/watch.html");
 
 /// Finds the engine of a task by its id.
 pub type Lookup = Arc<dyn Fn(&str) -> Option<Arc<Engine>> + Send + Sync>;
@@ -65,6 +73,8 @@ pub fn router(lookup: Lookup) -> Router {
     Router::new()
         .route("/live/{task}", get(page))
         .route("/live/{task}/ws", get(socket))
+        .route("/live/{task}/watch", get(watch_page))
+        .route("/live/{task}/watch/ws", get(watch_socket))
         .with_state(Live { lookup })
         .layer(axum::middleware::map_response(private))
 }
@@ -131,9 +141,14 @@ fn at_home(
     task: &str,
     headers: &HeaderMap,
     origin: bool,
+    view: ViewKind,
 ) -> Result<Arc<Engine>, Refusal> {
     let engine = (live.lookup)(task).ok_or(Refusal::Unauthorized)?;
-    let url = engine.live_view_url().ok_or(Refusal::Unauthorized)?;
+    let url = match view {
+        ViewKind::Live => engine.live_view_url(),
+        ViewKind::Watch => engine.watch_view_url(),
+    }
+    .ok_or(Refusal::Unauthorized)?;
     let (scheme, rest) = url.split_once("://").ok_or(Refusal::Unauthorized)?;
     let authority = rest.split('/').next().unwrap_or_default();
     let host = headers
@@ -152,15 +167,32 @@ fn at_home(
     Ok(engine)
 }
 
-/// The value of the session cookie the request carries, if any.
-fn session_of(headers: &HeaderMap) -> Option<String> {
+/// Which view a request is for: the person's during a hand-off, or the watcher's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ViewKind {
+    Live,
+    Watch,
+}
+
+impl ViewKind {
+    /// The name of the view's session cookie.
+    fn cookie(self) -> &'static str {
+        match self {
+            ViewKind::Live => COOKIE,
+            ViewKind::Watch => WATCH_COOKIE,
+        }
+    }
+}
+
+/// The value of `view`'s session cookie the request carries, if any.
+fn session_of(headers: &HeaderMap, view: ViewKind) -> Option<String> {
     headers
         .get_all(header::COOKIE)
         .iter()
         .filter_map(|h| h.to_str().ok())
         .flat_map(|h| h.split(';'))
         .filter_map(|pair| pair.trim().split_once('='))
-        .find(|(name, _)| *name == COOKIE)
+        .find(|(name, _)| *name == view.cookie())
         .map(|(_, value)| value.to_string())
 }
 
@@ -170,19 +202,52 @@ async fn page(
     Query(token): Query<Token>,
     headers: HeaderMap,
 ) -> Response {
-    let engine = match at_home(&live, &task, &headers, false) {
+    open_page(&live, &task, token, &headers, ViewKind::Live)
+}
+
+async fn watch_page(
+    State(live): State<Live>,
+    Path(task): Path<String>,
+    Query(token): Query<Token>,
+    headers: HeaderMap,
+) -> Response {
+    open_page(&live, &task, token, &headers, ViewKind::Watch)
+}
+
+/// A load of `view`'s page: the token spent for a session's cookie, or the cookie.
+fn open_page(
+    live: &Live,
+    task: &str,
+    token: Token,
+    headers: &HeaderMap,
+    view: ViewKind,
+) -> Response {
+    let engine = match at_home(live, task, headers, false, view) {
         Ok(engine) => engine,
         Err(refused) => return refused.into_response(),
     };
-    let session = session_of(&headers);
-    match engine.live_view_enter(token.token.as_deref(), session.as_deref()) {
-        Some(LiveEntry::Returning) => Html(PAGE).into_response(),
+    let session = session_of(headers, view);
+    let (token, session) = (token.token.as_deref(), session.as_deref());
+    let (entered, html, path) = match view {
+        ViewKind::Live => (
+            engine.live_view_enter(token, session),
+            PAGE,
+            format!("/live/{}", path_segment(task)),
+        ),
+        ViewKind::Watch => (
+            engine.watch_view_enter(token, session),
+            WATCH_PAGE,
+            format!("/live/{}/watch", path_segment(task)),
+        ),
+    };
+    match entered {
+        Some(LiveEntry::Returning) => Html(html).into_response(),
         Some(LiveEntry::Opened { session }) => {
             let cookie = format!(
-                "{COOKIE}={session}; Path=/live/{}; HttpOnly; SameSite=Strict",
-                path_segment(&task)
+                "{}={session}; Path={path}; HttpOnly; SameSite=Strict",
+                view.cookie()
             );
-            let mut response = Html(PAGE).into_response();
+            let mut response = Html(html).into_response();
             match HeaderValue::from_str(&cookie) {
                 Ok(value) => {
                     response.headers_mut().insert(header::SET_COOKIE, value);
@@ -201,11 +266,13 @@ async fn socket(
     headers: HeaderMap,
     upgrade: WebSocketUpgrade,
 ) -> Response {
-    let engine = match at_home(&live, &task, &headers, true) {
+    let engine = match at_home(&live, &task, &headers, true, ViewKind::Live) {
         Ok(engine) => engine,
         Err(refused) => return refused.into_response(),
     };
-    let Some(session) = session_of(&headers).filter(|s| engine.live_view_session(s)) else {
+    let Some(session) =
+        session_of(&headers, ViewKind::Live).filter(|s| engine.live_view_session(s))
+    else {
         return Refusal::Unauthorized.into_response();
     };
     if !engine.live_view_claim_socket(&session) {
@@ -216,11 +283,43 @@ async fn socket(
     let claim = SocketClaim {
         engine: engine.clone(),
         session: session.clone(),
+        view: ViewKind::Live,
     };
     upgrade.on_upgrade(move |socket| async move {
         let _claim = claim;
-        if let Err(reason) = serve(socket, engine, session).await {
+        if let Err(reason) = person::serve(socket, engine, session).await {
             tracing::debug!(%reason, "live view closed");
+        }
+    })
+}
+
+async fn watch_socket(
+    State(live): State<Live>,
+    Path(task): Path<String>,
+    headers: HeaderMap,
+    upgrade: WebSocketUpgrade,
+) -> Response {
+    let engine = match at_home(&live, &task, &headers, true, ViewKind::Watch) {
+        Ok(engine) => engine,
+        Err(refused) => return refused.into_response(),
+    };
+    let Some(session) =
+        session_of(&headers, ViewKind::Watch).filter(|s| engine.watch_view_session(s))
+    else {
+        return Refusal::Unauthorized.into_response();
+    };
+    if !engine.watch_view_claim_socket(&session) {
+        return Refusal::SecondSocket.into_response();
+    }
+    let claim = SocketClaim {
+        engine: engine.clone(),
+        session: session.clone(),
+        view: ViewKind::Watch,
+    };
+    upgrade.on_upgrade(move |socket| async move {
+        let _claim = claim;
+        if let Err(reason) = watch::serve(socket, engine, session).await {
+            tracing::debug!(%reason, "watch view closed");
         }
     })
 }
@@ -229,11 +328,15 @@ async fn socket(
 struct SocketClaim {
     engine: Arc<Engine>,
     session: String,
+    view: ViewKind,
 }
 
 impl Drop for SocketClaim {
     fn drop(&mut self) {
-        self.engine.live_view_release_socket(&self.session);
+        match self.view {
+            ViewKind::Live => self.engine.live_view_release_socket(&self.session),
+            ViewKind::Watch => self.engine.watch_view_release_socket(&self.session),
+        }
     }
 }
 
@@ -251,86 +354,14 @@ fn path_segment(task: &str) -> String {
         .collect()
 }
 
-/// What the page sends.
-#[derive(Debug, Deserialize)]
-#[serde(tag = "type", rename_all = "camelCase")]
-enum FromPage {
-    Mouse {
-        event: String,
-        x: f64,
-        y: f64,
-        #[serde(default = "one")]
-        click_count: i64,
-        /// The button is down (a move drags).
-        #[serde(default)]
-        pressed: bool,
-    },
-    Wheel {
-        x: f64,
-        y: f64,
-        dx: f64,
-        dy: f64,
-    },
-    Key {
-        key: String,
-        #[serde(default)]
-        repeat: bool,
-    },
-    /// Pasted text, or a composition the person's input method committed.
-    Text {
-        text: String,
-    },
-    /// A composition under way.
-    Compose {
-        text: String,
-    },
-    Navigate {
-        url: String,
-    },
-    Back,
-    Forward,
-    Reload,
-    Stop,
-    Tab {
-        id: String,
-    },
-    NewTab,
-    CloseTab,
-    Reopen,
-    Find {
-        text: String,
-        #[serde(default)]
-        backwards: bool,
-    },
-    Viewport {
-        preset: String,
-    },
-    Dialog {
-        accept: bool,
-        text: Option<String>,
-    },
-    Permission {
-        id: u64,
-        choice: String,
-    },
-    Done,
-}
-
-fn one() -> i64 {
-    1
-}
-
 /// How long starting a tab's screencast may take before the view says the page does not
 /// answer and tries again later.
 const CAST_START: Duration = Duration::from_secs(3);
 /// How often a tab whose screencast could not start is tried again.
 const CAST_RETRY: Duration = Duration::from_secs(2);
-/// How often the page shown is asked whether it answers (a cheap round trip), and how
-/// long it has to: a page that does not is shown as not answering, with Reload and Stop.
-const PROBE_EVERY: Duration = Duration::from_secs(2);
-const PROBE_BUDGET: Duration = Duration::from_secs(2);
 
 /// What the person sees now: the tab and its frames.
+#[derive(Default)]
 struct Shown {
     tab: Option<(String, browser::Tab)>,
     frames: Option<browser::Screencast>,
@@ -357,260 +388,6 @@ impl Shown {
             }
             self.cast_tried = Some(tokio::time::Instant::now());
         }
-    }
-}
-
-/// One person's session: frames out, input and controls in, until Done or the page goes.
-/// Controls that go through the engine (a navigation that may take its time, a tab
-/// opened) run beside the session, so Stop, the page's state and the frames never wait
-/// for them.
-async fn serve(mut socket: WebSocket, engine: Arc<Engine>, session: String) -> Result<(), String> {
-    let mut shown = Shown {
-        tab: None,
-        frames: None,
-        cast_tried: None,
-    };
-    shown.follow(&engine).await;
-    let mut view = View::default();
-    send(&mut socket, &view.state(&engine, &shown).await).await?;
-    let (done, mut finished) = tokio::sync::mpsc::unbounded_channel::<Option<String>>();
-    let mut tick = tokio::time::interval(STATE_EVERY);
-    let mut probe: Option<tokio::task::JoinHandle<()>> = None;
-    let mut probed = tokio::time::Instant::now();
-    loop {
-        tokio::select! {
-            frame = async {
-                match shown.frames.as_mut() {
-                    Some(frames) => frames.next().await,
-                    None => std::future::pending().await,
-                }
-            } => {
-                let Some(frame) = frame else {
-                    shown.frames = None;
-                    continue;
-                };
-                send(&mut socket, &json!({
-                    "type": "frame",
-                    "data": frame.data,
-                    "width": frame.width,
-                    "height": frame.height,
-                })).await?;
-            }
-            _ = tick.tick() => {
-                if !engine.live_view_session(&session) {
-                    return send(&mut socket, &json!({ "type": "ended" })).await;
-                }
-                shown.follow(&engine).await;
-                if probed.elapsed() >= PROBE_EVERY
-                    && probe.as_ref().is_none_or(|p| p.is_finished())
-                    && let Some((_, tab)) = shown.tab.clone()
-                {
-                    probed = tokio::time::Instant::now();
-                    // The verdict lands in the tab's state (`unresponsive`), which the
-                    // next state shows.
-                    probe = Some(tokio::spawn(async move {
-                        let _ = tab.probe(PROBE_BUDGET, Deadline::after(PROBE_BUDGET * 2)).await;
-                    }));
-                }
-                send(&mut socket, &view.state(&engine, &shown).await).await?;
-            }
-            answer = finished.recv() => {
-                if let Some(Some(error)) = answer {
-                    send(&mut socket, &json!({ "type": "error", "message": error })).await?;
-                }
-                shown.follow(&engine).await;
-                send(&mut socket, &view.state(&engine, &shown).await).await?;
-            }
-            message = socket.recv() => {
-                let Some(Ok(message)) = message else { return Ok(()) };
-                let Message::Text(text) = message else { continue };
-                let Ok(request) = serde_json::from_str::<FromPage>(text.as_str()) else {
-                    send(&mut socket, &json!({ "type": "error", "message": "not a live view message" })).await?;
-                    continue;
-                };
-                if !engine.live_view_session(&session) {
-                    return send(&mut socket, &json!({ "type": "ended" })).await;
-                }
-                match request {
-                    FromPage::Done => {
-                        drop(shown.frames.take());
-                        engine.hand_back().await;
-                        return send(&mut socket, &json!({ "type": "ended" })).await;
-                    }
-                    FromPage::Find { text, backwards } => {
-                        let Some((_, tab)) = shown.tab.clone() else { continue };
-                        engine.person_input_noted(PersonInputKind::Find);
-                        let message = match tab.find_text(&text, backwards, Deadline::after(STEP)).await {
-                            Ok(found) => json!({ "type": "found", "count": found.count, "found": found.found }),
-                            Err(err) => json!({ "type": "error", "message": err.to_string() }),
-                        };
-                        send(&mut socket, &message).await?;
-                    }
-                    request => match at_once(&engine, shown.tab.as_ref(), request) {
-                        Ok(Some(error)) => {
-                            send(&mut socket, &json!({ "type": "error", "message": error })).await?;
-                        }
-                        Ok(None) => {}
-                        Err(control) => {
-                            let engine = engine.clone();
-                            let done = done.clone();
-                            tokio::spawn(async move {
-                                let _ = done.send(through_engine(&engine, control).await);
-                            });
-                        }
-                    },
-                }
-            }
-        }
-    }
-}
-
-/// Input and Stop, sent to the tab shown at once (a person's input is a stream); the
-/// controls that go through the engine are handed back (`Err`). `Ok(Some)` is what went
-/// wrong.
-fn at_once(
-    engine: &Engine,
-    current: Option<&(String, browser::Tab)>,
-    request: FromPage,
-) -> Result<Option<String>, FromPage> {
-    let input = match request {
-        FromPage::Mouse {
-            event,
-            x,
-            y,
-            click_count,
-            pressed,
-        } if matches!(
-            event.as_str(),
-            "mousePressed" | "mouseReleased" | "mouseMoved"
-        ) =>
-        {
-            if event == "mousePressed" {
-                engine.person_input_noted(PersonInputKind::Pointer);
-            }
-            PersonInput::Mouse {
-                kind: event,
-                x,
-                y,
-                click_count,
-                pressed,
-            }
-        }
-        FromPage::Mouse { event, .. } => return Ok(Some(format!("no mouse event {event:?}"))),
-        FromPage::Wheel { x, y, dx, dy } => PersonInput::Wheel { x, y, dx, dy },
-        FromPage::Key { key, repeat } => {
-            engine.person_input_noted(PersonInputKind::Key);
-            PersonInput::Key { key, repeat }
-        }
-        FromPage::Text { text } => {
-            engine.person_input_noted(PersonInputKind::Text);
-            PersonInput::Text { text }
-        }
-        FromPage::Compose { text } => PersonInput::Compose { text },
-        FromPage::Stop => {
-            let Some((_, tab)) = current else {
-                return Ok(None);
-            };
-            return Ok(tab.person_stop().err().map(|e| e.to_string()));
-        }
-        control => return Err(control),
-    };
-    let Some((_, tab)) = current else {
-        return Ok(None);
-    };
-    Ok(tab.person_input(&input).err().map(|e| e.to_string()))
-}
-
-/// Carries out a control through the engine, as the person; returns what went wrong.
-async fn through_engine(engine: &Engine, control: FromPage) -> Option<String> {
-    let (method, params) = match control {
-        FromPage::Permission { id, choice } => {
-            let choice = match choice.as_str() {
-                "deny" => browser::PermissionChoice::Deny,
-                "once" => browser::PermissionChoice::Once,
-                "always" => browser::PermissionChoice::Always,
-                other => return Some(format!("no permission choice {other:?}")),
-            };
-            return engine.person_permission(id, choice).await.err();
-        }
-        FromPage::Reopen => return engine.person_reopen().await.err(),
-        FromPage::Navigate { url } => (tool::Navigate::NAME, json!({ "url": url })),
-        FromPage::Back => (tool::Navigate::NAME, json!({ "back": true })),
-        FromPage::Forward => (tool::Navigate::NAME, json!({ "forward": true })),
-        FromPage::Reload => (tool::Navigate::NAME, json!({ "reload": true })),
-        FromPage::Tab { id } => (tool::Tabs::NAME, json!({ "action": "select", "tabId": id })),
-        FromPage::NewTab => (tool::Tabs::NAME, json!({ "action": "new" })),
-        FromPage::CloseTab => (tool::Tabs::NAME, json!({ "action": "close" })),
-        FromPage::Viewport { preset } => (tool::Viewport::NAME, json!({ "preset": preset })),
-        FromPage::Dialog { accept, text } => (
-            tool::Dialog::NAME,
-            json!({ "accept": accept, "promptText": text }),
-        ),
-        _ => return None,
-    };
-    let envelope = engine.person_call(method, params).await;
-    (!envelope.ok).then(|| {
-        format!(
-            "{}: {}",
-            envelope.code.map(|c| c.as_str()).unwrap_or_default(),
-            envelope.message.unwrap_or_default()
-        )
-    })
-}
-
-/// What the view last knew of the task, kept for the beats when a command holds it.
-#[derive(Default)]
-struct View {
-    tabs: Vec<browser::TabSummary>,
-    downloads: Vec<Value>,
-}
-
-impl View {
-    /// The page's state for the view: the reason, the tab shown (URL, title, loading or
-    /// failed, answering, its viewport), the tabs, an open dialog, a permission request,
-    /// the downloads of this hand-off, and whether a closed tab can be reopened.
-    async fn state(&mut self, engine: &Engine, shown: &Shown) -> Value {
-        if let Some(tabs) = engine.person_tabs_now().await {
-            self.tabs = tabs;
-        }
-        if let Some(downloads) = engine.person_downloads().await {
-            self.downloads = downloads;
-        }
-        let permission = engine.person_pending_permission().await;
-        let listed: Vec<Value> = self
-            .tabs
-            .iter()
-            .map(|t| json!({ "id": t.id.to_string(), "title": t.state.title, "url": t.state.url, "active": t.active }))
-            .collect();
-        // The tab shown reads its own state: it is current even while a command holds
-        // the task.
-        let current = shown
-            .tab
-            .as_ref()
-            .map(|(_, tab)| (tab.state(), tab.viewport()));
-        json!({
-            "type": "state",
-            "reason": engine.handoff_reason(),
-            "url": current.as_ref().map(|(s, _)| s.url.clone()),
-            "title": current.as_ref().map(|(s, _)| s.title.clone()),
-            "loading": current.as_ref().is_some_and(|(s, _)| s.loading || s.navigating.is_some()),
-            "failed": current.as_ref().and_then(|(s, _)| s.failed.clone()),
-            "answering": current.as_ref().is_none_or(|(s, _)| !s.unresponsive),
-            "viewport": current.as_ref().map(|(_, preset)| preset.name()),
-            "tabs": listed,
-            "canReopen": engine.person_can_reopen(),
-            "downloads": self.downloads,
-            "dialog": current
-                .as_ref()
-                .and_then(|(s, _)| s.open_dialog.as_ref())
-                .map(|d| json!({ "kind": d.kind, "message": d.message })),
-            "permission": permission.map(|p| json!({
-                "id": p.id,
-                "tab": p.tab,
-                "permission": p.permission,
-                "origin": p.origin,
-            })),
-        })
     }
 }
 

@@ -715,6 +715,104 @@ async fn a_person_pastes_composes_touches_finds_stops_and_manages_tabs_in_the_li
     agent.shutdown().await;
 }
 
+/// A person watches the agent drive, in a second real Chromium: frames arrive and follow
+/// the agent's navigation, the strip shows its commands, nothing the watcher sends reaches
+/// the page, and Take over begins a hand-off — the agent is locked out and the watcher
+/// has the live view — until Done.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_watcher_sees_the_agent_drive_sends_nothing_and_takes_over() {
+    let server = FixtureServer::start();
+    let agent = Arc::new(engine("watched", false));
+    let weak = Arc::downgrade(&agent);
+    let lookup: live::Lookup =
+        Arc::new(move |id: &str| (id == "watched").then(|| weak.upgrade()).flatten());
+    agent.set_live_views(Arc::new(live::Lazy::new(lookup)));
+    ok(
+        &agent,
+        "navigate",
+        json!({ "url": server.url("page-a.html") }),
+    )
+    .await;
+    let watching = ok(&agent, "handoff", json!({ "action": "watch" })).await;
+    assert_eq!(watching["data"]["mode"], "AGENT_DRIVING", "{watching:#}");
+    let url = watching["data"]["liveView"].as_str().unwrap().to_string();
+    assert!(url.contains("/watch?token="), "{url}");
+
+    let watcher = engine("watcher", true);
+    ok(&watcher, "navigate", json!({ "url": url })).await;
+    until(
+        &watcher,
+        "Number(document.getElementById('screen').dataset.frames || 0) > 0 && document.getElementById('where').textContent.includes('Page A')",
+    )
+    .await;
+    // The token is spent: the same URL opens nothing for anyone else.
+    assert!(status_of(&url).contains("401"), "{}", status_of(&url));
+
+    // The agent drives on; the view follows and lists its commands.
+    ok(
+        &agent,
+        "navigate",
+        json!({ "url": server.url("page-b.html") }),
+    )
+    .await;
+    until(
+        &watcher,
+        "document.getElementById('where').textContent.includes('Page B') && document.getElementById('strip').textContent.includes('navigate ok')",
+    )
+    .await;
+    assert_eq!(
+        read(&watcher, "document.getElementById('mode').textContent").await,
+        "The agent drives"
+    );
+
+    // Input from the watcher is refused, and nothing reaches the page.
+    read(
+        &watcher,
+        "socket.send(JSON.stringify({ type: 'key', key: 'Enter' })) || true",
+    )
+    .await;
+    until(
+        &watcher,
+        "document.getElementById('error').textContent.startsWith('this view only watches')",
+    )
+    .await;
+    let snapshot = ok(&agent, "snapshot", json!({})).await;
+    assert!(
+        snapshot["data"]["text"]
+            .as_str()
+            .unwrap()
+            .contains("Not submitted"),
+        "{snapshot:#}"
+    );
+
+    // Take over: a hand-off begins, the agent is locked out, the watcher has the live view.
+    click(&watcher, "#take-over").await;
+    until(
+        &watcher,
+        "!!document.getElementById('done') && Number(document.getElementById('screen').dataset.frames || 0) > 0",
+    )
+    .await;
+    let locked = agent.call("snapshot", json!({}), None).await.to_json();
+    assert_eq!(locked["code"], "HANDOFF_LOCKED", "{locked:#}");
+    let status = ok(&agent, "handoff", json!({ "action": "status" })).await;
+    assert_eq!(status["data"]["mode"], "WAITING_HUMAN", "{status:#}");
+    assert_eq!(
+        status["data"]["reason"], "The person watching took over",
+        "{status:#}"
+    );
+    click(&watcher, "#done").await;
+    let back = ok(
+        &agent,
+        "handoff",
+        json!({ "action": "wait", "timeoutMs": 30000 }),
+    )
+    .await;
+    assert_eq!(back["data"]["mode"], "HANDOFF_COMPLETE", "{back:#}");
+    ok(&agent, "snapshot", json!({})).await;
+    watcher.shutdown().await;
+    agent.shutdown().await;
+}
+
 /// The parts of a raw request to the live view: the path and query, then extra header
 /// lines. `Host` is the view's own unless a line gives another.
 fn request(host: &str, target: &str, headers: &[String]) -> String {

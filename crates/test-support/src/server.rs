@@ -6,6 +6,7 @@
 //! cross-origin (out-of-process) iframes need; nothing is cached.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
@@ -14,6 +15,7 @@ use axum::http::{StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::get;
 use static_site::{Files, StaticSite};
+use tokio::sync::watch;
 
 /// The longest `/slow` will wait, so a typo cannot hang a test run.
 const SLOWEST: Duration = Duration::from_secs(60);
@@ -26,6 +28,8 @@ pub const SIGN_IN_COOKIE: &str = "sid-Vq3Lp9XzK1";
 #[derive(Debug)]
 pub struct FixtureServer {
     site: StaticSite,
+    /// Whether `/gate` lets its requests through (see [`FixtureServer::open_gate`]).
+    gate: Arc<watch::Sender<bool>>,
 }
 
 /// The repository's `fixtures/` folder.
@@ -37,10 +41,16 @@ impl FixtureServer {
     /// Binds `127.0.0.1:0` and serves until dropped. Panics if the server cannot start: a
     /// test cannot go on without it.
     pub fn start() -> Self {
-        match StaticSite::with_routes(Files::Dir(fixtures_dir()), app()) {
-            Ok(site) => Self { site },
+        let gate = Arc::new(watch::Sender::new(false));
+        match StaticSite::with_routes(Files::Dir(fixtures_dir()), app(gate.clone())) {
+            Ok(site) => Self { site, gate },
             Err(err) => panic!("fixture server: {err}"),
         }
+    }
+
+    /// Lets every request `/gate` holds through, and every later one at once.
+    pub fn open_gate(&self) {
+        self.gate.send_replace(true);
     }
 
     pub fn port(&self) -> u16 {
@@ -60,10 +70,11 @@ impl FixtureServer {
 }
 
 /// The routes; files from `fixtures/` for everything else (the static site's fallback).
-fn app() -> Router {
+fn app(gate: Arc<watch::Sender<bool>>) -> Router {
     Router::new()
         .route("/slow", get(slow))
         .route("/never", get(never))
+        .route("/gate", gated(gate))
         .route("/stream", get(stream))
         .route("/status/{code}", get(status))
         // An upload's endpoint: a POST (its body ignored) answered with that status.
@@ -98,6 +109,28 @@ fn expires() -> axum::routing::MethodRouter {
                 )
                 .into_response()
             }
+        }
+    })
+}
+
+/// `/gate?to=PATH`: held until the test opens the gate ([`FixtureServer::open_gate`]),
+/// then sent on to `PATH` (a path on this server; `/` without one). A page that
+/// navigates through it stays mid-navigation for exactly as long as the test wants.
+fn gated(gate: Arc<watch::Sender<bool>>) -> axum::routing::MethodRouter {
+    get(move |RawQuery(query): RawQuery| {
+        let mut open = gate.subscribe();
+        async move {
+            // An error means the server is stopping: nothing is waiting for the answer.
+            let _ = open.wait_for(|open| *open).await;
+            let to = query
+                .as_deref()
+                .unwrap_or_default()
+                .split('&')
+                .find_map(|pair| pair.strip_prefix("to="))
+                .filter(|path| path.starts_with('/') && !path.starts_with("//"))
+                .unwrap_or("/")
+                .to_string();
+            axum::response::Redirect::to(&to)
         }
     })
 }
@@ -241,6 +274,30 @@ mod tests {
         assert_eq!(status, "HTTP/1.1 200 OK");
         assert!(response.contains("<title>Account</title>"));
         let (status, _) = get(&server, "127.0.0.1", "/expires");
+        assert_eq!(status, "HTTP/1.1 303 See Other");
+    }
+
+    #[test]
+    fn the_gate_holds_a_request_until_it_is_opened_then_sends_it_on() {
+        let server = FixtureServer::start();
+        let url = format!("http://127.0.0.1:{}/gate?to=/index.html", server.port());
+        let held = std::thread::spawn(move || crate::http_get(&url));
+        // The request has arrived once its handler waits on the gate.
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while server.gate.receiver_count() == 0 {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the request never arrived"
+            );
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        assert!(!held.is_finished(), "answered before the gate was opened");
+        server.open_gate();
+        let (status, response) = held.join().expect("the request thread");
+        assert_eq!(status, "HTTP/1.1 303 See Other");
+        assert!(response.contains("location: /index.html"), "{response}");
+        // Once open, it lets requests through at once.
+        let (status, _) = get(&server, "127.0.0.1", "/gate");
         assert_eq!(status, "HTTP/1.1 303 See Other");
     }
 

@@ -301,6 +301,7 @@ fn is_transient(err: &browser::Error) -> bool {
     const PASSING: &[&str] = &[
         "Execution context was destroyed",
         "Cannot find context",
+        "uniqueContextId not found",
         "Cannot find default execution context",
         "No node with given id",
         "Could not find node with given id",
@@ -635,6 +636,13 @@ mod tests {
             message: "Session with given id not found.".into(),
         };
         assert!(ToolError::from(detached).transient);
+        // A call held while the page navigated, then delivered to the new document: the
+        // old document's world, named by its unique id, is gone.
+        let replaced = browser::Error::Protocol {
+            method: "Runtime.callFunctionOn".into(),
+            message: "uniqueContextId not found".into(),
+        };
+        assert!(ToolError::from(replaced).transient);
         for lasting in [
             browser::Error::Disconnected,
             browser::Error::PageUnresponsive {

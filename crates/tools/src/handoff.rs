@@ -36,6 +36,13 @@ pub enum Mode {
 pub trait LiveViews: Send + Sync + std::fmt::Debug {
     /// The live view's URL for `task`, carrying `token`.
     fn url(&self, task: &str, token: &str) -> Result<String, String>;
+
+    /// The watch view's URL for `task`, carrying `token`.
+    fn watch_url(&self, task: &str, token: &str) -> Result<String, String> {
+        let live = self.url(task, token)?;
+        let (path, query) = live.split_once('?').unwrap_or((&live, ""));
+        Ok(format!("{path}/watch?{query}"))
+    }
 }
 
 /// What the person did, as the agent is told it — never the keys typed, the text pasted
@@ -109,15 +116,15 @@ impl InputCounts {
 pub struct Handoff {
     pub mode: Mode,
     pub reason: Option<String>,
-    /// The live view's one-time token while a person has the task, until the first page
-    /// load spends it for a session.
-    pub token: Option<String>,
-    /// The person's session (their cookie's value) once the token was spent: it alone
-    /// opens the view from then on, until Done.
-    pub session: Option<String>,
-    /// Whether the person's live view holds its one socket.
-    pub socket_open: bool,
+    /// The live view's door: its one-time token while a person has the task, then the
+    /// session the first page load spent it for, until Done.
+    pub door: Door,
+    /// The watch view's door (`action:"watch"`): open from the first watch until the task
+    /// ends, whoever drives; a new watch replaces it.
+    pub watch: Door,
     pub url: Option<String>,
+    /// The watch view's URL, once one was asked for.
+    pub watch_url: Option<String>,
     /// Tab ids when the hand-off began.
     pub tabs_before: Vec<String>,
     /// Each open tab's URL as last seen while the person had the task: a change is a
@@ -141,13 +148,56 @@ impl Handoff {
         self.mode == Mode::WaitingHuman && !policy.during_handoff
     }
 
-    /// A load of the live view's page: the session's cookie admits its holder again;
-    /// without it, the query token admits once and is spent for a new session. `None` is
-    /// a refusal.
+    /// A load of the live view's page ([`Door::enter`]), while a person has the task.
     pub fn enter(&mut self, token: Option<&str>, session: Option<&str>) -> Option<LiveEntry> {
         if self.mode != Mode::WaitingHuman {
             return None;
         }
+        self.door.enter(token, session)
+    }
+
+    /// Whether `session` is the person's, while a hand-off is under way.
+    pub fn has_session(&self, session: &str) -> bool {
+        self.mode == Mode::WaitingHuman && self.door.has_session(session)
+    }
+
+    /// Takes the live view's one socket for `session`; `false` when the session is not
+    /// the person's or its socket is open already.
+    pub fn claim_socket(&mut self, session: &str) -> bool {
+        self.has_session(session) && self.door.claim_socket(session)
+    }
+
+    /// Gives back the socket `session` took.
+    pub fn release_socket(&mut self, session: &str) {
+        self.door.release_socket(session);
+    }
+}
+
+/// One view's door, for one person: a one-time token the first page load spends for a
+/// session (a cookie), which alone opens the page again and its one socket.
+#[derive(Debug, Default)]
+pub struct Door {
+    /// The one-time token, until a page load spends it.
+    pub token: Option<String>,
+    /// The session the token was spent for.
+    pub session: Option<String>,
+    /// Whether the view's one socket is open.
+    pub socket_open: bool,
+}
+
+impl Door {
+    /// A door with a fresh `token`, no session.
+    pub fn with_token(token: String) -> Door {
+        Door {
+            token: Some(token),
+            session: None,
+            socket_open: false,
+        }
+    }
+
+    /// A page load: the session's cookie admits its holder again; without it, the query
+    /// token admits once and is spent for a new session. `None` is a refusal.
+    pub fn enter(&mut self, token: Option<&str>, session: Option<&str>) -> Option<LiveEntry> {
         if session.is_some_and(|s| self.has_session(s)) {
             return Some(LiveEntry::Returning);
         }
@@ -166,17 +216,14 @@ impl Handoff {
         Some(LiveEntry::Opened { session })
     }
 
-    /// Whether `session` is the person's, while a hand-off is under way.
+    /// Whether `session` is this door's.
     pub fn has_session(&self, session: &str) -> bool {
-        self.mode == Mode::WaitingHuman
-            && self
-                .session
-                .as_deref()
-                .is_some_and(|s| !s.is_empty() && same_secret(s, session))
+        self.session
+            .as_deref()
+            .is_some_and(|s| !s.is_empty() && same_secret(s, session))
     }
 
-    /// Takes the one socket for `session`; `false` when the session is not the person's
-    /// or its socket is open already.
+    /// Takes the one socket for `session`.
     pub fn claim_socket(&mut self, session: &str) -> bool {
         if !self.has_session(session) || self.socket_open {
             return false;
@@ -188,11 +235,7 @@ impl Handoff {
     /// Gives back the socket `session` took (a socket of a session since replaced gives
     /// back nothing).
     pub fn release_socket(&mut self, session: &str) {
-        if self
-            .session
-            .as_deref()
-            .is_some_and(|s| same_secret(s, session))
-        {
+        if self.has_session(session) {
             self.socket_open = false;
         }
     }
@@ -287,7 +330,7 @@ mod tests {
     #[test]
     fn the_token_opens_one_session_once_and_only_while_waiting() {
         let mut handoff = Handoff {
-            token: Some("abc".into()),
+            door: Door::with_token("abc".into()),
             ..Handoff::default()
         };
         assert_eq!(handoff.enter(Some("abc"), None), None, "not waiting yet");

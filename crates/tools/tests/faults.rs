@@ -732,6 +732,65 @@ async fn twenty_downloads_at_once_are_each_reported_once() {
     finish(h).await;
 }
 
+/// Waits until `method` is the task's running command and has reached its read stage.
+async fn until_reading(h: &Harness, method: &str) {
+    let started = Instant::now();
+    while !h
+        .engine
+        .active()
+        .is_some_and(|active| active.method == method && active.stage == "read")
+    {
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "{method} never reached its read"
+        );
+        tokio::task::yield_now().await;
+    }
+}
+
+#[tokio::test]
+async fn a_read_whose_page_reloads_under_it_is_tried_again_and_the_journal_keeps_the_failed_try() {
+    let h = Harness::new();
+    // Once loaded, the page reloads itself through the gate, and Chromium holds every
+    // message for the page until that reload commits.
+    h.ok(
+        "navigate",
+        json!({ "url": h.url("faults/reloads-once.html") }),
+    )
+    .await;
+    // The snapshot's first try names the first document's objects (a long page is read
+    // around the viewport, in candor's world of that document); only once it has, the
+    // reload goes through, and those calls reach the second document, which has none of
+    // them. Nothing was dispatched, so the engine tries again, in the second document.
+    let read = h.call("snapshot", json!({ "settleMs": 0 }));
+    let reload = async {
+        until_reading(&h, "snapshot").await;
+        h.server.open_gate();
+    };
+    let (read, ()) = tokio::join!(read, reload);
+    assert_eq!(read["ok"], true, "{read:#}");
+    assert!(text_of(&read).contains("Loaded again"), "{read:#}");
+    // The envelope says nothing of tries; its duration includes the wait before the second.
+    assert!(
+        read["execution"]["durationMs"].as_u64().unwrap() >= 500,
+        "{read:#}"
+    );
+    // The journal keeps the failed try: why it failed, and the wait before the next.
+    let journal = h.ok("diagnostics", json!({})).await;
+    let records = journal["data"]["last"].as_array().unwrap();
+    let snapshot = records.iter().rfind(|r| r["method"] == "snapshot").unwrap();
+    assert_eq!(snapshot["ok"], true, "{journal:#}");
+    let retries = snapshot["retries"].as_array().unwrap();
+    assert_eq!(retries.len(), 1, "{journal:#}");
+    assert_eq!(retries[0]["waitMs"], 500, "{journal:#}");
+    let message = retries[0]["message"].as_str().unwrap();
+    assert!(
+        message.contains("uniqueContextId not found") || message.contains("Cannot find context"),
+        "{journal:#}"
+    );
+    finish(h).await;
+}
+
 #[tokio::test]
 async fn five_failures_in_a_row_open_the_circuit_and_a_success_closes_it() {
     let open_for = Duration::from_millis(1500);

@@ -395,6 +395,12 @@ pub enum Verb {
         #[arg(long, requires = "wait")]
         timeout_ms: Option<u64>,
     },
+    /// Watch a task as the agent drives it: prints a read-only live view's URL (one-time
+    /// token inside) whose Take over begins a hand-off (handoff, action watch).
+    Watch {
+        /// The task to watch (default: --id, else $CANDOR_TASK, else "default").
+        task: Option<String>,
+    },
     /// The running command and the last ones of the task, from memory (diagnostics).
     Diagnose {
         #[arg(long)]

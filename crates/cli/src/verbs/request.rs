@@ -331,6 +331,7 @@ pub(super) fn request(verb: Verb, task: &str) -> Result<(Request, Option<PathBuf
                 json!({ "action": action, "reason": reason, "timeoutMs": timeout_ms }),
             )
         }
+        Verb::Watch { .. } => call(tool::Handoff::NAME, json!({ "action": "watch" })),
         Verb::Diagnose { limit } => Request::Diagnose(limit),
         Verb::Run {
             tool: name,

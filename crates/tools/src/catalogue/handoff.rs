@@ -12,7 +12,7 @@ use browser::Deadline;
 use super::{Annotations, PageGuard, Policy, ToolSpec};
 use crate::ctx::Ctx;
 use crate::error::{Code, ToolError};
-use crate::handoff::{Mode, PERSON_STEP, Summary, random_token};
+use crate::handoff::{Door, Mode, PERSON_STEP, Summary, random_token};
 use crate::mutex::lock;
 use crate::state::TaskState;
 use crate::untrusted::{PageText, PageValue};
@@ -36,6 +36,7 @@ enum Action {
     Start,
     Status,
     Wait,
+    Watch,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
@@ -44,7 +45,8 @@ pub(crate) struct Output {
     mode: Mode,
     #[serde(skip_serializing_if = "Option::is_none")]
     reason: Option<String>,
-    /// While a person has the task: the live view (one-time token inside).
+    /// The live view (one-time token inside): a person's while they have the task; with
+    /// watch, a read-only one.
     #[serde(skip_serializing_if = "Option::is_none")]
     live_view: Option<String>,
     /// wait: the page as the person left it.
@@ -100,6 +102,23 @@ impl ToolSpec for Handoff {
                 Ok(Output {
                     mode: Mode::WaitingHuman,
                     reason: lock(&state.handoff.state).reason.clone(),
+                    live_view: Some(url),
+                    snapshot_id: None,
+                    text: None,
+                    summary: None,
+                })
+            }
+            Action::Watch => {
+                if params.reason.is_some() || params.timeout_ms.is_some() {
+                    return Err(ToolError::invalid_params(
+                        "watch takes no reason or timeoutMs: it only opens a view",
+                    ));
+                }
+                let url = watch(state)?;
+                let handoff = lock(&state.handoff.state);
+                Ok(Output {
+                    mode: handoff.mode,
+                    reason: None,
                     live_view: Some(url),
                     snapshot_id: None,
                     text: None,
@@ -165,6 +184,24 @@ impl ToolSpec for Handoff {
     }
 }
 
+/// Opens the task's watch view: a new one-time token (the previous watcher's session
+/// ends), and the view's URL. The agent keeps driving.
+fn watch(state: &TaskState) -> Result<String, ToolError> {
+    let views = lock(&state.handoff.views).clone().ok_or_else(|| {
+        ToolError::invalid_params("this face serves no live view, so nothing can be watched")
+    })?;
+    let token = random_token().map_err(|e| {
+        ToolError::invalid_params(format!("no random token for the watch view: {e}"))
+    })?;
+    let url = views
+        .watch_url(&state.options.task_id, &token)
+        .map_err(|e| ToolError::invalid_params(format!("the watch view cannot start: {e}")))?;
+    let mut handoff = lock(&state.handoff.state);
+    handoff.watch = Door::with_token(token);
+    handoff.watch_url = Some(url.clone());
+    Ok(url)
+}
+
 /// Begins a hand-off: a new token, the live view's URL, and JavaScript dialogs left open
 /// for the person. While one is under way, its URL again.
 async fn begin(state: &TaskState, reason: String) -> Result<String, ToolError> {
@@ -206,9 +243,7 @@ async fn begin(state: &TaskState, reason: String) -> Result<String, ToolError> {
     let mut handoff = lock(&state.handoff.state);
     handoff.mode = Mode::WaitingHuman;
     handoff.reason = Some(reason);
-    handoff.token = Some(token);
-    handoff.session = None;
-    handoff.socket_open = false;
+    handoff.door = Door::with_token(token);
     handoff.url = Some(url.clone());
     handoff.tabs_before = tabs_before.iter().map(|(id, _)| id.clone()).collect();
     handoff.seen = tabs_before.into_iter().collect();

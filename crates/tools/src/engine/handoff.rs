@@ -55,6 +55,74 @@ impl Engine {
         lock(&self.state.handoff.state).release_socket(session);
     }
 
+    /// A load of this task's watch view ([`crate::handoff::Door::enter`]).
+    pub fn watch_view_enter(
+        &self,
+        token: Option<&str>,
+        session: Option<&str>,
+    ) -> Option<LiveEntry> {
+        lock(&self.state.handoff.state).watch.enter(token, session)
+    }
+
+    /// Whether `session` is the watcher's now.
+    pub fn watch_view_session(&self, session: &str) -> bool {
+        lock(&self.state.handoff.state).watch.has_session(session)
+    }
+
+    /// Takes the watch view's one socket for `session`.
+    pub fn watch_view_claim_socket(&self, session: &str) -> bool {
+        lock(&self.state.handoff.state).watch.claim_socket(session)
+    }
+
+    /// Gives back the watch view's socket `session` took.
+    pub fn watch_view_release_socket(&self, session: &str) {
+        lock(&self.state.handoff.state)
+            .watch
+            .release_socket(session);
+    }
+
+    /// Where this task's watch view is served, once one was asked for.
+    pub fn watch_view_url(&self) -> Option<String> {
+        lock(&self.state.handoff.state).watch_url.clone()
+    }
+
+    /// The task's mode, for the watch view.
+    pub fn handoff_mode(&self) -> Mode {
+        lock(&self.state.handoff.state).mode
+    }
+
+    /// The agent's last `limit` commands, oldest first, as the watch view's strip shows
+    /// them: method, outcome, how long. Never their params.
+    pub fn recent_commands(&self, limit: usize) -> Vec<Value> {
+        lock(&self.state.journal)
+            .last(limit)
+            .into_iter()
+            .map(|record| {
+                serde_json::json!({
+                    "method": record.method,
+                    "ok": record.ok,
+                    "code": record.code,
+                    "durationMs": record.duration_ms,
+                })
+            })
+            .collect()
+    }
+
+    /// The watcher asks to take over: a hand-off begins (the agent is locked out from
+    /// now on) and its live view's URL is theirs to open.
+    pub async fn watcher_takes_over(&self) -> Result<String, String> {
+        let envelope = self
+            .person_call(
+                tool::Handoff::NAME,
+                serde_json::json!({ "reason": "The person watching took over" }),
+            )
+            .await;
+        match envelope.data["liveView"].as_str() {
+            Some(url) if envelope.ok => Ok(url.to_string()),
+            _ => Err(envelope.message.unwrap_or_default()),
+        }
+    }
+
     /// The URL of the hand-off under way: where its live view is served.
     pub fn live_view_url(&self) -> Option<String> {
         let handoff = lock(&self.state.handoff.state);
@@ -187,6 +255,18 @@ impl Engine {
         tabs
     }
 
+    /// The task's tabs as they are, for a view that only looks (nothing adopted, nothing
+    /// noted); `None` while a command holds the task.
+    pub async fn tabs_now(&self) -> Option<Vec<browser::TabSummary>> {
+        let slot = self.state.slot.try_lock().ok()?;
+        Some(
+            slot.task
+                .as_ref()
+                .map(browser::Task::list)
+                .unwrap_or_default(),
+        )
+    }
+
     /// The tab the person sees: the task's current one; `None` when it has none, or
     /// while a command holds the task.
     pub async fn person_tab(&self) -> Option<(String, browser::Tab)> {
@@ -276,8 +356,7 @@ impl Engine {
             .collect();
         handoff.back = Some((snapshot.data.clone(), summary));
         handoff.mode = Mode::HandoffComplete;
-        handoff.token = None;
-        handoff.session = None;
+        handoff.door = Default::default();
         handoff.url = None;
         handoff.generation += 1;
         let generation = handoff.generation;
