@@ -171,8 +171,121 @@ async fn call_remote<R>(
     group: Option<&str>,
     deadline: Deadline,
 ) -> Result<runtime::RemoteObject, Error> {
-    // A context's unique id where known: its plain id may name another context (another
-    // world) once a cross-process navigation has reused it.
+    // A function of candor's world is sent whole once per execution context, and kept
+    // there; later calls in that context name it (see `Installed`).
+    let installed = match this {
+        This::Context(Context {
+            unique: Some(unique),
+            ..
+        }) if script.world == World::Candor => Some(Installed::new(session, unique, script.name)),
+        _ => None,
+    };
+    if let Some(installed) = &installed
+        && installed.held()
+    {
+        let short = call_function(
+            session,
+            installed.call_source(),
+            this,
+            arguments.clone(),
+            group,
+            deadline,
+        )
+        .await?;
+        if short.exception_details.is_none() && short.result.value.as_ref() != Some(&MISSING.into())
+        {
+            return Ok(short.result);
+        }
+        if let Some(details) = short.exception_details {
+            return Err(exception(script.name, details));
+        }
+        installed.forget();
+    }
+    let source = match &installed {
+        Some(installed) => installed.install_source(script.source),
+        None => script.source.to_string(),
+    };
+    let reply = call_function(session, source, this, arguments, group, deadline).await?;
+    if let Some(details) = reply.exception_details {
+        return Err(exception(script.name, details));
+    }
+    if let Some(installed) = installed {
+        installed.note();
+    }
+    Ok(reply.result)
+}
+
+/// What a call of an installed function answers when its context does not hold it (a
+/// note that outlived its context): the call is made again with the whole source.
+const MISSING: &str = "\u{0}candor: function not installed";
+
+/// Where candor's world keeps the functions it was sent, by name.
+const INSTALLED_KEY: &str = "candor.functions";
+
+/// One script in one execution context of candor's world: sent whole the first time
+/// (which installs it under its name), named afterwards. The connection notes which
+/// contexts hold which scripts (`cdp::Connection::holds`); a call that finds its function
+/// missing after all answers [`MISSING`] and is made again whole. So a snapshot's
+/// settle, revision and checkpoint scripts — tens of KB — cross the browser process once
+/// per document, not with every call.
+struct Installed<'a> {
+    session: &'a Session,
+    key: String,
+    name: &'static str,
+}
+
+impl<'a> Installed<'a> {
+    fn new(session: &'a Session, context: &str, name: &'static str) -> Self {
+        Installed {
+            session,
+            key: format!("function {name} in {context}"),
+            name,
+        }
+    }
+
+    fn held(&self) -> bool {
+        self.session.connection().holds(&self.key)
+    }
+
+    fn note(self) {
+        self.session.connection().note_held(self.key);
+    }
+
+    fn forget(&self) {
+        self.session.connection().forget_held(&self.key);
+    }
+
+    /// Calls the installed function with `this` and the arguments, or answers [`MISSING`].
+    fn call_source(&self) -> String {
+        format!(
+            "function(...args) {{ const f = globalThis[Symbol.for({key:?})]?.get({name:?}); return f ? f.apply(this, args) : {MISSING:?}; }}",
+            key = INSTALLED_KEY,
+            name = self.name,
+        )
+    }
+
+    /// Installs `source` under the script's name (once: a concurrent call may have) and
+    /// calls it.
+    fn install_source(&self, source: &str) -> String {
+        format!(
+            "function(...args) {{ const key = Symbol.for({key:?}); const functions = globalThis[key] || (globalThis[key] = new Map()); let f = functions.get({name:?}); if (!f) {{ f = ({source}\n); functions.set({name:?}, f); }} return f.apply(this, args); }}",
+            key = INSTALLED_KEY,
+            name = self.name,
+        )
+    }
+}
+
+/// One `Runtime.callFunctionOn` of `source` on `this`.
+// A context's unique id where known: its plain id may name another context (another
+// world) once a cross-process navigation has reused it.
+async fn call_function(
+    session: &Session,
+    source: String,
+    this: This<'_>,
+    arguments: Vec<Value>,
+    group: Option<&str>,
+    deadline: Deadline,
+) -> Result<runtime::Evaluated, Error> {
     let (execution_context_id, unique_context_id, object_id) = match this {
         This::Context(context) => match &context.unique {
             Some(unique) => (None, Some(unique.clone()), None),
@@ -181,7 +294,7 @@ async fn call_remote<R>(
         This::Object(id) => (None, None, Some(id.to_string())),
     };
     let call = runtime::CallFunctionOn {
-        function_declaration: script.source.to_string(),
+        function_declaration: source,
         execution_context_id,
         unique_context_id,
         object_id,
@@ -196,11 +309,7 @@ async fn call_remote<R>(
         await_promise: group.is_none().then_some(true),
         object_group: group.map(str::to_string),
     };
-    let reply = session.call(&call, deadline).await?;
-    if let Some(details) = reply.exception_details {
-        return Err(exception(script.name, details));
-    }
-    Ok(reply.result)
+    Ok(session.call(&call, deadline).await?)
 }
 
 /// `value` as `script`'s reply type, or an error naming the script and what was wrong.

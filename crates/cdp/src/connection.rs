@@ -78,7 +78,13 @@ struct Inner {
     recorder: Option<Arc<Recorder>>,
     /// The calls awaiting their reply, by id.
     in_flight: Mutex<HashMap<u64, Call>>,
+    /// What the caller noted the browser holds already ([`Connection::holds`]).
+    held: Mutex<std::collections::HashSet<String>>,
 }
+
+/// At most this many notes are kept ([`Connection::note_held`]); past it they are all
+/// forgotten, which costs the caller only sending again what it had sent.
+const MAX_HELD: usize = 4096;
 
 /// A call awaiting its reply: its session, its method, and when it was sent.
 struct Call {
@@ -154,6 +160,7 @@ impl Connection {
             shut: AtomicBool::new(false),
             recorder,
             in_flight: Mutex::new(HashMap::new()),
+            held: Mutex::new(std::collections::HashSet::new()),
         });
 
         let writer = Arc::downgrade(&inner);
@@ -211,6 +218,35 @@ impl Connection {
             connection: self.clone(),
             id: Some(id),
         }
+    }
+
+    /// Whether the caller noted that the browser at the other end holds `key` (something
+    /// it was sent once and keeps, such as a function installed in a JavaScript world), so
+    /// it need not be sent again. Only a hint: what it names may be gone since.
+    pub fn holds(&self, key: &str) -> bool {
+        self.inner
+            .held
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .contains(key)
+    }
+
+    /// Notes that the browser holds `key` now ([`Self::holds`]).
+    pub fn note_held(&self, key: String) {
+        let mut held = self.inner.held.lock().unwrap_or_else(|e| e.into_inner());
+        if held.len() >= MAX_HELD {
+            held.clear();
+        }
+        held.insert(key);
+    }
+
+    /// Forgets a note of [`Self::note_held`]: the browser was found not to hold `key`.
+    pub fn forget_held(&self, key: &str) {
+        self.inner
+            .held
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(key);
     }
 
     pub fn is_closed(&self) -> bool {
