@@ -134,8 +134,9 @@ pub(crate) enum This<'a> {
     /// The global object of an execution context.
     Context(&'a Context),
     /// A remote object (a resolved DOM node, an array a script returned): the call runs
-    /// in the world the object belongs to.
-    Object(&'a str),
+    /// in the world the object belongs to, which the second field names when known (see
+    /// `tab::world::Resolved`).
+    Object(&'a str, Option<&'a str>),
 }
 
 /// Calls `script` with JSON `arguments` and decodes its reply (awaiting a promise).
@@ -173,13 +174,17 @@ async fn call_remote<R>(
 ) -> Result<runtime::RemoteObject, Error> {
     // A function of candor's world is sent whole once per execution context, and kept
     // there; later calls in that context name it (see `Installed`).
-    let installed = match this {
+    let world = match this {
         This::Context(Context {
             unique: Some(unique),
             ..
-        }) if script.world == World::Candor => Some(Installed::new(session, unique, script.name)),
-        _ => None,
+        }) => Some(unique.as_str()),
+        This::Object(_, world) => world,
+        This::Context(_) => None,
     };
+    let installed = world
+        .filter(|_| script.world == World::Candor)
+        .map(|world| Installed::new(session, world, script.name));
     if let Some(installed) = &installed
         && installed.held()
     {
@@ -291,7 +296,7 @@ async fn call_function(
             Some(unique) => (None, Some(unique.clone()), None),
             None => (Some(context.id), None, None),
         },
-        This::Object(id) => (None, None, Some(id.to_string())),
+        This::Object(id, _) => (None, None, Some(id.to_string())),
     };
     let call = runtime::CallFunctionOn {
         function_declaration: source,

@@ -238,6 +238,8 @@ struct Run<'a> {
 struct Watch {
     session: cdp::Session,
     object_id: String,
+    /// The context of candor's world the watch lives in, when known.
+    world: Option<String>,
 }
 
 /// What `action_seen.js` read of a watch.
@@ -341,7 +343,7 @@ impl Tab {
         let seen = script::call(
             &watch.session,
             &ACTION_SEEN,
-            script::This::Object(&watch.object_id),
+            script::This::Object(&watch.object_id, watch.world.as_deref()),
             Vec::new(),
             deadline,
         )
@@ -452,11 +454,11 @@ impl Tab {
         deadline: Deadline,
     ) -> Result<R, Error> {
         debug_assert_eq!(script.world, script::World::Candor, "{}", script.name);
-        let object_id = self.resolve_node(session, backend_id, deadline).await?;
+        let node = self.resolve_node(session, backend_id, deadline).await?;
         crate::script::call(
             session,
             script,
-            crate::script::This::Object(&object_id),
+            crate::script::This::Object(&node.object, node.world.as_deref()),
             arguments,
             deadline,
         )
@@ -659,18 +661,19 @@ impl Run<'_> {
             let watch = script::call_for_object(
                 &target.session,
                 &ACTION_WATCH,
-                script::This::Object(&node),
+                script::This::Object(&node.object, node.world.as_deref()),
                 Vec::new(),
                 WATCH_GROUP,
                 self.deadline,
             )
             .await?;
-            Ok::<_, Error>(watch.object_id)
+            Ok::<_, Error>(watch.object_id.map(|id| (id, node.world)))
         };
         match started.await {
-            Ok(Some(object_id)) => Some(Watch {
+            Ok(Some((object_id, world))) => Some(Watch {
                 session: target.session.clone(),
                 object_id,
+                world,
             }),
             Ok(None) => None,
             Err(error) => {

@@ -96,7 +96,9 @@ impl crate::Tab {
             );
             return Ok(None);
         };
-        let read = self.read_region(session, &array, deadline).await;
+        let read = self
+            .read_region(session, &array, context.unique.as_deref(), deadline)
+            .await;
         let _ = session
             .call(
                 &runtime::ReleaseObjectGroup {
@@ -143,6 +145,7 @@ impl crate::Tab {
         &self,
         session: &Session,
         array: &str,
+        world: Option<&str>,
         deadline: Deadline,
     ) -> Result<(Vec<RegionFact>, usize, (usize, usize), Vec<Ax>), Error> {
         use crate::script::{self, This};
@@ -155,7 +158,7 @@ impl crate::Tab {
             script::call(
                 session,
                 &REGION_FACTS,
-                This::Object(array),
+                This::Object(array, world),
                 vec![serde_json::json!(cdp::secret_field_selector())],
                 deadline
             ),

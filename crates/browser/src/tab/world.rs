@@ -59,6 +59,21 @@ fn context_gone(error: &Error) -> bool {
         if message.contains("Cannot find context") || message.contains("uniqueContextId not found"))
 }
 
+/// A DOM node resolved as an object of candor's world: its remote object id, and which
+/// context of candor's world holds it (a hint for [`crate::script`]'s installed
+/// functions), when known.
+#[derive(Debug, Clone)]
+pub(crate) struct Resolved {
+    pub object: String,
+    pub world: Option<String>,
+}
+
+/// The name of context `context` of `session` for [`Resolved::world`].
+pub(crate) fn world_key(session: &Session, context: i64) -> String {
+    let session = session.id().map_or("", |id| id.0.as_str());
+    format!("{session}#{context}")
+}
+
 impl Tab {
     /// How long a page-side read may take (see [`PAGE_READ_BUDGET`]).
     fn read_budget(&self) -> Duration {
@@ -196,7 +211,7 @@ impl Tab {
         session: &Session,
         backend_id: i64,
         deadline: Deadline,
-    ) -> Result<String, Error> {
+    ) -> Result<Resolved, Error> {
         let gone = || Error::ElementNotFound {
             locator: format!("node {backend_id}"),
             reason: "it is no longer in the page".into(),
@@ -218,16 +233,23 @@ impl Tab {
                 Ok(resolved) => match resolved.object.object_id {
                     // Still candor's when the answer came: the id named no other world.
                     Some(object) if self.is_candor_context(session, context) => {
-                        return Ok(object);
+                        return Ok(Resolved {
+                            object,
+                            world: Some(world_key(session, context)),
+                        });
                     }
                     Some(_) => stale = Some(context),
                     // A node this world may not reach: in a same-process frame of
                     // another origin.
                     None => {
-                        return self
+                        let object = self
                             .resolve_in_frames(session, backend_id, deadline)
                             .await?
-                            .ok_or_else(gone);
+                            .ok_or_else(gone)?;
+                        return Ok(Resolved {
+                            object,
+                            world: None,
+                        });
                     }
                 },
                 Err(error) if context_gone(&error) => {
