@@ -17,6 +17,7 @@ mod launch;
 mod live;
 mod logs;
 mod page_read;
+mod pdf;
 mod permission;
 mod pool;
 mod refs;
@@ -57,6 +58,7 @@ pub use logs::{
     RequestState, TabLog,
 };
 pub use page_read::{PageHtml, PageText};
+pub use pdf::{Paper, Pdf, PdfOptions, valid_page_ranges};
 pub use permission::{PermissionChoice, PermissionDenial, PermissionRequest};
 pub use pool::{EndpointPool, EndpointState, RETRY_DOWN_AFTER};
 pub use screenshot::{

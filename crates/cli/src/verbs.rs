@@ -74,13 +74,15 @@ pub fn run(verb: Verb, call: &CallArgs, browser: &BrowserArgs) -> ExitCode {
         );
     }
     if let Some(path) = &output_to {
-        let written = match (
-            envelope.get("image"),
-            envelope["data"]["har"]["path"].as_str(),
-        ) {
+        // The daemon wrote a HAR or a PDF into the task's folder, on this machine.
+        let file = envelope["data"]["har"]["path"].as_str().or_else(|| {
+            (method == tool::Pdf::NAME)
+                .then(|| envelope["data"]["path"].as_str())
+                .flatten()
+        });
+        let written = match (envelope.get("image"), file) {
             (Some(image), _) => output::write_image(path, image),
-            // The daemon wrote the HAR into the task's folder, on this machine.
-            (None, Some(har)) => output::copy_file(std::path::Path::new(har), path),
+            (None, Some(file)) => output::copy_file(std::path::Path::new(file), path),
             (None, None) => Ok(()),
         };
         if let Err(err) = written {

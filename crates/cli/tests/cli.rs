@@ -989,6 +989,32 @@ fn watch_prints_a_read_only_view_of_a_task_that_opens_once() {
     assert_eq!(next.code, 0, "the agent drives on: {next:?}");
 }
 
+/// `candor pdf -o FILE` prints the page and copies the PDF out of the task's folder.
+#[test]
+fn pdf_writes_the_printed_page_to_the_file_asked() {
+    let shell = Shell::new();
+    shell.run(&["--id", "p", "open", &shell.url("article.html")]);
+    let folder = tempfile::tempdir().unwrap();
+    let out = folder.path().join("article.pdf");
+    let printed = shell.json(&[
+        "--id",
+        "p",
+        "pdf",
+        "--paper",
+        "a4",
+        "--pages",
+        "1",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(printed["data"]["pages"], 1, "{printed:#}");
+    let bytes = std::fs::read(&out).unwrap();
+    assert!(bytes.starts_with(b"%PDF-"));
+    assert_eq!(printed["data"]["bytes"], bytes.len(), "{printed:#}");
+    let refused = shell.run(&["--id", "p", "pdf", "--paper", "a3"]);
+    assert_eq!(refused.code, 64, "{refused:?}");
+}
+
 /// `--timeout SECONDS` is the client's own wait: past it the CLI gives up and says so
 /// (exit 1), but the command goes on at the daemon — `diagnose` still shows it running —
 /// until cancelled. A wait of no seconds is a usage error.

@@ -216,6 +216,25 @@ pub struct Screenshot {
     pub data: String,
 }
 
+/// The page printed to PDF, as print media lays it out. Sizes in inches.
+#[derive(Debug, Clone, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PrintToPdf {
+    pub landscape: bool,
+    pub print_background: bool,
+    pub paper_width: f64,
+    pub paper_height: f64,
+    /// `1-5, 8`; empty: every page.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub page_ranges: String,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct PrintedPdf {
+    /// Base64.
+    pub data: String,
+}
+
 /// Runs `source` in every new document of the page (and its same-process frames) before
 /// the page's own scripts: in the page's own world when `world_name` is empty, else in the
 /// isolated world of that name, which the new document then has from its start.
@@ -250,6 +269,7 @@ pub struct ScriptAdded {
 
 command! {
     CaptureScreenshot => "Page.captureScreenshot", Screenshot;
+    PrintToPdf => "Page.printToPDF", PrintedPdf;
     AddScriptToEvaluateOnNewDocument => "Page.addScriptToEvaluateOnNewDocument", ScriptAdded;
     CreateIsolatedWorld => "Page.createIsolatedWorld", IsolatedWorld;
     Enable => "Page.enable", Empty;

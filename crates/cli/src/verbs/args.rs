@@ -287,6 +287,25 @@ pub enum Verb {
         #[command(flatten)]
         tab: TabArg,
     },
+    /// Print the page to PDF in the task's folder; --output copies it to FILE (pdf).
+    Pdf {
+        /// letter (default), a4 or legal.
+        #[arg(long, value_parser = allowed("pdf", "paper"))]
+        paper: Option<String>,
+        #[arg(long)]
+        landscape: bool,
+        /// Print background colours and images.
+        #[arg(long)]
+        background: bool,
+        /// Which pages, e.g. 1-3,5 (default all).
+        #[arg(long)]
+        pages: Option<String>,
+        /// Write the PDF to FILE.
+        #[arg(short = 'o', long = "output", value_name = "FILE")]
+        output: Option<PathBuf>,
+        #[command(flatten)]
+        tab: TabArg,
+    },
     /// Size the tab: auto, phone, tablet, desktop or custom; without one, read it (viewport).
     Viewport {
         #[arg(value_parser = allowed("viewport", "preset"))]

@@ -244,6 +244,22 @@ pub(super) fn request(verb: Verb, task: &str) -> Result<(Request, Option<PathBuf
             }));
             return Ok((call(tool::Screenshot::NAME, params), output));
         }
+        Verb::Pdf {
+            paper,
+            landscape,
+            background,
+            pages,
+            output,
+            tab,
+        } => {
+            let params = tab.on(json!({
+                "paper": paper,
+                "landscape": landscape.then_some(true),
+                "background": background.then_some(true),
+                "pages": pages,
+            }));
+            return Ok((call(tool::Pdf::NAME, params), output));
+        }
         Verb::Logs {
             kind,
             level,

@@ -4,9 +4,6 @@
 //! task's requests written as HAR into its folder. Reads the log `browser` keeps from
 //! events, so it never asks the page and works while the page does not answer.
 
-use std::io::Write;
-use std::os::unix::fs::OpenOptionsExt;
-
 use browser::{EntryId, Level, UrlPattern};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -293,21 +290,7 @@ fn write_har(task: &browser::Task) -> Result<HarWritten, ToolError> {
     let har = har::Har::of(&parts);
     let text = serde_json::to_string_pretty(&har)
         .map_err(|e| ToolError::invalid_params(format!("the HAR cannot be encoded: {e}")))?;
-    let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%S%.3fZ");
-    let path = task.download_folder().join(format!("network-{stamp}.har"));
-    let written = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(&path)
-        .and_then(|mut file| file.write_all(text.as_bytes()));
-    if let Err(err) = written {
-        return Err(ToolError::new(
-            Code::WriteFailed,
-            format!("the HAR could not be written to {}: {err}", path.display()),
-            "check the task's folder has room, then call again",
-        ));
-    }
+    let path = super::write_task_file(task, "network", "har", text.as_bytes())?;
     Ok(HarWritten {
         path: path.display().to_string(),
         entries: har.entries(),

@@ -28,6 +28,7 @@ mod form_state;
 mod handoff;
 mod logs;
 mod navigate;
+mod pdf;
 mod recall;
 mod screenshot;
 mod snapshot;
@@ -267,6 +268,7 @@ register! {
     act::Act,
     wait::Wait,
     screenshot::Screenshot,
+    pdf::Pdf,
     viewport::Viewport,
     eval::Eval,
     form_state::FormState,
@@ -277,6 +279,35 @@ register! {
     checkpoint::Checkpoint,
     handoff::Handoff,
     flow::Flow,
+}
+
+/// Writes `bytes` as a new file of the task's folder (0600), named `{stem}-{time}.{ext}`;
+/// its path. What a tool hands over as a file (a HAR, a PDF) lies there, and goes with
+/// the task.
+pub(crate) fn write_task_file(
+    task: &browser::Task,
+    stem: &str,
+    ext: &str,
+    bytes: &[u8],
+) -> Result<std::path::PathBuf, crate::error::ToolError> {
+    use std::io::Write as _;
+    use std::os::unix::fs::OpenOptionsExt as _;
+    let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%S%.3fZ");
+    let path = task.download_folder().join(format!("{stem}-{stamp}.{ext}"));
+    let written = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(&path)
+        .and_then(|mut file| file.write_all(bytes));
+    match written {
+        Ok(()) => Ok(path),
+        Err(err) => Err(crate::error::ToolError::new(
+            crate::error::Code::WriteFailed,
+            format!("{} could not be written: {err}", path.display()),
+            "check the task's folder has room, then call again",
+        )),
+    }
 }
 
 /// The tool named `name` (without any face's prefix).
@@ -312,6 +343,9 @@ mod tests {
         "method",
         "scale",
         "kind",
+        "paper",
+        "landscape",
+        "background",
     ];
 
     #[test]

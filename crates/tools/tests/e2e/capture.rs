@@ -623,3 +623,49 @@ async fn new_tabs_open_at_the_configured_default_viewport() {
     assert_eq!(second["data"]["pageWidth"], 390, "{second:#}");
     h.shutdown().await;
 }
+
+/// `pdf` prints the page into the task's folder: a PDF of as many pages as asked, on the
+/// paper asked; a range past the end or not a range is refused by name, and an error page
+/// is not printed at all.
+#[tokio::test]
+async fn a_pdf_of_the_page_lies_in_the_tasks_folder_with_its_pages_counted() {
+    let h = Harness::new();
+    h.ok("navigate", json!({ "url": h.url("article.html") }))
+        .await;
+    let all = h.ok("pdf", json!({ "paper": "a4" })).await;
+    let path = all["data"]["path"].as_str().unwrap().to_string();
+    let bytes = std::fs::read(&path).unwrap();
+    assert!(bytes.starts_with(b"%PDF-"), "{all:#}");
+    assert_eq!(all["data"]["bytes"], bytes.len(), "{all:#}");
+    let pages = all["data"]["pages"].as_u64().unwrap();
+    assert!(pages >= 2, "the article takes more than a page: {all:#}");
+    let first = h
+        .ok("pdf", json!({ "pages": "1", "landscape": true }))
+        .await;
+    assert_eq!(first["data"]["pages"], 1, "{first:#}");
+    assert_ne!(first["data"]["path"], all["data"]["path"]);
+    let two = h
+        .ok("pdf", json!({ "pages": "1-2", "background": true }))
+        .await;
+    assert_eq!(two["data"]["pages"], 2, "{two:#}");
+    let past = h
+        .fails(
+            "pdf",
+            json!({ "pages": format!("{}", pages + 5) }),
+            "INVALID_PARAMS",
+        )
+        .await;
+    assert!(
+        past["message"].as_str().unwrap().contains("Page range"),
+        "{past:#}"
+    );
+    h.fails("pdf", json!({ "pages": "0-2" }), "INVALID_PARAMS")
+        .await;
+    let failed = h
+        .envelope("navigate", json!({ "url": "http://127.0.0.1:1/" }))
+        .await
+        .to_json();
+    assert_eq!(failed["code"], "NAVIGATION_FAILED");
+    h.refused("pdf", json!({}), "PAGE_LOAD_FAILED").await;
+    h.shutdown().await;
+}

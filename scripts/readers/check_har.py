@@ -13,21 +13,21 @@ def main(path, page_url):
         parser = HarParser(json.load(f))
     pages = parser.pages
     if not pages:
-        sys.exit("har-check: no page in the HAR")
+        sys.exit("reader-check: no page in the HAR")
     entries = [entry for page in pages for entry in page.entries]
     urls = [entry.url for entry in entries]
     for needed in (page_url, "/logs-app.js", "/status/404", "http://127.0.0.1:1/refused"):
         if not any(needed in url for url in urls):
-            sys.exit(f"har-check: no request for {needed} among {urls}")
+            sys.exit(f"reader-check: no request for {needed} among {urls}")
     for entry in entries:
         # Read what a reader reads: each would raise on a malformed entry.
         _ = (entry.status, entry.request.method, entry.request.headers,
              entry.response.headers, entry.time, entry.timings, entry.startTime)
     secret = [e.url for e in entries if "sekret" in json.dumps(e.raw_entry)]
     if secret:
-        sys.exit(f"har-check: a secret reached the HAR: {secret}")
+        sys.exit(f"reader-check: a secret reached the HAR: {secret}")
     statuses = sorted({entry.status for entry in entries})
-    print(f"har-check: haralyzer read {len(pages)} page(s), {len(entries)} entries, "
+    print(f"reader-check: haralyzer read {len(pages)} page(s), {len(entries)} entries, "
           f"statuses {statuses}")
 
 
