@@ -110,6 +110,11 @@ impl Run<'_> {
         locator: &Locator,
         needs_enabled: bool,
     ) -> Result<(f64, f64), Error> {
+        // The agent's own point: the input goes there, to whatever is there (the located
+        // element is what the hit test found, so nothing covers it).
+        if let Locator::Point { x, y } = locator {
+            return Ok((*x, *y));
+        }
         // Half of what the command has left at most: a cover that stays is refused as
         // such, with time to spare, rather than by the command's own timeout.
         let budget = self.action_timeout.min(self.deadline.remaining() / 2);

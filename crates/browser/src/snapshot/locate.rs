@@ -40,6 +40,10 @@ pub enum Locator {
     /// flow's step): the same identity, else a unique same role and name in the same
     /// containers (`relocated`); several are ambiguous, none is not found.
     Identity(ElementIdentity),
+    /// A point in CSS pixels of the viewport, for what has no node of its own to name (a
+    /// canvas): the element is the one the browser's hit test finds there (or its nearest
+    /// ancestor candor reads), and the input goes to the point itself.
+    Point { x: f64, y: f64 },
 }
 
 impl std::fmt::Display for Locator {
@@ -60,6 +64,7 @@ impl std::fmt::Display for Locator {
             }
             Locator::Selector { selector, .. } => write!(f, "selector {selector:?}"),
             Locator::Identity(identity) => write!(f, "{identity}"),
+            Locator::Point { x, y } => write!(f, "the point ({x}, {y})"),
         }
     }
 }
@@ -148,11 +153,32 @@ impl Tab {
             }
             _ => None,
         };
+        let hit = match locator {
+            Locator::Point { x, y } => Some(self.hit_test(*x, *y, locator, deadline).await?),
+            _ => None,
+        };
         let observation = self.observe(deadline).await?;
         let epoch = self.state().url_epoch;
         let mut memory = self.memory();
         let outlined = outline::outline(&observation, epoch, &mut memory.registry);
         let (node, relocated) = match locator {
+            Locator::Point { x, y } => {
+                let viewport = observation.viewport;
+                if *x >= viewport.width || *y >= viewport.height {
+                    return Err(Error::InvalidParams {
+                        what: "x, y".into(),
+                        reason: format!(
+                            "{locator} is outside the viewport ({} × {} CSS px)",
+                            viewport.width, viewport.height
+                        ),
+                    });
+                }
+                let hit = hit.ok_or_else(|| Error::ElementNotFound {
+                    locator: locator.to_string(),
+                    reason: "nothing is there".into(),
+                })?;
+                (read_at(&observation, hit, locator)?, false)
+            }
             Locator::Ref { r#ref, snapshot_id } => {
                 let (node, relocated) = by_ref(&memory, &observation, &outlined, r#ref)?;
                 if let Some(snapshot_id) = snapshot_id {
@@ -246,6 +272,44 @@ impl Tab {
             visible,
             identity,
         })
+    }
+
+    /// The DOM node the browser's hit test finds at (`x`, `y`) of the viewport; a point
+    /// outside it is refused.
+    async fn hit_test(
+        &self,
+        x: f64,
+        y: f64,
+        locator: &Locator,
+        deadline: Deadline,
+    ) -> Result<i64, Error> {
+        let outside = || Error::InvalidParams {
+            what: "x, y".into(),
+            reason: format!("{locator} is outside the viewport"),
+        };
+        if !(x.is_finite() && y.is_finite() && x >= 0.0 && y >= 0.0) {
+            return Err(outside());
+        }
+        let hit = self
+            .session()
+            .call(
+                &dom::GetNodeForLocation {
+                    x: x.floor() as i64,
+                    y: y.floor() as i64,
+                    include_user_agent_shadow_dom: false,
+                    ignore_pointer_events_none: false,
+                },
+                deadline,
+            )
+            .await
+            .map_err(|err| match err {
+                // The browser's word for a point past the page's edge.
+                cdp::Error::Protocol { message, .. } if message.contains("No node found") => {
+                    outside()
+                }
+                err => err.into(),
+            })?;
+        Ok(hit.backend_node_id)
     }
 
     /// A ref from before the tab's URL changed is refused before anything is read.
@@ -591,4 +655,26 @@ fn moved(before: &Rect, now: &Rect) -> bool {
         || (before.y - now.y).abs() > 2.0
         || (before.width - now.width).abs() > 2.0
         || (before.height - now.height).abs() > 2.0
+}
+
+/// The node of `observation` for DOM node `hit` of the main frame, or of its nearest
+/// ancestor that has one (text, or a wrapper without a role, has none).
+fn read_at(observation: &Observation, hit: i64, locator: &Locator) -> Result<usize, Error> {
+    let parents = observation.dom_parents.first();
+    let mut current = Some(hit);
+    for _ in 0..4096 {
+        let Some(backend) = current else { break };
+        if let Some(node) = observation
+            .nodes
+            .iter()
+            .position(|n| n.session == 0 && n.backend_id == Some(backend))
+        {
+            return Ok(node);
+        }
+        current = parents.and_then(|p| p.get(&backend).copied());
+    }
+    Err(Error::ElementNotFound {
+        locator: locator.to_string(),
+        reason: "the element there is none candor reads, nor is any around it".into(),
+    })
 }

@@ -346,6 +346,7 @@ mod tests {
         "paper",
         "landscape",
         "background",
+        "y",
     ];
 
     #[test]

@@ -143,3 +143,62 @@ async fn a_press_whose_option_is_re_rendered_before_its_release_is_reported_not_
     assert!(said.contains("split by a re-render"), "{said}");
     h.shutdown().await;
 }
+
+/// `act` at a point, for what has no node of its own: the canvas is named as what the
+/// click landed on, and the page records it at that very point; a double-click and a
+/// hover at points too. A point outside the viewport, half a point, or a point beside a
+/// locator is refused before anything is dispatched.
+#[tokio::test]
+async fn a_canvas_is_clicked_at_a_point_and_named_as_what_received_it() {
+    let h = Harness::new();
+    h.ok("navigate", json!({ "url": h.url("canvas.html") }))
+        .await;
+    let hovered = h
+        .ok("act", json!({ "action": "hover", "x": 50, "y": 60 }))
+        .await;
+    // The canvas listens for clicks: candor reads it as `clickable "Board"`, with a ref.
+    assert_eq!(hovered["data"]["name"], "Board", "{hovered:#}");
+    assert!(hovered["data"]["ref"].is_string(), "{hovered:#}");
+    assert!(page_text(&h).await.contains("Hovered at 50,60"));
+    let clicked = h
+        .ok(
+            "act",
+            json!({ "action": "click", "x": 120.4, "y": 75.6, "expect": { "text": "Clicked at 120,76" } }),
+        )
+        .await;
+    assert_eq!(clicked["data"]["role"], "clickable", "{clicked:#}");
+    assert_eq!(clicked["data"]["name"], "Board", "{clicked:#}");
+    assert_eq!(
+        clicked["data"]["ref"], hovered["data"]["ref"],
+        "{clicked:#}"
+    );
+    assert_eq!(clicked["verification"]["verified"], true, "{clicked:#}");
+    h.ok(
+        "act",
+        json!({ "action": "dblclick", "x": 300, "y": 200, "expect": { "text": "Double-clicked at 300,200" } }),
+    )
+    .await;
+    for (params, why) in [
+        (json!({ "action": "click", "x": 5000, "y": 10 }), "outside"),
+        (json!({ "action": "click", "x": 10 }), "together"),
+        (
+            json!({ "action": "click", "x": 10, "y": 10, "selector": "#board" }),
+            "not both",
+        ),
+        (
+            json!({ "action": "fill", "x": 10, "y": 10, "text": "a" }),
+            "go with",
+        ),
+    ] {
+        let refused = h.fails("act", params.clone(), "INVALID_PARAMS").await;
+        assert!(
+            refused["message"].as_str().unwrap().contains(why),
+            "{params}: {refused:#}"
+        );
+        assert_eq!(
+            refused["execution"]["dispatchStarted"], false,
+            "{refused:#}"
+        );
+    }
+    h.shutdown().await;
+}

@@ -48,6 +48,10 @@ pub(crate) struct Params {
     keys: Option<String>,
     /// select: option values or labels.
     values: Option<Vec<String>>,
+    /// With y: viewport px, for what has no ref.
+    x: Option<f64>,
+    // Undescribed in the schema: x's description says it.
+    y: Option<f64>,
     /// scroll: px right, without a target.
     dx: Option<f64>,
     /// scroll: px down, without a target.
@@ -443,8 +447,32 @@ impl ToolSpec for Act {
         }
         // Everything that can be refused is refused before anything is dispatched.
         let action = params.action(upload_dir.as_deref())?;
-        let named = locator_of(&params.r#ref, &params.role, &params.selector, Some(&params))?;
+        let named = match (params.x, params.y) {
+            (None, None) => {
+                locator_of(&params.r#ref, &params.role, &params.selector, Some(&params))?
+            }
+            (Some(x), Some(y)) => {
+                if params.r#ref.is_some() || params.role.is_some() || params.selector.is_some() {
+                    return Err(ToolError::invalid_params(
+                        "give x,y or a locator (ref, role, selector), not both",
+                    ));
+                }
+                if !matches!(
+                    params.action,
+                    ActionName::Click | ActionName::Dblclick | ActionName::Hover | ActionName::Drag
+                ) {
+                    return Err(ToolError::invalid_params(
+                        "x,y go with click, dblclick, hover and drag",
+                    ));
+                }
+                Some(Locator::Point { x, y })
+            }
+            _ => return Err(ToolError::invalid_params("give x and y together")),
+        };
         let locator = match (ctx.target.take(), named) {
+            // A step at a point is replayed at that point: its target only says what was
+            // there when it was recorded (a canvas has no identity to find it by).
+            (_, Some(point @ Locator::Point { .. })) => Some(point),
             (Some(_), Some(_)) => {
                 return Err(ToolError::invalid_params(
                     "the step names its element twice: by target and by a locator",
