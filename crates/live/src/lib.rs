@@ -266,31 +266,7 @@ async fn socket(
     headers: HeaderMap,
     upgrade: WebSocketUpgrade,
 ) -> Response {
-    let engine = match at_home(&live, &task, &headers, true, ViewKind::Live) {
-        Ok(engine) => engine,
-        Err(refused) => return refused.into_response(),
-    };
-    let Some(session) =
-        session_of(&headers, ViewKind::Live).filter(|s| engine.live_view_session(s))
-    else {
-        return Refusal::Unauthorized.into_response();
-    };
-    if !engine.live_view_claim_socket(&session) {
-        return Refusal::SecondSocket.into_response();
-    }
-    // Held by the socket's task; dropped with it however it ends (or if the upgrade
-    // never completes), which gives the socket back.
-    let claim = SocketClaim {
-        engine: engine.clone(),
-        session: session.clone(),
-        view: ViewKind::Live,
-    };
-    upgrade.on_upgrade(move |socket| async move {
-        let _claim = claim;
-        if let Err(reason) = person::serve(socket, engine, session).await {
-            tracing::debug!(%reason, "live view closed");
-        }
-    })
+    open_socket(&live, &task, &headers, upgrade, ViewKind::Live)
 }
 
 async fn watch_socket(
@@ -299,27 +275,50 @@ async fn watch_socket(
     headers: HeaderMap,
     upgrade: WebSocketUpgrade,
 ) -> Response {
-    let engine = match at_home(&live, &task, &headers, true, ViewKind::Watch) {
+    open_socket(&live, &task, &headers, upgrade, ViewKind::Watch)
+}
+
+/// `view`'s one socket, for the holder of its session's cookie, from its own page.
+fn open_socket(
+    live: &Live,
+    task: &str,
+    headers: &HeaderMap,
+    upgrade: WebSocketUpgrade,
+    view: ViewKind,
+) -> Response {
+    let engine = match at_home(live, task, headers, true, view) {
         Ok(engine) => engine,
         Err(refused) => return refused.into_response(),
     };
-    let Some(session) =
-        session_of(&headers, ViewKind::Watch).filter(|s| engine.watch_view_session(s))
-    else {
+    let holds = |s: &String| match view {
+        ViewKind::Live => engine.live_view_session(s),
+        ViewKind::Watch => engine.watch_view_session(s),
+    };
+    let Some(session) = session_of(headers, view).filter(holds) else {
         return Refusal::Unauthorized.into_response();
     };
-    if !engine.watch_view_claim_socket(&session) {
+    let claimed = match view {
+        ViewKind::Live => engine.live_view_claim_socket(&session),
+        ViewKind::Watch => engine.watch_view_claim_socket(&session),
+    };
+    if !claimed {
         return Refusal::SecondSocket.into_response();
     }
+    // Held by the socket's task; dropped with it however it ends (or if the upgrade
+    // never completes), which gives the socket back.
     let claim = SocketClaim {
         engine: engine.clone(),
         session: session.clone(),
-        view: ViewKind::Watch,
+        view,
     };
     upgrade.on_upgrade(move |socket| async move {
         let _claim = claim;
-        if let Err(reason) = watch::serve(socket, engine, session).await {
-            tracing::debug!(%reason, "watch view closed");
+        let served = match view {
+            ViewKind::Live => person::serve(socket, engine, session).await,
+            ViewKind::Watch => watch::serve(socket, engine, session).await,
+        };
+        if let Err(reason) = served {
+            tracing::debug!(%reason, ?view, "view closed");
         }
     })
 }
@@ -370,6 +369,25 @@ struct Shown {
 }
 
 impl Shown {
+    /// The next frame of the tab shown, as the view's message; pending while no
+    /// screencast runs, `None` once the tab stopped painting (its screencast is dropped).
+    async fn next_frame(&mut self) -> Option<Value> {
+        let frame = match self.frames.as_mut() {
+            Some(frames) => frames.next().await,
+            None => std::future::pending().await,
+        };
+        let Some(frame) = frame else {
+            self.frames = None;
+            return None;
+        };
+        Some(serde_json::json!({
+            "type": "frame",
+            "data": frame.data,
+            "width": frame.width,
+            "height": frame.height,
+        }))
+    }
+
     /// Follows the task's current tab (a switch, a new tab, a popup); starts its frames.
     async fn follow(&mut self, engine: &Engine) {
         let Some(now) = engine.person_tab().await else {

@@ -108,22 +108,10 @@ pub(crate) async fn serve(
     let mut probed = tokio::time::Instant::now();
     loop {
         tokio::select! {
-            frame = async {
-                match shown.frames.as_mut() {
-                    Some(frames) => frames.next().await,
-                    None => std::future::pending().await,
+            frame = shown.next_frame() => {
+                if let Some(frame) = frame {
+                    send(&mut socket, &frame).await?;
                 }
-            } => {
-                let Some(frame) = frame else {
-                    shown.frames = None;
-                    continue;
-                };
-                send(&mut socket, &json!({
-                    "type": "frame",
-                    "data": frame.data,
-                    "width": frame.width,
-                    "height": frame.height,
-                })).await?;
             }
             _ = tick.tick() => {
                 if !engine.live_view_session(&session) {

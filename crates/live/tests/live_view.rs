@@ -28,6 +28,17 @@ fn engine(task: &str, eval: bool) -> Engine {
     })
 }
 
+/// The agent's engine for `task`, its live views served on a loopback port of their own
+/// (as `candor mcp` serves them).
+fn agent(task: &'static str) -> Arc<Engine> {
+    let agent = Arc::new(engine(task, false));
+    let weak = Arc::downgrade(&agent);
+    let lookup: live::Lookup =
+        Arc::new(move |id: &str| (id == task).then(|| weak.upgrade()).flatten());
+    agent.set_live_views(Arc::new(live::Lazy::new(lookup)));
+    agent
+}
+
 async fn ok(engine: &Engine, method: &str, params: Value) -> Value {
     let envelope = engine.call(method, params.clone(), None).await.to_json();
     assert_eq!(envelope["ok"], true, "{method} {params}: {envelope:#}");
@@ -73,11 +84,7 @@ async fn read(person: &Engine, expression: &str) -> Value {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_person_finishes_the_page_in_the_live_view_and_the_agent_gets_it_back() {
     let server = FixtureServer::start();
-    let agent = Arc::new(engine("handoff", false));
-    let weak = Arc::downgrade(&agent);
-    let lookup: live::Lookup =
-        Arc::new(move |id: &str| (id == "handoff").then(|| weak.upgrade()).flatten());
-    agent.set_live_views(Arc::new(live::Lazy::new(lookup)));
+    let agent = agent("handoff");
     ok(
         &agent,
         "navigate",
@@ -440,11 +447,7 @@ async fn at_keyboard(person: &Engine, events: &str) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_person_pastes_composes_touches_finds_stops_and_manages_tabs_in_the_live_view() {
     let server = FixtureServer::start();
-    let agent = Arc::new(engine("by-hand", false));
-    let weak = Arc::downgrade(&agent);
-    let lookup: live::Lookup =
-        Arc::new(move |id: &str| (id == "by-hand").then(|| weak.upgrade()).flatten());
-    agent.set_live_views(Arc::new(live::Lazy::new(lookup)));
+    let agent = agent("by-hand");
     ok(
         &agent,
         "navigate",
@@ -722,11 +725,7 @@ async fn a_person_pastes_composes_touches_finds_stops_and_manages_tabs_in_the_li
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_watcher_sees_the_agent_drive_sends_nothing_and_takes_over() {
     let server = FixtureServer::start();
-    let agent = Arc::new(engine("watched", false));
-    let weak = Arc::downgrade(&agent);
-    let lookup: live::Lookup =
-        Arc::new(move |id: &str| (id == "watched").then(|| weak.upgrade()).flatten());
-    agent.set_live_views(Arc::new(live::Lazy::new(lookup)));
+    let agent = agent("watched");
     ok(
         &agent,
         "navigate",
@@ -863,11 +862,7 @@ fn header<'a>(head: &'a str, name: &str) -> Option<&'a str> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_live_view_opens_once_for_one_person_on_its_own_address_only() {
     let server = FixtureServer::start();
-    let agent = Arc::new(engine("door", false));
-    let weak = Arc::downgrade(&agent);
-    let lookup: live::Lookup =
-        Arc::new(move |id: &str| (id == "door").then(|| weak.upgrade()).flatten());
-    agent.set_live_views(Arc::new(live::Lazy::new(lookup)));
+    let agent = agent("door");
     ok(
         &agent,
         "navigate",
