@@ -106,6 +106,8 @@ pub(crate) async fn serve(
     let mut tick = tokio::time::interval(STATE_EVERY);
     let mut probe: Option<tokio::task::JoinHandle<()>> = None;
     let mut probed = tokio::time::Instant::now();
+    // The person's controls still running, so Stop can end the loads among them.
+    let mut running: Vec<Arc<tools::CancelSignal>> = Vec::new();
     loop {
         tokio::select! {
             frame = shown.next_frame() => {
@@ -163,19 +165,30 @@ pub(crate) async fn serve(
                         };
                         send(&mut socket, &message).await?;
                     }
-                    request => match at_once(&engine, shown.tab.as_ref(), request) {
-                        Ok(Some(error)) => {
-                            send(&mut socket, &json!({ "type": "error", "message": error })).await?;
+                    request => {
+                        if matches!(request, FromPage::Stop) {
+                            // A browser's Stop ends the navigation under way with its load.
+                            for control in running.drain(..) {
+                                control.request();
+                            }
                         }
-                        Ok(None) => {}
-                        Err(control) => {
-                            let engine = engine.clone();
-                            let done = done.clone();
-                            tokio::spawn(async move {
-                                let _ = done.send(through_engine(&engine, control).await);
-                            });
+                        match at_once(&engine, shown.tab.as_ref(), request) {
+                            Ok(Some(error)) => {
+                                send(&mut socket, &json!({ "type": "error", "message": error })).await?;
+                            }
+                            Ok(None) => {}
+                            Err(control) => {
+                                let engine = engine.clone();
+                                let done = done.clone();
+                                let cancel = Arc::new(tools::CancelSignal::default());
+                                running.retain(|c| Arc::strong_count(c) > 1);
+                                running.push(cancel.clone());
+                                tokio::spawn(async move {
+                                    let _ = done.send(through_engine(&engine, control, cancel).await);
+                                });
+                            }
                         }
-                    },
+                    }
                 }
             }
         }
@@ -239,7 +252,11 @@ fn at_once(
 }
 
 /// Carries out a control through the engine, as the person; returns what went wrong.
-async fn through_engine(engine: &Engine, control: FromPage) -> Option<String> {
+async fn through_engine(
+    engine: &Engine,
+    control: FromPage,
+    cancel: Arc<tools::CancelSignal>,
+) -> Option<String> {
     let (method, params) = match control {
         FromPage::Permission { id, choice } => {
             let choice = match choice.as_str() {
@@ -265,8 +282,12 @@ async fn through_engine(engine: &Engine, control: FromPage) -> Option<String> {
         ),
         _ => return None,
     };
-    let envelope = engine.person_call(method, params).await;
-    (!envelope.ok).then(|| {
+    let envelope = engine.person_call_until(method, params, Some(cancel)).await;
+    // What the person's own Stop ended is no error to them.
+    let stopped = envelope
+        .code
+        .is_some_and(|c| c.as_str() == "COMMAND_CANCELLED");
+    (!envelope.ok && !stopped).then(|| {
         format!(
             "{}: {}",
             envelope.code.map(|c| c.as_str()).unwrap_or_default(),

@@ -45,6 +45,35 @@ async fn ok(engine: &Engine, method: &str, params: Value) -> Value {
     envelope
 }
 
+/// The agent's wait for the person's hand-back, running beside the test (five minutes
+/// at most).
+fn waits_for_the_person(agent: &Arc<Engine>) -> tokio::task::JoinHandle<Value> {
+    let agent = agent.clone();
+    tokio::spawn(async move {
+        agent
+            .call(
+                "handoff",
+                json!({ "action": "wait" }),
+                Some(Duration::from_secs(300)),
+            )
+            .await
+            .to_json()
+    })
+}
+
+/// A person's own browser (`task` names its engine) with the view at `url` open and
+/// painting.
+async fn opens_the_view(task: &str, url: &str) -> Engine {
+    let person = engine(task, true);
+    ok(&person, "navigate", json!({ "url": url })).await;
+    until(
+        &person,
+        "Number(document.getElementById('screen').dataset.frames || 0) > 0",
+    )
+    .await;
+    person
+}
+
 /// The status line of a plain GET.
 fn status_of(url: &str) -> String {
     test_support::http_get(url).0
@@ -139,28 +168,10 @@ async fn a_person_finishes_the_page_in_the_live_view_and_the_agent_gets_it_back(
     assert!(status_of(&format!("{without}?token=nope")).contains("401"));
 
     // The agent waits for the person, as an agent would.
-    let waiting = {
-        let agent = agent.clone();
-        tokio::spawn(async move {
-            agent
-                .call(
-                    "handoff",
-                    json!({ "action": "wait" }),
-                    Some(Duration::from_secs(120)),
-                )
-                .await
-                .to_json()
-        })
-    };
+    let waiting = waits_for_the_person(&agent);
 
     // The person's own browser.
-    let person = engine("person", true);
-    ok(&person, "navigate", json!({ "url": url })).await;
-    until(
-        &person,
-        "Number(document.getElementById('screen').dataset.frames || 0) > 0",
-    )
-    .await;
+    let person = opens_the_view("person", &url).await;
     let reason = read(&person, "document.getElementById('reason').textContent").await;
     assert_eq!(reason, "The agent asks: Type the code and save it");
     // The tab switcher shows the other tab, and comes back.
@@ -456,26 +467,8 @@ async fn a_person_pastes_composes_touches_finds_stops_and_manages_tabs_in_the_li
     .await;
     let started = ok(&agent, "handoff", json!({ "reason": "Finish the notes" })).await;
     let url = started["data"]["liveView"].as_str().unwrap().to_string();
-    let waiting = {
-        let agent = agent.clone();
-        tokio::spawn(async move {
-            agent
-                .call(
-                    "handoff",
-                    json!({ "action": "wait" }),
-                    Some(Duration::from_secs(300)),
-                )
-                .await
-                .to_json()
-        })
-    };
-    let person = engine("person-by-hand", true);
-    ok(&person, "navigate", json!({ "url": url })).await;
-    until(
-        &person,
-        "Number(document.getElementById('screen').dataset.frames || 0) > 0",
-    )
-    .await;
+    let waiting = waits_for_the_person(&agent);
+    let person = opens_the_view("person-by-hand", &url).await;
     // A click near the centre focuses the page's field, and the view's keyboard.
     click(&person, "#screen").await;
     until(&person, "document.activeElement.id === 'keys'").await;

@@ -140,8 +140,20 @@ impl Engine {
     /// The pages they go to are noted for the agent's summary as the tabs' URLs change
     /// ([`Self::person_tabs`]); a reload, which changes none, is noted here.
     pub async fn person_call(&self, method: &str, params: Value) -> Envelope {
+        self.person_call_until(method, params, None).await
+    }
+
+    /// [`Self::person_call`], ended `COMMAND_CANCELLED` when `cancel` is requested (the
+    /// person's Stop ends the load they started).
+    pub async fn person_call_until(
+        &self,
+        method: &str,
+        params: Value,
+        cancel: Option<Arc<crate::CancelSignal>>,
+    ) -> Envelope {
         let options = CallOptions {
             person: true,
+            cancel,
             ..CallOptions::default()
         };
         let noted = catalogue::find(method).map(|tool| tool.policy.noted);
