@@ -30,9 +30,17 @@ function watchChanges() {
     // ran from the load look begun by the action.
     runs: new WeakMap(),
   };
+  // What candor itself adds for a moment (the overlay of a screenshot's marks,
+  // js/marks_draw.js) is no change of the page.
+  const own = (globalThis[Symbol.for("candor.own")] ||= new WeakSet());
+  const ours = (record) =>
+    record.type === "childList" &&
+    record.addedNodes.length + record.removedNodes.length > 0 &&
+    [...record.addedNodes, ...record.removedNodes].every((node) => own.has(node));
   const observer = new MutationObserver((records) => {
     const now = performance.now();
     for (const record of records) {
+      if (ours(record)) continue;
       const kind = record.type === "attributes" ? "a:" + record.attributeName : record.type;
       state.times[state.next] = now;
       state.nodes[state.next] = record.target;

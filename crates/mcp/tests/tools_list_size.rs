@@ -4,15 +4,15 @@
 //! receives it (annotations and output schemas included).
 
 /// What a model is given of the tool list, at most: 2,000 for sixteen tools (1,990 used),
-/// raised by what `browser_logs` costs (171) when it came, then by `browser_pdf`'s 75
-/// and `act`'s point (`x`, `y`: 27), every description of each cut to the fewest words a
-/// model needs.
-const MODEL_VISIBLE_MAX: usize = 2_270;
+/// raised by what `browser_logs` costs (171) when it came, then by `browser_pdf`'s 75,
+/// `act`'s point (`x`, `y`: 27) and `screenshot`'s `marks` (15), every description of each
+/// cut to the fewest words a model needs.
+const MODEL_VISIBLE_MAX: usize = 2_285;
 /// The whole `tools/list` response, at most: output schemas (shapes only) and
 /// annotations ride in it beside what a model is given; 4,821 before it was trimmed,
-/// 4,750 for sixteen tools, raised by `browser_logs`'s share, then `browser_pdf`'s (202)
-/// and the point's (27).
-const WHOLE_MAX: usize = 5_260;
+/// 4,750 for sixteen tools, raised by `browser_logs`'s share, then `browser_pdf`'s (202),
+/// the point's (27) and the marks' (21).
+const WHOLE_MAX: usize = 5_285;
 
 fn tokens(text: &str) -> usize {
     tiktoken_rs::cl100k_base()

@@ -9,6 +9,7 @@ mod coverage;
 mod find;
 mod locate;
 mod markdown;
+mod marks;
 pub(crate) mod next_screen;
 mod outline;
 pub(crate) mod region;
@@ -23,6 +24,7 @@ pub(crate) use capture::{Observation, Rect};
 pub use coverage::Cover;
 pub(crate) use locate::Located;
 pub use locate::{Candidate, Locator};
+pub use marks::{MAX_MARKS, Mark};
 pub use next_screen::{NextScreen, Step};
 pub(crate) use outline::clip as clip_text;
 

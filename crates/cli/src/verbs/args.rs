@@ -281,6 +281,9 @@ pub enum Verb {
         format: Option<String>,
         #[arg(long)]
         max_width: Option<u64>,
+        /// Label each ref on the image (set-of-marks); the answer maps label to ref.
+        #[arg(long)]
+        marks: bool,
         /// Write the image to FILE.
         #[arg(short = 'o', long = "output", value_name = "FILE")]
         output: Option<PathBuf>,

@@ -233,6 +233,7 @@ pub(super) fn request(verb: Verb, task: &str) -> Result<(Request, Option<PathBuf
             selector,
             format,
             max_width,
+            marks,
             output,
             tab,
         } => {
@@ -241,6 +242,7 @@ pub(super) fn request(verb: Verb, task: &str) -> Result<(Request, Option<PathBuf
                 "selector": selector,
                 "format": format,
                 "maxWidth": max_width,
+                "marks": marks.then_some(true),
             }));
             return Ok((call(tool::Screenshot::NAME, params), output));
         }

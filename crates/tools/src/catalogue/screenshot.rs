@@ -36,6 +36,9 @@ pub(crate) struct Params {
     // Undescribed in the schema: the name says it (see SELF_EVIDENT in catalogue/mod.rs).
     #[serde(default)]
     scale: Scale,
+    /// Label refs on the image.
+    #[serde(default)]
+    marks: bool,
     // No description: `tabId` is every tool's, said once in the MCP instructions.
     tab_id: Option<String>,
 }
@@ -78,6 +81,18 @@ pub(crate) struct Output {
     /// Only the part of the element inside the viewport is shown.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     clipped: bool,
+    /// marks: each label drawn on the image, and its element.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    marks: Vec<MarkLine>,
+}
+
+/// One label of a marked screenshot.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct MarkLine {
+    label: String,
+    r#ref: String,
+    role: String,
+    name: crate::untrusted::PageText,
 }
 
 const MAX_WIDTHS: std::ops::RangeInclusive<u32> = crate::defaults::SCREENSHOT_MAX_WIDTH;
@@ -143,6 +158,11 @@ impl ToolSpec for Screenshot {
             }
             (None, None) => CaptureTarget::Viewport,
         };
+        if params.marks && !matches!(target, CaptureTarget::Viewport) {
+            return Err(ToolError::invalid_params(
+                "marks label the viewport's refs: give no selector or ref",
+            ));
+        }
         let options = ScreenshotOptions {
             target,
             format,
@@ -164,7 +184,20 @@ impl ToolSpec for Screenshot {
             confirmed = Some(tab.set_viewport(preset, deadline).await?.confirmed);
         }
         ctx.stage("capture");
+        let marks = if params.marks {
+            let marks = tab.marks(deadline).await?;
+            tab.draw_marks(&marks, deadline).await?;
+            marks
+        } else {
+            Vec::new()
+        };
         let shot = tab.screenshot(&options, deadline).await;
+        // The overlay goes whatever the capture did; a page gone meanwhile took it along.
+        if params.marks
+            && let Err(err) = tab.clear_marks(deadline).await
+        {
+            tracing::debug!(%err, "the marks' overlay could not be removed");
+        }
         ctx.report_page(tab_id, &tab.state());
         let shot = shot?;
         ctx.attach_image(Image {
@@ -183,6 +216,15 @@ impl ToolSpec for Screenshot {
             confirmed: confirmed.unwrap_or(true) && shot.confirmed,
             selector: params.selector,
             clipped: shot.clipped,
+            marks: marks
+                .into_iter()
+                .map(|m| MarkLine {
+                    label: m.label,
+                    r#ref: m.r#ref,
+                    role: m.role,
+                    name: crate::untrusted::PageText(m.name),
+                })
+                .collect(),
         })
     }
 }

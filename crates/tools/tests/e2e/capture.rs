@@ -669,3 +669,71 @@ async fn a_pdf_of_the_page_lies_in_the_tasks_folder_with_its_pages_counted() {
     h.refused("pdf", json!({}), "PAGE_LOAD_FAILED").await;
     h.shutdown().await;
 }
+
+/// `screenshot {marks:true}` labels the viewport's refs on the image: the table's refs are
+/// the ones `find` gives for the same elements, an agent acts by them, the image is not
+/// the unmarked one, and the overlay is gone from the page once the capture is taken.
+#[tokio::test]
+async fn marks_on_a_screenshot_are_the_refs_find_gives() {
+    let h = Harness::with_eval();
+    h.ok("navigate", json!({ "url": h.url("form.html") })).await;
+    let plain = h.envelope("screenshot", json!({})).await;
+    let marked = h.envelope("screenshot", json!({ "marks": true })).await;
+    let marked_json = marked.to_json();
+    assert_eq!(marked_json["ok"], true, "{marked_json:#}");
+    let marks = marked_json["data"]["marks"].as_array().unwrap().clone();
+    assert!(marks.len() >= 5, "{marked_json:#}");
+    for (i, mark) in marks.iter().enumerate() {
+        assert_eq!(mark["label"], (i + 1).to_string(), "{mark}");
+    }
+    assert_ne!(
+        plain.image.as_ref().unwrap().data,
+        marked.image.as_ref().unwrap().data,
+        "the labels are drawn on the image"
+    );
+    let agree = marks
+        .iter()
+        .find(|m| m["role"] == "checkbox" && m["name"] == "I agree")
+        .unwrap_or_else(|| panic!("the checkbox is marked: {marked_json:#}"))
+        .clone();
+    let found = h
+        .ok("find", json!({ "role": "checkbox", "name": "I agree" }))
+        .await;
+    assert_eq!(
+        found["data"]["matches"][0]["ref"], agree["ref"],
+        "{found:#}"
+    );
+    for mark in &marks {
+        let role = mark["role"].as_str().unwrap();
+        let name = mark["name"].as_str().unwrap();
+        if name.is_empty() {
+            continue;
+        }
+        let found = h
+            .ok("find", json!({ "role": role, "name": name, "limit": 20 }))
+            .await;
+        let refs: Vec<&Value> = found["data"]["matches"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| &m["ref"])
+            .collect();
+        assert!(refs.contains(&&mark["ref"]), "{mark} among {found:#}");
+    }
+    h.ok("act", json!({ "action": "uncheck", "ref": agree["ref"] }))
+        .await;
+    let gone = h
+        .ok(
+            "eval",
+            json!({ "expression": "document.querySelector('candor-marks') === null" }),
+        )
+        .await;
+    assert_eq!(gone["data"]["value"], true, "{gone:#}");
+    h.fails(
+        "screenshot",
+        json!({ "marks": true, "selector": "form" }),
+        "INVALID_PARAMS",
+    )
+    .await;
+    h.shutdown().await;
+}
