@@ -9,7 +9,7 @@ use crate::harness::Harness;
 /// The smallest valid params of each tool that reads the page.
 fn minimal(tool: &str) -> Value {
     match tool {
-        "snapshot" | "screenshot" | "form_state" => json!({}),
+        "snapshot" | "screenshot" | "pdf" | "form_state" => json!({}),
         "find" => json!({ "text": "anything" }),
         "act" => json!({ "action": "click", "selector": "body" }),
         "wait" => json!({ "text": "anything", "timeoutMs": 100 }),
