@@ -6,7 +6,10 @@ function marksDraw(boxes) {
   const key = Symbol.for("candor.marks");
   if (globalThis[key]) globalThis[key].remove();
   const host = document.createElement("candor-marks");
-  host.style.cssText = "all: initial; position: fixed; inset: 0; z-index: 2147483647; pointer-events: none; display: block;";
+  // Important inline styles: no style sheet of the page can hide or move the overlay.
+  host.style.cssText = "all: initial !important; position: fixed !important; inset: 0 !important; " +
+    "z-index: 2147483647 !important; pointer-events: none !important; display: block !important; " +
+    "visibility: visible !important; opacity: 1 !important;";
   // The change watcher (js/change_watch.js) passes over what is in this set.
   (globalThis[Symbol.for("candor.own")] ||= new WeakSet()).add(host);
   const root = host.attachShadow({ mode: "closed" });

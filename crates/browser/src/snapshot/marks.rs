@@ -85,7 +85,7 @@ impl Tab {
             .await
     }
 
-    /// Removes the marks' overlay; `true` when there was one.
+    /// Removes the marks' overlay; `true` when it was still in the page.
     pub async fn clear_marks(&self, deadline: Deadline) -> Result<bool, Error> {
         self.call_script(&MARKS_CLEAR, Vec::new(), deadline).await
     }

@@ -184,7 +184,7 @@ impl ToolSpec for Screenshot {
             confirmed = Some(tab.set_viewport(preset, deadline).await?.confirmed);
         }
         ctx.stage("capture");
-        let marks = if params.marks {
+        let mut marks = if params.marks {
             let marks = tab.marks(deadline).await?;
             tab.draw_marks(&marks, deadline).await?;
             marks
@@ -192,11 +192,20 @@ impl ToolSpec for Screenshot {
             Vec::new()
         };
         let shot = tab.screenshot(&options, deadline).await;
-        // The overlay goes whatever the capture did; a page gone meanwhile took it along.
-        if params.marks
-            && let Err(err) = tab.clear_marks(deadline).await
-        {
-            tracing::debug!(%err, "the marks' overlay could not be removed");
+        // The overlay goes whatever the capture did. Labels are claimed only when it was
+        // still in the page after the capture: one the page took out drew nothing.
+        if params.marks {
+            match tab.clear_marks(deadline).await {
+                Ok(true) => {}
+                Ok(false) => {
+                    tracing::debug!("the page removed the marks' overlay");
+                    marks.clear();
+                }
+                Err(err) => {
+                    tracing::debug!(%err, "the marks' overlay could not be removed");
+                    marks.clear();
+                }
+            }
         }
         ctx.report_page(tab_id, &tab.state());
         let shot = shot?;

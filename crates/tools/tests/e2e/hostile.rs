@@ -467,3 +467,39 @@ async fn a_recorded_sign_in_keeps_no_secret_on_its_tape() {
 async fn read(h: &Harness, expression: &str) -> Value {
     h.ok("eval", json!({ "expression": expression })).await["data"]["value"].clone()
 }
+
+/// A page that hides what candor draws cannot make a marked screenshot claim labels it
+/// does not show: its `!important` style sheet does not hide the overlay (the image is
+/// not the unmarked one), and when it takes the overlay out before the capture, no label
+/// is claimed at all.
+#[tokio::test]
+async fn a_page_cannot_hide_the_marks_of_a_screenshot_and_have_them_claimed() {
+    let h = Harness::new();
+    h.ok("navigate", json!({ "url": h.url("hostile/marks.html") }))
+        .await;
+    let plain = h.envelope("screenshot", json!({})).await;
+    let marked = h.envelope("screenshot", json!({ "marks": true })).await;
+    let answer = marked.to_json();
+    assert_eq!(answer["ok"], true, "{answer:#}");
+    assert_eq!(
+        answer["data"]["marks"].as_array().map(Vec::len),
+        Some(3),
+        "{answer:#}"
+    );
+    assert_ne!(
+        plain.image.as_ref().unwrap().data,
+        marked.image.as_ref().unwrap().data,
+        "the page's style sheet does not hide the labels"
+    );
+    h.ok(
+        "navigate",
+        json!({ "url": h.url("hostile/marks.html?remove") }),
+    )
+    .await;
+    let removed = h.ok("screenshot", json!({ "marks": true })).await;
+    assert!(
+        removed["data"].get("marks").is_none(),
+        "the page took the overlay out: no label is claimed: {removed:#}"
+    );
+    h.shutdown().await;
+}
