@@ -335,6 +335,9 @@ async fn through_engine(
 struct View {
     tabs: Vec<browser::TabSummary>,
     downloads: Vec<Value>,
+    /// The permission request waiting for the person: a bar that vanished whenever a
+    /// command held the task would move the page under their pointer.
+    permission: Option<browser::PermissionRequest>,
 }
 
 impl View {
@@ -348,7 +351,9 @@ impl View {
         if let Some(downloads) = engine.person_downloads().await {
             self.downloads = downloads;
         }
-        let permission = engine.person_pending_permission().await;
+        if let Some(permission) = engine.person_pending_permission().await {
+            self.permission = permission;
+        }
         let listed: Vec<Value> = self
             .tabs
             .iter()
@@ -376,7 +381,7 @@ impl View {
                 .as_ref()
                 .and_then(|(s, _)| s.open_dialog.as_ref())
                 .map(|d| json!({ "kind": d.kind, "message": d.message })),
-            "permission": permission.map(|p| json!({
+            "permission": self.permission.as_ref().map(|p| json!({
                 "id": p.id,
                 "tab": p.tab,
                 "permission": p.permission,
