@@ -306,10 +306,17 @@ impl Tab {
         let memory = self.memory();
         let entry = memory.registry.get(r#ref).ok_or_else(|| Error::StaleRef {
             r#ref: r#ref.to_string(),
-            reason: format!(
-                "{} has no ref {ref} (refs come from browser_snapshot or browser_find of this tab)",
-                self.label()
-            ),
+            reason: if memory.registry.is_retired(r#ref) {
+                format!(
+                    "{ref} was taken on an earlier page of {}; refs do not carry over to another page",
+                    self.label()
+                )
+            } else {
+                format!(
+                    "{} has no ref {ref} (refs come from browser_snapshot or browser_find of this tab)",
+                    self.label()
+                )
+            },
             element: None,
         })?;
         let state = self.state();
