@@ -749,7 +749,7 @@ fn config_prints_each_value_with_its_source_and_errors_name_key_value_and_source
     );
     assert_eq!(line("enableEval"), "enableEval = true # flag --enable-eval");
     assert_eq!(line("keepArchive"), "keepArchive = false # default");
-    assert_eq!(shown.stdout.lines().count(), 26, "{}", shown.stdout);
+    assert_eq!(shown.stdout.lines().count(), 31, "{}", shown.stdout);
     let as_json = Run::from(
         shell
             .command(&["--json", "--config", file_arg, "config"])

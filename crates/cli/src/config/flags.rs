@@ -46,7 +46,7 @@ impl Flags {
 impl clap::FromArgMatches for Flags {
     fn from_arg_matches(matches: &ArgMatches) -> Result<Self, clap::Error> {
         let mut given = Vec::new();
-        for key in KEYS {
+        for key in KEYS.iter().filter(|key| !key.flag.is_empty()) {
             if key.name == "headless" && matches.get_flag(HEADED) {
                 given.push(Given {
                     key,
@@ -73,7 +73,8 @@ impl clap::FromArgMatches for Flags {
 
 impl clap::Args for Flags {
     fn augment_args(command: clap::Command) -> clap::Command {
-        let command = KEYS.iter().fold(command, |command, key| {
+        let flagged = KEYS.iter().filter(|key| !key.flag.is_empty());
+        let command = flagged.fold(command, |command, key| {
             let arg = Arg::new(key.name)
                 .long(key.flag)
                 .global(true)
