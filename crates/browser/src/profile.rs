@@ -114,8 +114,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_second_lock_on_a_held_profile_is_refused_naming_the_holder_and_a_released_one_is_taken()
-    {
+    fn a_second_lock_on_a_held_profile_is_refused_naming_the_holder_and_a_released_one_is_taken() {
         let root = tempfile::tempdir().unwrap();
         let dir = root.path().join("profile");
         let first = ProfileLock::acquire(&dir, "task t1").unwrap();

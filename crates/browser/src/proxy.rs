@@ -237,7 +237,10 @@ mod tests {
             }),
         };
         let shown = format!("{proxy:?}");
-        assert!(shown.contains("ann") && !shown.contains("hunter2"), "{shown}");
+        assert!(
+            shown.contains("ann") && !shown.contains("hunter2"),
+            "{shown}"
+        );
     }
 
     #[test]

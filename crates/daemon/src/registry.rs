@@ -75,7 +75,10 @@ impl std::fmt::Debug for ProxyRequest {
             .field("server", &self.server)
             .field("bypass", &self.bypass)
             .field("username", &self.username)
-            .field("password", &self.password.as_ref().map(|_| browser::REDACTED))
+            .field(
+                "password",
+                &self.password.as_ref().map(|_| browser::REDACTED),
+            )
             .finish()
     }
 }

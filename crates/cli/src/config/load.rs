@@ -63,14 +63,17 @@ impl Config {
         Some(browser::Proxy {
             server: server.0.clone(),
             bypass: self.proxy_bypass.as_ref().map(|b| b.0.clone()),
-            credentials: self.proxy_username.as_ref().map(|user| browser::Credentials {
-                username: user.0.clone(),
-                password: self
-                    .proxy_password
-                    .as_ref()
-                    .map(|p| p.0.clone())
-                    .unwrap_or_default(),
-            }),
+            credentials: self
+                .proxy_username
+                .as_ref()
+                .map(|user| browser::Credentials {
+                    username: user.0.clone(),
+                    password: self
+                        .proxy_password
+                        .as_ref()
+                        .map(|p| p.0.clone())
+                        .unwrap_or_default(),
+                }),
         })
     }
 
