@@ -237,7 +237,12 @@ fn refuse(state: &AppState, error: ToolError) -> Response {
 pub(crate) fn status_of(envelope: &Envelope) -> StatusCode {
     match envelope.code {
         Some(Code::TaskNotFound) => StatusCode::NOT_FOUND,
-        Some(Code::TaskAlreadyExists | Code::TaskBusy | Code::BrowserConfigConflict) => {
+        Some(
+            Code::TaskAlreadyExists
+            | Code::TaskBusy
+            | Code::BrowserConfigConflict
+            | Code::ProfileInUse,
+        ) => {
             StatusCode::CONFLICT
         }
         Some(Code::InvalidParams) => StatusCode::BAD_REQUEST,
