@@ -242,9 +242,7 @@ pub(crate) fn status_of(envelope: &Envelope) -> StatusCode {
             | Code::TaskBusy
             | Code::BrowserConfigConflict
             | Code::ProfileInUse,
-        ) => {
-            StatusCode::CONFLICT
-        }
+        ) => StatusCode::CONFLICT,
         Some(Code::InvalidParams) => StatusCode::BAD_REQUEST,
         _ => StatusCode::OK,
     }
