@@ -28,9 +28,15 @@ pub(super) struct Given {
 
 impl Flags {
     /// These flags as arguments again (`--name=value`), for a daemon this process starts.
+    /// All but `--profile`: a profile is one task's, and a daemon given it would start
+    /// every task on it (each after the first refused); the verb's start names it instead.
     pub fn to_args(&self) -> Vec<OsString> {
         let mut args = Vec::new();
-        for given in &self.given {
+        for given in self
+            .given
+            .iter()
+            .filter(|given| given.key.name != "profile")
+        {
             if given.flag == HEADED {
                 args.push(format!("--{HEADED}").into());
                 continue;
