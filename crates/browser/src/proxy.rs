@@ -22,7 +22,6 @@ use cdp::Deadline;
 use cdp::protocol::{Event, fetch, inspector};
 
 use crate::Error;
-use crate::tab::Tab;
 
 /// A proxy a task's requests go through.
 #[derive(Clone, PartialEq, Eq)]
@@ -148,10 +147,13 @@ impl Route {
 /// go of).
 const REMEMBERED: usize = 1_000;
 
-/// Answers `tab`'s proxy challenges with `credentials` (registered before `Fetch.enable`,
-/// which the caller sends with `handleAuthRequests`).
-pub(crate) fn answer_challenges(tab: &Tab, credentials: Credentials, route: Arc<Route>) {
-    let session = tab.session().clone();
+/// Answers the proxy challenges of a tab's `session` with `credentials` (registered
+/// before `Fetch.enable`, which the caller sends with `handleAuthRequests`).
+pub(crate) fn answer_challenges(
+    session: &cdp::Session,
+    credentials: Credentials,
+    route: Arc<Route>,
+) {
     let answering = session.clone();
     let answered: Mutex<HashSet<String>> = Mutex::default();
     session.connection().on_events(

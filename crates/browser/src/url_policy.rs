@@ -280,7 +280,7 @@ pub(crate) async fn guard(
     );
     let answers = credentials.is_some();
     if let Some((credentials, route)) = credentials {
-        crate::proxy::answer_challenges(tab, credentials.clone(), route);
+        crate::proxy::answer_challenges(&session, credentials.clone(), route);
     }
     let held = fetch::Enable {
         patterns: vec![fetch::RequestPattern {
