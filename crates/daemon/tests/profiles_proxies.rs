@@ -28,6 +28,12 @@ struct Daemon {
 
 impl Daemon {
     async fn start() -> Daemon {
+        Self::recording(None).await
+    }
+
+    /// A daemon whose browser's CDP traffic is written to the tape `record` names (a
+    /// file name in the daemon's folder).
+    async fn recording(record: Option<&str>) -> Daemon {
         let dir = tempfile::tempdir().unwrap();
         let config = DaemonConfig {
             state_dir: dir.path().join("state"),
@@ -38,7 +44,7 @@ impl Daemon {
                         executable: Some(test_support::chromium()),
                         ..LaunchOptions::default()
                     }),
-                    record_cdp: None,
+                    record_cdp: record.map(|name| dir.path().join(name)),
                 },
                 command_timeout: Duration::from_secs(30),
                 enable_eval: true,
@@ -127,7 +133,7 @@ fn proxied(proxy: &ForwardProxy, password: &str) -> Value {
 async fn a_tasks_requests_go_through_its_proxy_with_its_credentials_and_other_tasks_do_not() {
     let fixtures = FixtureServer::start();
     let proxy = ForwardProxy::start(Some(("ann", "hunter2")));
-    let daemon = Daemon::start().await;
+    let daemon = Daemon::recording(Some("tape.jsonl")).await;
     let started = daemon
         .start_task(json!({ "id": "via", "proxy": proxied(&proxy, "hunter2") }))
         .await;
@@ -159,6 +165,20 @@ async fn a_tasks_requests_go_through_its_proxy_with_its_credentials_and_other_ta
     }
     let tasks = daemon.ask(|c| c.tasks()).await;
     assert!(!tasks.to_string().contains("hunter2"));
+    // Nor in the tape of what passed through the browser, which holds the answer.
+    let tape = std::fs::read_to_string(daemon.dir.path().join("tape.jsonl")).unwrap();
+    assert!(
+        tape.contains("Fetch.continueWithAuth"),
+        "the answer is recorded"
+    );
+    assert!(tape.contains("ProvideCredentials"));
+    assert!(!tape.contains("hunter2"), "the password is in the tape");
+    // Only the proxied task's one tab held its requests: the other task paid nothing.
+    let enabled = tape
+        .lines()
+        .filter(|line| line.contains("\"dir\":\"send\"") && line.contains("\"Fetch.enable\""))
+        .count();
+    assert_eq!(enabled, 1, "{tape}");
     daemon.shutdown().await;
 }
 
