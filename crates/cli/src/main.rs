@@ -126,6 +126,7 @@ impl BrowserArgs {
                 executable: settings.chromium.clone(),
                 headless: settings.headless,
                 args,
+                user_data_dir: None,
             }),
         };
         EngineOptions {
@@ -164,6 +165,12 @@ impl BrowserArgs {
             },
             log_max_entries: settings.log_max_entries as usize,
             default_viewport: settings.default_viewport.0,
+            // A daemon's working folder is not the caller's: the path is made absolute here.
+            profile: settings
+                .profile
+                .as_ref()
+                .map(|dir| std::path::absolute(dir).unwrap_or_else(|_| dir.clone())),
+            proxy: settings.proxy_setting(),
         }
     }
 }

@@ -44,6 +44,13 @@ pub struct EngineOptions {
     pub log_max_entries: usize,
     /// The viewport preset a new tab opens at (config `defaultViewport`).
     pub default_viewport: browser::Preset,
+    /// A persistent profile (config `profile`): the task runs in a browser of its own on
+    /// this user-data directory, which it holds while it lives (`PROFILE_IN_USE` for
+    /// another).
+    pub profile: Option<std::path::PathBuf>,
+    /// The proxy the task's requests go through (config `proxy`, `proxyBypass`,
+    /// `proxyUsername`, `proxyPassword`).
+    pub proxy: Option<browser::Proxy>,
 }
 
 impl Default for EngineOptions {
@@ -64,6 +71,8 @@ impl Default for EngineOptions {
             downloads: browser::DownloadLimits::default(),
             log_max_entries: browser::DEFAULT_LOG_ENTRIES,
             default_viewport: browser::Preset::Auto,
+            profile: None,
+            proxy: None,
         }
     }
 }

@@ -124,6 +124,8 @@ pub(crate) struct TabShared {
     /// The browser's product (`HeadlessChrome/156.0.…`) and own user agent, which the
     /// presets' user agents are made from (`viewport.rs`).
     pub(crate) browser_agent: (String, String),
+    /// The task's proxy, when it has one: its navigations' errors name it (`proxy.rs`).
+    pub(crate) proxy: std::sync::OnceLock<Arc<crate::proxy::Route>>,
 }
 
 /// A tab of a task. Cheap to clone.
@@ -185,6 +187,7 @@ impl Tab {
                 browser.product().to_string(),
                 browser.user_agent().to_string(),
             ),
+            proxy: std::sync::OnceLock::new(),
         });
         let followed = Arc::downgrade(&shared);
         session.connection().on_events(
