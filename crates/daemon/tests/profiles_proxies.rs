@@ -242,8 +242,12 @@ async fn a_second_task_on_a_held_profile_is_profile_in_use_at_once_naming_the_ho
     let second = daemon
         .start_task(json!({ "id": "second", "profile": profile }))
         .await;
+    // Refused before anything is launched or waited for: a hang would run to the
+    // command's deadline (30 s). How quickly is a figure, printed rather than asserted
+    // (a loaded machine delays any answer).
     let elapsed = asked.elapsed();
-    assert!(elapsed < Duration::from_secs(1), "{elapsed:?}");
+    eprintln!("PROFILE_IN_USE answered in {elapsed:?}");
+    assert!(elapsed < Duration::from_secs(10), "{elapsed:?}");
     assert_eq!(second["code"], "PROFILE_IN_USE", "{second:#}");
     let message = second["message"].as_str().unwrap_or_default();
     assert!(message.contains("task first"), "{message}");

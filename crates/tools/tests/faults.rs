@@ -569,11 +569,8 @@ async fn a_killed_browser_is_reported_once_then_the_tabs_come_back_at_their_urls
         json!({ "url": h.url("agent.html"), "tabId": "tab2" }),
     )
     .await;
-    h.ok(
-        "wait",
-        json!({ "text": "mobile: true", "tabId": "tab2" }),
-    )
-    .await;
+    h.ok("wait", json!({ "text": "mobile: true", "tabId": "tab2" }))
+        .await;
     let seen = h
         .ok("snapshot", json!({ "mode": "text", "tabId": "tab2" }))
         .await
