@@ -44,6 +44,9 @@ pub struct EngineOptions {
     pub log_max_entries: usize,
     /// The viewport preset a new tab opens at (config `defaultViewport`).
     pub default_viewport: browser::Preset,
+    /// Where the `state` tool keeps saved states, and the key that seals them (config
+    /// `stateKey`).
+    pub saved_states: crate::SavedStates,
 }
 
 impl Default for EngineOptions {
@@ -64,6 +67,7 @@ impl Default for EngineOptions {
             downloads: browser::DownloadLimits::default(),
             log_max_entries: browser::DEFAULT_LOG_ENTRIES,
             default_viewport: browser::Preset::Auto,
+            saved_states: crate::SavedStates::default(),
         }
     }
 }
