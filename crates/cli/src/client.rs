@@ -71,9 +71,9 @@ impl Session {
         self.state.root()
     }
 
-    /// The body of `start`: the task id, only the browser options given explicitly, and
-    /// `keepArchive` if its flag was given.
-    pub fn start_body(&self, task: &str, browser: &BrowserArgs) -> Value {
+    /// The body of `start`: the task id, only the browser options given explicitly,
+    /// `keepArchive` if its flag was given, and the saved state it begins from.
+    pub fn start_body(&self, task: &str, browser: &BrowserArgs, state: Option<&str>) -> Value {
         let mut wanted = serde_json::Map::new();
         let settings = &browser.settings;
         if settings.sources.headless.is_flag() {
@@ -91,12 +91,17 @@ impl Session {
         if !wanted.is_empty() {
             body["browser"] = Value::Object(wanted);
         }
+        if let Some(state) = state {
+            body["state"] = state.into();
+        }
         body
     }
 
     /// Starts `task` for a command that found it missing, and says so on stderr.
     pub fn start_task(&self, task: &str, browser: &BrowserArgs) -> anyhow::Result<Started> {
-        let answer = self.client.start_task(&self.start_body(task, browser))?;
+        let answer = self
+            .client
+            .start_task(&self.start_body(task, browser, None))?;
         if answer.body["ok"] == true {
             eprintln!("candor: started task {task}");
             return Ok(Started::Running);

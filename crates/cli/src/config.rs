@@ -125,6 +125,16 @@ pub struct BrowserArg(pub String);
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EndpointUrl(pub String);
 
+/// A secret text (the state key): read like any text, never shown.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Secret(pub String);
+
+impl std::fmt::Debug for Secret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Secret([set])")
+    }
+}
+
 /// A field name to redact.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FieldName(pub String);
@@ -324,6 +334,11 @@ keys! {
     /// fields.
     redact_keys: Vec<FieldName> = Vec::new(),
         "redactKeys", "CANDOR_REDACT_KEYS", "redact-key";
+    /// The passphrase saved states are encrypted with (unset: saved in clear); `candor
+    /// config` never shows it. Prefer the file or the environment to the flag, which
+    /// other users' `ps` can read.
+    state_key: Option<Secret> = None,
+        "stateKey", "CANDOR_STATE_KEY", "state-key";
 }
 
 #[cfg(test)]

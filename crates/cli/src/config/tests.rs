@@ -243,6 +243,15 @@ const CASES: &[Case] = &[
         bad_file: "[\"a b\"]",
         bad_text: Some("ab"),
     },
+    Case {
+        key: "stateKey",
+        file: "\"correct horse\"",
+        text: "correct horse",
+        flags: &["correct horse"],
+        shown: "\"(set, not shown)\"",
+        bad_file: "7",
+        bad_text: None,
+    },
 ];
 
 const FILE: &str = "/etc/candor/candor.toml";

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use browser::{OriginRule, PressPause};
 use serde_json::Value;
 
-use super::{BrowserArg, DefaultViewport, DialogPolicy, EndpointUrl, FieldName};
+use super::{BrowserArg, DefaultViewport, DialogPolicy, EndpointUrl, FieldName, Secret};
 
 /// A value as it arrives: from the file, an environment variable, or the flags given.
 pub(super) enum Raw<'a> {
@@ -128,6 +128,29 @@ impl Setting for PathBuf {
     }
     fn json(&self) -> Value {
         Value::String(self.display().to_string())
+    }
+}
+
+/// What `candor config` shows of a secret that is set.
+const SECRET_SHOWN: &str = "(set, not shown)";
+
+impl Setting for Secret {
+    const TAKES: &'static str = "text";
+    const VALUE_NAME: &'static str = "TEXT";
+    fn from_toml(value: &toml::Value) -> Result<Self, String> {
+        Self::from_text(toml_text(value)?)
+    }
+    fn from_text(text: &str) -> Result<Self, String> {
+        if text.is_empty() {
+            return Err("it is empty".into());
+        }
+        Ok(Secret(text.to_string()))
+    }
+    fn show(&self) -> String {
+        quoted(SECRET_SHOWN)
+    }
+    fn json(&self) -> Value {
+        Value::String(SECRET_SHOWN.into())
     }
 }
 
