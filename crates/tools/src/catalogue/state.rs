@@ -41,28 +41,19 @@ enum Action {
 #[derive(Debug, Serialize, JsonSchema)]
 #[serde(untagged)]
 pub(crate) enum Output {
-    Saved(SavedOutput),
-    Loaded(Loaded),
+    Saved(Summary),
     List(List),
     Deleted(Deleted),
 }
 
+/// What was saved (and where) or loaded.
 #[derive(Debug, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
-pub(crate) struct SavedOutput {
+pub(crate) struct Summary {
     name: String,
-    path: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    path: Option<String>,
     encrypted: bool,
-    cookies: Vec<Domain>,
-    origins: Vec<Origin>,
-}
-
-#[derive(Debug, Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct Loaded {
-    name: String,
-    encrypted: bool,
-    /// Cookies set, per domain.
     cookies: Vec<Domain>,
     origins: Vec<Origin>,
 }
@@ -78,7 +69,7 @@ pub(crate) struct List {
 struct Listed {
     name: String,
     encrypted: bool,
-    /// Milliseconds since the Unix epoch.
+    // Milliseconds since the Unix epoch.
     modified: u64,
 }
 
@@ -95,20 +86,19 @@ struct Domain {
     count: usize,
 }
 
-/// Storage keys saved or set for one origin.
+// Storage keys saved or set for one origin; on load, the tab that took them (none: a
+// blank page of the origin), the sessionStorage keys not set (no tab showed the origin),
+// and why nothing was set (the URL policy refused it).
 #[derive(Debug, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 struct Origin {
     origin: PageText,
     local: usize,
     session: usize,
-    /// Load: the tab that took them; absent, a blank page of the origin.
     #[serde(skip_serializing_if = "Option::is_none")]
     tab_id: Option<String>,
-    /// Load: sessionStorage keys not set, no tab showing the origin.
     #[serde(skip_serializing_if = "is_zero")]
     session_not_set: usize,
-    /// Load: why nothing of the origin was set (the URL policy refused it).
     #[serde(skip_serializing_if = "Option::is_none")]
     not_set: Option<String>,
 }
@@ -134,8 +124,7 @@ impl ToolSpec for State {
         idempotent: true,
         open_world: true,
     };
-    const DESCRIPTION: &'static str =
-        "Save, load, list or delete the task's cookies and storage by name.";
+    const DESCRIPTION: &'static str = "Save or load the task's cookies and storage by name.";
     type Params = Params;
     type Output = Output;
 
@@ -150,7 +139,7 @@ impl ToolSpec for State {
         let store = Store::of(&config)?;
         match params.action {
             Action::Save => save(ctx, &store, named()?).await.map(Output::Saved),
-            Action::Load => load(ctx, &store, named()?).await.map(Output::Loaded),
+            Action::Load => load(ctx, &store, named()?).await.map(Output::Saved),
             Action::List => Ok(Output::List(List {
                 states: store
                     .list()?
@@ -171,11 +160,7 @@ impl ToolSpec for State {
     }
 }
 
-async fn save(
-    ctx: &mut Ctx<'_>,
-    store: &Store<'_>,
-    name: String,
-) -> Result<SavedOutput, ToolError> {
+async fn save(ctx: &mut Ctx<'_>, store: &Store<'_>, name: String) -> Result<Summary, ToolError> {
     let deadline = ctx.deadline;
     ctx.stage("read");
     let task = ctx.task().await?;
@@ -188,9 +173,9 @@ async fn save(
     };
     ctx.stage("write");
     let (path, encrypted) = store.save(&name, &saved)?;
-    Ok(SavedOutput {
+    Ok(Summary {
         name,
-        path: path.display().to_string(),
+        path: Some(path.display().to_string()),
         encrypted,
         cookies: per_domain(&saved),
         origins: saved
@@ -208,7 +193,7 @@ async fn save(
     })
 }
 
-async fn load(ctx: &mut Ctx<'_>, store: &Store<'_>, name: String) -> Result<Loaded, ToolError> {
+async fn load(ctx: &mut Ctx<'_>, store: &Store<'_>, name: String) -> Result<Summary, ToolError> {
     let deadline = ctx.deadline;
     // Read (and opened) before anything reaches the browser: a refusal sets nothing.
     let (saved, encrypted) = store.load(&name)?;
@@ -241,8 +226,9 @@ async fn load(ctx: &mut Ctx<'_>, store: &Store<'_>, name: String) -> Result<Load
             Err(err) => return Err(err.into()),
         });
     }
-    Ok(Loaded {
+    Ok(Summary {
         name,
+        path: None,
         encrypted,
         cookies: per_domain(&saved),
         origins,
