@@ -601,6 +601,26 @@ fn describe(launch: &LaunchOptions) -> String {
     )
 }
 
+/// Loads saved state `name` into a task being started (`POST /v1/tasks {state}`): what
+/// `state` answered, or its refusal, which fails the start.
+async fn load_state(engine: &Engine, name: &str, timeout: Duration) -> Result<Value, ToolError> {
+    let envelope = engine
+        .call(
+            tools::tool::State::NAME,
+            json!({ "action": "load", "name": name }),
+            Some(timeout),
+        )
+        .await;
+    match envelope.code {
+        None if envelope.ok => Ok(envelope.data),
+        code => Err(ToolError::new(
+            code.unwrap_or(Code::InvalidParams),
+            envelope.message.unwrap_or_default(),
+            envelope.hint.unwrap_or_default(),
+        )),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -623,25 +643,5 @@ mod tests {
             command_timeout(1500).expect("in range"),
             Duration::from_millis(1500)
         );
-    }
-}
-
-/// Loads saved state `name` into a task being started (`POST /v1/tasks {state}`): what
-/// `state` answered, or its refusal, which fails the start.
-async fn load_state(engine: &Engine, name: &str, timeout: Duration) -> Result<Value, ToolError> {
-    let envelope = engine
-        .call(
-            tools::tool::State::NAME,
-            json!({ "action": "load", "name": name }),
-            Some(timeout),
-        )
-        .await;
-    match envelope.code {
-        None if envelope.ok => Ok(envelope.data),
-        code => Err(ToolError::new(
-            code.unwrap_or(Code::InvalidParams),
-            envelope.message.unwrap_or_default(),
-            envelope.hint.unwrap_or_default(),
-        )),
     }
 }
