@@ -139,6 +139,10 @@ fn spawn_daemon(browser: &BrowserArgs, state: &StateDir) -> anyhow::Result<u32> 
         .stdout(Stdio::null())
         .stderr(log);
     command.args(browser.daemon_args());
+    // The state key, however it was given, reaches the daemon by environment only.
+    if let Some(key) = &browser.settings.state_key {
+        command.env("CANDOR_STATE_KEY", &key.0);
+    }
     // SAFETY: setsid is async-signal-safe and only detaches the child from our session,
     // so a terminal's hangup or the shell's job control does not reach the daemon.
     unsafe {

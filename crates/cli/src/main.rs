@@ -436,6 +436,16 @@ mod tests {
         );
     }
 
+    /// The state key never rides on a daemon's command line (others' `ps` reads it).
+    #[test]
+    fn a_daemon_started_for_a_verb_gets_the_state_key_by_environment_never_by_flag() {
+        let verb =
+            Cli::try_parse_from(["candor", "--state-key=hunter2", "--headed", "tabs"]).unwrap();
+        let args = verb.browser.daemon_args();
+        assert!(!format!("{args:?}").contains("hunter2"), "{args:?}");
+        assert!(format!("{args:?}").contains("--headed"), "{args:?}");
+    }
+
     /// A configuration flag is global: no subcommand may take the same name for itself.
     #[test]
     fn every_subcommand_and_flag_is_well_formed() {

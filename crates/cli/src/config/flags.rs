@@ -31,6 +31,11 @@ impl Flags {
     pub fn to_args(&self) -> Vec<OsString> {
         let mut args = Vec::new();
         for given in &self.given {
+            // A secret never goes on a command line others' `ps` reads: the daemon gets
+            // it through its environment (`client::spawn_daemon`).
+            if given.key.name == STATE_KEY {
+                continue;
+            }
             if given.flag == HEADED {
                 args.push(format!("--{HEADED}").into());
                 continue;
@@ -102,3 +107,6 @@ impl clap::Args for Flags {
         Self::augment_args(command)
     }
 }
+
+/// The key whose value is a secret, passed to a daemon by environment, not by flag.
+const STATE_KEY: &str = "stateKey";
