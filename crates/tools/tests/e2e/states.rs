@@ -10,6 +10,11 @@ use tools::{Engine, EngineOptions, SavedStates, StateKey};
 
 use crate::harness::{Harness, conforms};
 
+/// The folder holding `file`.
+fn dir_of(file: &Path) -> &Path {
+    file.parent().unwrap()
+}
+
 fn options(dir: &Path, key: Option<&str>) -> impl FnOnce(&mut EngineOptions) {
     let states = SavedStates {
         dir: Some(dir.join("states")),
@@ -49,7 +54,15 @@ async fn refused(engine: &Engine, params: Value, code: &str) -> Value {
 #[tokio::test]
 async fn a_sign_in_saved_from_one_task_signs_in_a_new_task_loaded_from_it() {
     let dir = tempfile::tempdir().unwrap();
-    let h = Harness::with(options(dir.path(), Some("correct horse battery")));
+    let tapes = [
+        dir.path().join("first.jsonl"),
+        dir.path().join("second.jsonl"),
+    ];
+    let tape = tapes[0].clone();
+    let h = Harness::with(move |o| {
+        options(dir_of(&tape), Some("correct horse battery"))(o);
+        o.browser.record_cdp = Some(tape);
+    });
     h.ok("navigate", json!({ "url": h.url("/account-login.html") }))
         .await;
     h.ok(
@@ -95,7 +108,9 @@ async fn a_sign_in_saved_from_one_task_signs_in_a_new_task_loaded_from_it() {
     h.engine.shutdown().await;
 
     // A new task (a browser of its own) from the state: signed in.
-    let second = engine(&first, "second", Some("correct horse battery"));
+    let mut taped = first.clone();
+    taped.browser.record_cdp = Some(tapes[1].clone());
+    let second = engine(&taped, "second", Some("correct horse battery"));
     let loaded = ok(
         &second,
         "state",
@@ -131,6 +146,27 @@ async fn a_sign_in_saved_from_one_task_signs_in_a_new_task_loaded_from_it() {
         "{again:#}"
     );
     second.shutdown().await;
+    // The tapes of both tasks saw the cookie and the storage pass, and kept neither.
+    for tape in &tapes {
+        let text = std::fs::read_to_string(tape).unwrap();
+        assert!(text.contains("Storage."), "{}", tape.display());
+        assert!(text.contains("secretItems"), "{}", tape.display());
+        assert!(
+            !text.contains(test_support::ACCOUNT_COOKIE),
+            "{}",
+            tape.display()
+        );
+        assert!(
+            text.lines()
+                .any(|l| l.contains("secretItems") && l.contains(browser::REDACTED)),
+            "{}",
+            tape.display()
+        );
+        for line in text.lines().filter(|l| l.contains("secretItems")) {
+            assert!(!line.contains("signed-in"), "{line}");
+            assert!(!line.contains("\"Grace\""), "{line}");
+        }
+    }
 
     // A wrong key, or none, is refused by name and sets nothing.
     let wrong = engine(&first, "wrong", Some("wrong horse"));
