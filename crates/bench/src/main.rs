@@ -103,6 +103,7 @@ impl BrowserArgs {
                 executable: self.chromium.clone(),
                 headless: !self.headed,
                 args: self.chromium_args.clone(),
+                user_data_dir: None,
             }),
         };
         let defaults = EngineOptions::default();

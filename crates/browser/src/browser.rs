@@ -225,7 +225,8 @@ impl Browser {
         self.lock_process().as_ref().map(ChromiumProcess::pid)
     }
 
-    /// The profile directory of a browser we launched (removed when it exits).
+    /// The profile directory of a browser we launched (a fresh one is removed when it
+    /// exits; a persistent profile stays).
     pub fn user_data_dir(&self) -> Option<PathBuf> {
         self.lock_process()
             .as_ref()

@@ -154,6 +154,23 @@ pub enum Error {
         }
     )]
     DownloadLimit { limit: crate::DownloadLimit },
+    /// A persistent profile another task, candor process or Chromium holds.
+    #[error("the profile {} is in use by {holder}", dir.display())]
+    ProfileInUse { dir: PathBuf, holder: String },
+    #[error("the profile {} cannot be used: {reason}", dir.display())]
+    ProfileUnusable { dir: PathBuf, reason: String },
+    /// A navigation that failed at the task's proxy: refused, unreachable, or failing.
+    #[error("navigation to {url} through the proxy {proxy} failed: {error_text}")]
+    ProxyFailed {
+        proxy: String,
+        url: String,
+        error_text: String,
+    },
+    /// The proxy asked for credentials again after candor gave the task's: they are wrong.
+    #[error(
+        "the proxy {proxy} refused the task's credentials (it asked again after they were given) while loading {url}"
+    )]
+    ProxyAuthFailed { proxy: String, url: String },
 }
 
 impl From<cdp::Error> for Error {

@@ -23,6 +23,11 @@ pub struct LaunchOptions {
     pub headless: bool,
     /// Extra command-line switches, appended after candor's own.
     pub args: Vec<String>,
+    /// A persistent profile (docs/faces.md#profiles): the user-data directory the browser
+    /// runs on, kept when it exits, with extensions allowed. Unset, every launch gets a
+    /// fresh temporary one, removed when it exits. The caller holds the profile's lock
+    /// ([`crate::ProfileLock`]).
+    pub user_data_dir: Option<PathBuf>,
 }
 
 impl Default for LaunchOptions {
@@ -31,11 +36,23 @@ impl Default for LaunchOptions {
             executable: None,
             headless: true,
             args: Vec::new(),
+            user_data_dir: None,
         }
     }
 }
 
 impl LaunchOptions {
+    /// These options for a profile's own browser: on the user-data directory `dir`, and
+    /// behind `proxy` (its switches: the browser's default context is the task's).
+    pub fn for_profile(&self, dir: &Path, proxy: Option<&crate::Proxy>) -> LaunchOptions {
+        let mut options = self.clone();
+        options.user_data_dir = Some(dir.to_path_buf());
+        options
+            .args
+            .extend(proxy.map(crate::Proxy::switches).unwrap_or_default());
+        options
+    }
+
     /// The Chromium a launch with these options runs: the executable given, when it is
     /// one, else the one [`find_chromium`] finds.
     pub fn chromium(&self) -> Result<PathBuf, Error> {
@@ -184,14 +201,15 @@ pub(crate) fn with_switches<'a>(
     args
 }
 
-/// A running Chromium we launched. Dropping it kills the process group and removes the
-/// user-data-dir.
+/// A running Chromium we launched. Dropping it kills the process group and removes a
+/// fresh user-data-dir (a profile's stays).
 pub(crate) struct ChromiumProcess {
     child: Child,
     executable: PathBuf,
     stderr_tail: Arc<Mutex<VecDeque<String>>>,
+    user_data_dir: PathBuf,
     // Dropped after the process is dead, so Chromium is not writing into it.
-    _user_data_dir: tempfile::TempDir,
+    _fresh_profile: Option<tempfile::TempDir>,
 }
 
 impl std::fmt::Debug for ChromiumProcess {
@@ -218,16 +236,29 @@ impl ChromiumProcess {
         if !options.headless && std::env::var_os("DISPLAY").is_none() {
             return Err(Error::DisplayUnavailable);
         }
-        let user_data_dir = tempfile::Builder::new()
-            .prefix("candor-profile-")
-            .tempdir()
-            .map_err(|e| launch_error(format!("cannot create a user-data-dir: {e}")))?;
+        let (user_data_dir, fresh_profile) = match &options.user_data_dir {
+            Some(dir) => (dir.clone(), None),
+            None => {
+                let fresh = tempfile::Builder::new()
+                    .prefix("candor-profile-")
+                    .tempdir()
+                    .map_err(|e| launch_error(format!("cannot create a user-data-dir: {e}")))?;
+                (fresh.path().to_path_buf(), Some(fresh))
+            }
+        };
 
         // Browser's fd 3: it reads commands. Browser's fd 4: it writes replies.
         let (browser_reads, to_browser) = pipe().map_err(|e| launch_error(e.to_string()))?;
         let (from_browser, browser_writes) = pipe().map_err(|e| launch_error(e.to_string()))?;
 
-        let mut ours: Vec<&str> = BASE_ARGS.iter().chain(QUIET_ARGS).copied().collect();
+        // A profile is the user's: its extensions run.
+        let persistent = options.user_data_dir.is_some();
+        let mut ours: Vec<&str> = BASE_ARGS
+            .iter()
+            .chain(QUIET_ARGS)
+            .copied()
+            .filter(|arg| !(persistent && *arg == "--disable-extensions"))
+            .collect();
         if options.headless {
             ours.extend(["--headless", "--hide-scrollbars"]);
         }
@@ -235,7 +266,7 @@ impl ChromiumProcess {
         if unsafe { libc::geteuid() } == 0 {
             ours.push("--no-sandbox");
         }
-        let profile = format!("--user-data-dir={}", user_data_dir.path().display());
+        let profile = format!("--user-data-dir={}", user_data_dir.display());
         ours.push(&profile);
         let mut command = Command::new(&executable);
         command
@@ -295,7 +326,8 @@ impl ChromiumProcess {
                 child,
                 executable,
                 stderr_tail,
-                _user_data_dir: user_data_dir,
+                user_data_dir,
+                _fresh_profile: fresh_profile,
             },
             PipeEnds {
                 to_browser,
@@ -309,7 +341,7 @@ impl ChromiumProcess {
     }
 
     pub(crate) fn user_data_dir(&self) -> &Path {
-        self._user_data_dir.path()
+        &self.user_data_dir
     }
 
     /// Why the browser did not come up: its exit status and last stderr lines.

@@ -20,6 +20,8 @@ mod page_read;
 mod pdf;
 mod permission;
 mod pool;
+mod profile;
+mod proxy;
 mod refs;
 mod screenshot;
 mod script;
@@ -64,6 +66,8 @@ pub use page_read::{PageHtml, PageText};
 pub use pdf::{Paper, Pdf, PdfOptions, valid_page_ranges};
 pub use permission::{PermissionChoice, PermissionDenial, PermissionRequest};
 pub use pool::{EndpointPool, EndpointState, RETRY_DOWN_AFTER};
+pub use profile::{PROFILE_LOCK_FILE, ProfileLock};
+pub use proxy::{Credentials, Proxy};
 pub use screenshot::{
     CaptureTarget, CssRect, DEFAULT_MAX_SIDE, ImageFormat, Screenshot, ScreenshotOptions,
 };
@@ -71,7 +75,7 @@ pub use settle::{DEFAULT_SETTLE, Settled};
 pub use tab::dialogs::{DialogRecord, DialogReport, LOG_CAPACITY, REPORT_ENDS};
 pub use tab::probe::{DEFAULT_UNRESPONSIVE, Probe, Recovery};
 pub use tab::{LoadOutcome, PageState, Tab, Unfinished};
-pub use task::{Closed, HistoryMove, Remnant, Reopened, TabId, TabSummary, Task};
+pub use task::{Closed, HistoryMove, Remnant, Reopened, TabId, TabSummary, Task, TaskSetup};
 pub use url_policy::{OriginRule, UrlPolicy, check_url};
 pub use viewport::{CUSTOM_HEIGHTS, CUSTOM_WIDTHS, Preset, ViewportReport};
 pub use wait::{Condition, ElementState, Matcher, WaitOutcome};

@@ -8,7 +8,7 @@
 //! URL epoch, so a ref from before a URL change can never name an element of the new
 //! page, even an identical-looking one.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// 64-bit FNV-1a. Written here rather than taken from a crate because refs must be the
 /// same on every platform and every build: std's hashers promise neither.
@@ -173,13 +173,39 @@ pub(crate) struct RefEntry {
 /// new node takes the ref of its identity only when the node that ref was bound to is
 /// gone (the same thing re-rendered: same role, name, container, heading and ordinal);
 /// while that node lives, the new one is a different element and gets a ref of its own.
+///
+/// Refs of the last [`KEPT_EPOCHS`] URL epochs are kept whole, so a ref from the page
+/// before is refused naming its element; older ones are retired to their packed names
+/// alone ([`packed`]: four bytes each), which are still never given out again — a tab
+/// that navigates all day keeps no identities of its old pages.
 #[derive(Debug, Default)]
 pub(crate) struct RefRegistry {
     by_key: HashMap<u64, String>,
     by_ref: HashMap<String, RefEntry>,
     by_node: HashMap<NodeKey, String>,
+    /// The names of refs of older epochs, packed.
+    retired: HashSet<u32>,
+    /// The newest URL epoch observed.
+    epoch: u64,
     /// Counts observations.
     generation: u64,
+}
+
+/// How many URL epochs (the current one included) keep their refs whole.
+const KEPT_EPOCHS: u64 = 3;
+
+/// A ref's name in four bytes: its 4 to 6 base-32 digits (five bits each) and, above
+/// them, how many there are. `None` for a string no registry gives out.
+fn packed(name: &str) -> Option<u32> {
+    let digits = name.strip_prefix('e')?.as_bytes();
+    if !(4..=6).contains(&digits.len()) {
+        return None;
+    }
+    let value = digits.iter().try_fold(0u32, |value, digit| {
+        let index = ALPHABET.iter().position(|a| a == digit)?;
+        Some(value << 5 | index as u32)
+    })?;
+    Some(((digits.len() as u32 - 4) << 30) | value)
 }
 
 impl RefRegistry {
@@ -190,9 +216,49 @@ impl RefRegistry {
         self.assign_node(identity, None, &|_| false)
     }
 
-    /// A new observation begins.
-    pub fn next_generation(&mut self) {
+    /// A new observation begins, of URL epoch `epoch`: the refs of epochs
+    /// [`KEPT_EPOCHS`] or more before it are retired.
+    pub fn next_generation(&mut self, epoch: u64) {
         self.generation += 1;
+        if epoch <= self.epoch {
+            return;
+        }
+        self.epoch = epoch;
+        let Some(oldest_kept) = epoch.checked_sub(KEPT_EPOCHS - 1) else {
+            return;
+        };
+        let old: Vec<String> = self
+            .by_ref
+            .iter()
+            .filter(|(_, entry)| entry.identity.epoch < oldest_kept)
+            .map(|(name, _)| name.clone())
+            .collect();
+        for name in old {
+            let Some(entry) = self.by_ref.remove(&name) else {
+                continue;
+            };
+            if self.by_key.get(&entry.identity.key()) == Some(&name) {
+                self.by_key.remove(&entry.identity.key());
+            }
+            if let Some(node) = entry.node
+                && self.by_node.get(&node) == Some(&name)
+            {
+                self.by_node.remove(&node);
+            }
+            if let Some(packed) = packed(&name) {
+                self.retired.insert(packed);
+            }
+        }
+    }
+
+    /// Whether `ref` was given out on a page of this tab older than those kept whole.
+    pub fn is_retired(&self, r#ref: &str) -> bool {
+        packed(r#ref).is_some_and(|p| self.retired.contains(&p))
+    }
+
+    /// Whether `name` was ever given out (kept or retired).
+    fn taken(&self, name: &str) -> bool {
+        self.by_ref.contains_key(name) || self.is_retired(name)
     }
 
     /// The ref of the element `node` with `identity`; `live` says whether a node is in
@@ -310,7 +376,7 @@ impl RefRegistry {
     fn fresh(&self, key: u64) -> String {
         (4..=6)
             .map(|len| name(key, len))
-            .find(|candidate| !self.by_ref.contains_key(candidate))
+            .find(|candidate| !self.taken(candidate))
             .unwrap_or_else(|| {
                 // Three prefixes taken: count on from the six-digit one, then (all 32 of
                 // those taken too, as a page naming its elements to collide can make
@@ -320,7 +386,7 @@ impl RefRegistry {
                     .iter()
                     .map(|c| format!("{base}{}", *c as char))
                     .chain((1..).map(|salt| name(Fnv::new().number(key).number(salt).finish(), 6)))
-                    .find(|c| !self.by_ref.contains_key(c))
+                    .find(|c| !self.taken(c))
                     .unwrap_or(base)
             })
     }
@@ -414,10 +480,10 @@ mod tests {
     fn a_ref_follows_its_node_and_a_second_live_element_never_shares_it() {
         let mut registry = RefRegistry::default();
         let star = identity(1, 0, "button", "Star", 0);
-        registry.next_generation();
+        registry.next_generation(1);
         let first = registry.assign_node(&star, Some((0, 10)), &|n| n == (0, 10));
         // The node lives on, moved among equals: it keeps its ref.
-        registry.next_generation();
+        registry.next_generation(1);
         let moved = identity(1, 0, "button", "Star", 1);
         assert_eq!(
             registry.assign_node(&moved, Some((0, 10)), &|_| true),
@@ -427,13 +493,13 @@ mod tests {
         let other = registry.assign_node(&star, Some((0, 11)), &|_| true);
         assert_ne!(other, first);
         // The node's content changes (a recycled row): it is another element now.
-        registry.next_generation();
+        registry.next_generation(1);
         let recycled = identity(1, 0, "button", "Unstar", 0);
         let again = registry.assign_node(&recycled, Some((0, 10)), &|_| true);
         assert_ne!(again, first);
         assert_eq!(registry.of_node((0, 10)), Some(again.as_str()));
         // The first element is gone; a new node of its identity is it, re-rendered.
-        registry.next_generation();
+        registry.next_generation(1);
         let live = |n: NodeKey| n == (0, 12);
         assert_eq!(registry.assign_node(&moved, Some((0, 12)), &live), first);
         assert_eq!(registry.get(&first).unwrap().node, Some((0, 12)));
@@ -443,13 +509,13 @@ mod tests {
     fn a_recycled_nodes_ref_passes_to_the_node_that_now_shows_its_content() {
         let mut registry = RefRegistry::default();
         let row = |n: u32| identity(1, 0, "listitem", &format!("Row {n}"), 0);
-        registry.next_generation();
+        registry.next_generation(1);
         let before = registry
             .assign_all(&[(row(14), Some((0, 1))), (row(25), Some((0, 2)))], &|_| {
                 true
             });
         // Scrolled: node 1 now shows row 25, node 2 row 38 — node 1 comes first.
-        registry.next_generation();
+        registry.next_generation(1);
         let after = registry
             .assign_all(&[(row(25), Some((0, 1))), (row(38), Some((0, 2)))], &|_| {
                 true
@@ -465,6 +531,46 @@ mod tests {
     }
 
     #[test]
+    fn a_tab_that_navigates_all_day_keeps_three_pages_of_refs_and_never_gives_an_old_name_again() {
+        let mut registry = RefRegistry::default();
+        let mut given = HashSet::new();
+        let mut first_page = Vec::new();
+        for epoch in 1..=200 {
+            registry.next_generation(epoch);
+            for i in 0..50 {
+                let button = identity(epoch, 0, "button", &format!("Item {i}"), 0);
+                let name =
+                    registry.assign_node(&button, Some((0, epoch as i64 * 100 + i)), &|_| true);
+                assert!(given.insert(name.clone()), "{name} given twice");
+                if epoch == 1 {
+                    first_page.push(name);
+                }
+            }
+        }
+        assert_eq!(registry.len(), 3 * 50, "the last three pages' refs");
+        assert_eq!(registry.by_key.len(), 3 * 50);
+        assert_eq!(registry.by_node.len(), 3 * 50);
+        assert_eq!(registry.retired.len(), 197 * 50);
+        for name in &first_page {
+            assert!(registry.get(name).is_none());
+            assert!(registry.is_retired(name), "{name}");
+        }
+        assert!(!registry.is_retired("e0000"));
+    }
+
+    #[test]
+    fn a_name_packs_into_four_bytes_by_its_digits_and_their_count() {
+        assert_eq!(packed("e0000"), Some(0));
+        assert_eq!(packed("e0001"), Some(1));
+        assert_eq!(packed("ezzzz"), Some((1 << 20) - 1));
+        assert_ne!(packed("e00000"), packed("e0000"));
+        assert_eq!(packed("ezzzzzz"), Some((2 << 30) | ((1 << 30) - 1)));
+        for bad in ["e000", "e0000000", "x0000", "e000i", "e00u0", ""] {
+            assert_eq!(packed(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
     fn a_ref_remembers_when_it_was_last_given_and_since_when_its_node_holds_it() {
         let mut registry = RefRegistry::default();
         let star = identity(1, 0, "button", "Star", 0);
@@ -472,22 +578,22 @@ mod tests {
             let entry = registry.get(r).expect("a ref");
             (entry.seen, entry.born)
         };
-        registry.next_generation();
+        registry.next_generation(1);
         let r = registry.assign_node(&star, Some((0, 10)), &|_| true);
         assert_eq!(times(&registry, &r), (1, 1));
-        registry.next_generation();
-        registry.next_generation();
+        registry.next_generation(1);
+        registry.next_generation(1);
         assert_eq!(registry.assign_node(&star, Some((0, 10)), &|_| true), r);
         assert_eq!(times(&registry, &r), (3, 1));
         // Re-rendered: a new node takes the ref, and holds it from now on.
-        registry.next_generation();
+        registry.next_generation(1);
         let live = |n: NodeKey| n == (0, 11);
         assert_eq!(registry.assign_node(&star, Some((0, 11)), &live), r);
         assert_eq!(times(&registry, &r), (4, 4));
         // An element known by its identity only keeps the time it was first given.
         let plain = identity(1, 0, "link", "Home", 0);
         let home = registry.assign(&plain);
-        registry.next_generation();
+        registry.next_generation(1);
         assert_eq!(registry.assign(&plain), home);
         assert_eq!(times(&registry, &home), (5, 4));
     }

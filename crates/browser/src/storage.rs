@@ -271,6 +271,7 @@ async fn blank_document(session: &Session, url: &str, deadline: Deadline) -> Res
                     url_pattern: Some("*".into()),
                     resource_type: None,
                 }],
+                handle_auth_requests: None,
             },
             deadline,
         )

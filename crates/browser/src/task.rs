@@ -94,11 +94,27 @@ pub struct Reopened {
     pub error: Option<String>,
 }
 
+/// Where a task's pages live and how they reach the network, beyond the defaults.
+#[derive(Debug, Clone, Default)]
+pub struct TaskSetup {
+    /// The proxy its requests go through (`proxy.rs`). In a context of its own, given to
+    /// `Target.createBrowserContext`; in the default context, the caller launched the
+    /// browser with its switches ([`crate::LaunchOptions::for_profile`]). Its credentials
+    /// are answered either way.
+    pub proxy: Option<crate::Proxy>,
+    /// The browser's default context (a profile's own browser), which is kept on disk,
+    /// rather than a new one, which is not.
+    pub default_context: bool,
+}
+
 /// One agent's workspace in one browser.
 pub struct Task {
     id: String,
     browser: Browser,
     context_id: String,
+    /// The context was made for the task (and goes with it), not the browser's default.
+    owns_context: bool,
+    proxy: Option<crate::Proxy>,
     policy: UrlPolicy,
     tabs: BTreeMap<TabId, Tab>,
     current: Option<TabId>,
@@ -130,17 +146,42 @@ impl Task {
         id: impl Into<String>,
         deadline: Deadline,
     ) -> Result<Task, Error> {
-        let created = browser
-            .connection()
-            .browser_session()
-            .call(
-                &target::CreateBrowserContext {
-                    dispose_on_detach: Some(true),
-                },
-                deadline,
-            )
-            .await?;
-        let context_id = created.browser_context_id;
+        Self::create_with(browser, id, &TaskSetup::default(), deadline).await
+    }
+
+    /// [`Task::create`] as `setup` says: behind a proxy, or in the browser's default
+    /// context.
+    pub async fn create_with(
+        browser: &Browser,
+        id: impl Into<String>,
+        setup: &TaskSetup,
+        deadline: Deadline,
+    ) -> Result<Task, Error> {
+        let session = browser.connection().browser_session();
+        let context_id = if setup.default_context {
+            let contexts = session
+                .call(&target::GetBrowserContexts {}, deadline)
+                .await?;
+            contexts
+                .default_browser_context_id
+                .ok_or_else(|| Error::Protocol {
+                    method: "Target.getBrowserContexts".into(),
+                    message: "the browser named no default context".into(),
+                })?
+        } else {
+            let proxy = setup.proxy.as_ref();
+            session
+                .call(
+                    &target::CreateBrowserContext {
+                        dispose_on_detach: Some(true),
+                        proxy_server: proxy.map(|p| p.server.clone()),
+                        proxy_bypass_list: proxy.and_then(|p| p.bypass.clone()),
+                    },
+                    deadline,
+                )
+                .await?
+                .browser_context_id
+        };
         // Downloads go only to the task's folder; no permission is granted (docs/acting.md#downloads).
         let (downloads, permissions) = tokio::try_join!(
             Downloads::start(browser, &context_id, deadline),
@@ -150,6 +191,8 @@ impl Task {
             id: id.into(),
             browser: browser.clone(),
             context_id,
+            owns_context: !setup.default_context,
+            proxy: setup.proxy.clone(),
             policy: UrlPolicy::default(),
             tabs: BTreeMap::new(),
             current: None,
@@ -338,7 +381,7 @@ impl Task {
         tokio::try_join!(
             self.permissions.watch(&tab, deadline),
             crate::settle::watch(&tab, deadline),
-            crate::url_policy::guard(&tab, &self.policy, deadline)
+            self.hold_requests(&tab, deadline)
         )?;
         if self.default_viewport != crate::Preset::Auto {
             tab.set_viewport(self.default_viewport, deadline).await?;
@@ -386,7 +429,7 @@ impl Task {
             tokio::try_join!(
                 self.permissions.watch(&tab, deadline),
                 crate::settle::watch(&tab, deadline),
-                crate::url_policy::guard(&tab, &self.policy, deadline)
+                self.hold_requests(&tab, deadline)
             )?;
             // A page's popup opens at the task's preset too; one that cannot be sized
             // (closing already) stays as the browser opened it, which `viewport` reads.
@@ -399,6 +442,23 @@ impl Task {
             adopted.push((id, tab));
         }
         Ok(adopted)
+    }
+
+    /// Holds `tab`'s requests as the task needs: documents to the origin lists, and the
+    /// proxy's challenges answered (`url_policy::guard`); a tab of a task with a proxy
+    /// names it in its navigations' errors.
+    async fn hold_requests(&self, tab: &Tab, deadline: Deadline) -> Result<(), Error> {
+        let route = self.proxy.as_ref().map(|proxy| {
+            let route = crate::proxy::Route::new(&proxy.server);
+            let _ = tab.shared.proxy.set(route.clone());
+            route
+        });
+        let credentials = self
+            .proxy
+            .as_ref()
+            .and_then(|proxy| proxy.credentials.as_ref())
+            .zip(route);
+        crate::url_policy::guard(tab, &self.policy, credentials, deadline).await
     }
 
     /// Checks `url` against the task's policy before anything is sent to the browser.
@@ -545,9 +605,11 @@ impl Task {
         reopened
     }
 
-    /// Disposes of the task's browser context and with it every tab.
+    /// Disposes of the task's browser context and with it every tab. The default context
+    /// of a profile's browser stays: the browser, which is the task's alone, is closed
+    /// after it.
     pub async fn close(self, deadline: Deadline) -> Result<(), Error> {
-        if !self.browser.is_connected() {
+        if !self.browser.is_connected() || !self.owns_context {
             return Ok(());
         }
         self.browser

@@ -227,10 +227,18 @@ impl UrlPolicy {
 
 /// Holds every document request of `tab` — a link followed, a form sent, a script's
 /// navigation, a redirect, a frame — to the origin lists: one they refuse fails as
-/// `BlockedByClient`, so the tab shows an error page instead of the origin. With no
-/// origin list nothing is enabled (no round trip, no change to the calls a tab makes).
-pub(crate) async fn guard(tab: &Tab, policy: &UrlPolicy, deadline: Deadline) -> Result<(), Error> {
-    if !policy.lists_origins() {
+/// `BlockedByClient`, so the tab shows an error page instead of the origin. With
+/// `credentials` (a task's proxy's), the tab's proxy challenges are answered too
+/// (`proxy.rs`), which holds every request of the tab: each is continued at once, and
+/// only documents are held to the lists. With neither, nothing is enabled (no round trip,
+/// no change to the calls a tab makes).
+pub(crate) async fn guard(
+    tab: &Tab,
+    policy: &UrlPolicy,
+    credentials: Option<(&crate::proxy::Credentials, Arc<crate::proxy::Route>)>,
+    deadline: Deadline,
+) -> Result<(), Error> {
+    if !policy.lists_origins() && credentials.is_none() {
         return Ok(());
     }
     let session = tab.session().clone();
@@ -240,7 +248,9 @@ pub(crate) async fn guard(tab: &Tab, policy: &UrlPolicy, deadline: Deadline) -> 
         session.id().cloned(),
         Arc::new(move |event| {
             if let Some(paused) = event.parse::<fetch::RequestPaused>() {
-                let refused = check_url(&paused.request.url, &policy).err();
+                let refused = (paused.resource_type == "Document")
+                    .then(|| check_url(&paused.request.url, &policy).err())
+                    .flatten();
                 let session = answering.clone();
                 // This runs on the connection's reader, which must not wait for a reply.
                 tokio::spawn(async move {
@@ -268,13 +278,18 @@ pub(crate) async fn guard(tab: &Tab, policy: &UrlPolicy, deadline: Deadline) -> 
             event.method != inspector::Detached::METHOD
         }),
     );
-    let documents = fetch::Enable {
+    let answers = credentials.is_some();
+    if let Some((credentials, route)) = credentials {
+        crate::proxy::answer_challenges(&session, credentials.clone(), route);
+    }
+    let held = fetch::Enable {
         patterns: vec![fetch::RequestPattern {
             url_pattern: Some("*".into()),
-            resource_type: Some("Document".into()),
+            resource_type: (!answers).then(|| "Document".into()),
         }],
+        handle_auth_requests: answers.then_some(true),
     };
-    session.call(&documents, deadline).await?;
+    session.call(&held, deadline).await?;
     Ok(())
 }
 

@@ -72,7 +72,8 @@ impl Session {
     }
 
     /// The body of `start`: the task id, only the browser options given explicitly,
-    /// `keepArchive` if its flag was given, and the saved state it begins from.
+    /// `keepArchive`, `profile` and `proxy` if their flags were given (the proxy with its
+    /// credentials from the configuration), and the saved state it begins from.
     pub fn start_body(&self, task: &str, browser: &BrowserArgs, state: Option<&str>) -> Value {
         let mut wanted = serde_json::Map::new();
         let settings = &browser.settings;
@@ -87,6 +88,24 @@ impl Session {
         let mut body = json!({ "id": task });
         if settings.sources.keep_archive.is_flag() {
             body["keepArchive"] = settings.keep_archive.into();
+        }
+        // A profile or a proxy given by flag is this task's, whatever the daemon's.
+        if settings.sources.profile.is_flag()
+            && let Some(dir) = &settings.profile
+        {
+            let dir = std::path::absolute(dir).unwrap_or_else(|_| dir.clone());
+            body["profile"] = dir.display().to_string().into();
+        }
+        if settings.sources.proxy.is_flag()
+            && let Some(proxy) = settings.proxy_setting()
+        {
+            let credentials = proxy.credentials.as_ref();
+            body["proxy"] = json!({
+                "server": proxy.server,
+                "bypass": proxy.bypass,
+                "username": credentials.map(|c| c.username.clone()),
+                "password": credentials.map(|c| c.password.clone()),
+            });
         }
         if !wanted.is_empty() {
             body["browser"] = Value::Object(wanted);

@@ -32,7 +32,8 @@ pub struct Key {
     pub name: &'static str,
     /// The environment variable that overrides it.
     pub env: &'static str,
-    /// The flag that overrides it, without its dashes; a list's flag is repeated.
+    /// The flag that overrides it, without its dashes; a list's flag is repeated. Empty
+    /// for a secret, which has none.
     pub flag: &'static str,
     /// What it does (the doc comment of its field).
     pub doc: &'static str,
@@ -125,19 +126,29 @@ pub struct BrowserArg(pub String);
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EndpointUrl(pub String);
 
-/// A secret text (the state key): read like any text, never shown.
+/// A field name to redact.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FieldName(pub String);
+
+/// A proxy server (`http://host:port`, `socks5://host:port`, `host:port`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProxyServer(pub String);
+
+/// A line of text a key holds as written (a bypass list, a user name).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Text(pub String);
+
+/// A secret (a password): read like [`Text`], never shown — `candor config` writes
+/// `cdp::REDACTED` in its place — and given no flag, so it is never in a process's
+/// arguments.
 #[derive(Clone, PartialEq, Eq)]
 pub struct Secret(pub String);
 
 impl std::fmt::Debug for Secret {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Secret([set])")
+        f.write_str(browser::REDACTED)
     }
 }
-
-/// A field name to redact.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FieldName(pub String);
 
 /// Declares the keys: for each, its doc comment, field and type, default, name in the
 /// file, environment variable, flag, and for a number its bounds. Yields [`Config`] (the
@@ -334,11 +345,31 @@ keys! {
     /// fields.
     redact_keys: Vec<FieldName> = Vec::new(),
         "redactKeys", "CANDOR_REDACT_KEYS", "redact-key";
-    /// The passphrase saved states are encrypted with (unset: saved in clear); `candor
-    /// config` never shows it. Prefer the file or the environment to the flag, which
-    /// other users' `ps` can read.
+    /// A persistent profile: the user-data folder a task's browser runs on, so its
+    /// logins, history and extensions last from one run to the next; one task holds it at
+    /// a time (PROFILE_IN_USE for another). Unset: a fresh profile per task.
+    profile: Option<PathBuf> = None,
+        "profile", "CANDOR_PROFILE", "profile";
+    /// The proxy tasks' requests go through: http://host:port, https://, socks4:// or
+    /// socks5://, or host:port.
+    proxy: Option<ProxyServer> = None,
+        "proxy", "CANDOR_PROXY", "proxy";
+    /// Hosts the proxy is not used for, Chromium's bypass list (`*.internal;10.0.0.0/8`;
+    /// `<-loopback>` sends loopback through the proxy too).
+    proxy_bypass: Option<Text> = None,
+        "proxyBypass", "CANDOR_PROXY_BYPASS", "proxy-bypass";
+    /// The user name given when the proxy asks for one.
+    proxy_username: Option<Text> = None,
+        "proxyUsername", "CANDOR_PROXY_USERNAME", "proxy-username";
+    /// The proxy's password, from the file or the environment only (no flag: arguments
+    /// are visible to other users); never shown.
+    proxy_password: Option<Secret> = None,
+        "proxyPassword", "CANDOR_PROXY_PASSWORD", "";
+    /// The passphrase saved states are encrypted with (unset: saved in clear), from the
+    /// file or the environment only (no flag: arguments are visible to other users);
+    /// never shown.
     state_key: Option<Secret> = None,
-        "stateKey", "CANDOR_STATE_KEY", "state-key";
+        "stateKey", "CANDOR_STATE_KEY", "";
 }
 
 #[cfg(test)]

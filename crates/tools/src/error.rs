@@ -60,6 +60,9 @@ pub enum Code {
     HandoffLocked,
     /// The person did not hand back within the wait.
     HandoffTimeout,
+    /// The task's persistent profile is held by another task, candor process or
+    /// Chromium (named in the message and `data.holder`); nothing was started.
+    ProfileInUse,
     // After dispatch: something may have happened.
     ExpectationFailed,
     InputMismatch,
@@ -69,6 +72,9 @@ pub enum Code {
     ReadbackFailed,
     PopupNotOpened,
     NavigationFailed,
+    /// The task's proxy asked for credentials again after they were given: they are
+    /// wrong (the challenge is answered once, never in a loop). `data` names the proxy.
+    ProxyAuthFailed,
     /// A navigation that did not commit by its deadline (names the URL); with `partial`,
     /// one that committed and did not finish loading.
     NavigationTimeout,
@@ -135,6 +141,7 @@ impl Code {
                 | Code::CircuitOpen
                 | Code::HandoffLocked
                 | Code::HandoffTimeout
+                | Code::ProfileInUse
         )
     }
 
@@ -565,6 +572,29 @@ impl ToolError {
                 message,
                 "take a new browser_snapshot and act on what it shows",
             ),
+            E::ProfileInUse { dir, holder } => ToolError::new(
+                Code::ProfileInUse,
+                message,
+                "stop the task or close the browser that holds it, or give this task another profile",
+            )
+            .with_data(json!({ "profile": dir.display().to_string(), "holder": holder })),
+            E::ProfileUnusable { .. } => ToolError::invalid_params(message),
+            E::ProxyFailed {
+                proxy,
+                url,
+                error_text,
+            } => ToolError::new(
+                Code::NavigationFailed,
+                message,
+                "check that the proxy is up and reachable at that address, or start the task with another",
+            )
+            .with_data(json!({ "url": url, "errorText": error_text, "proxy": proxy })),
+            E::ProxyAuthFailed { proxy, url } => ToolError::new(
+                Code::ProxyAuthFailed,
+                message,
+                "fix proxyUsername and proxyPassword (or the task's proxy credentials), then start the task again",
+            )
+            .with_data(json!({ "url": url, "proxy": proxy })),
             E::DownloadLimit { limit } => ToolError::new(
                 Code::DownloadLimit,
                 message,

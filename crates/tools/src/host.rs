@@ -107,6 +107,29 @@ impl BrowserHost {
         }
     }
 
+    /// A browser of the task's own on the profile `dir` (its lock held by the caller),
+    /// behind `proxy`: launched as the host launches, never shared. Only a browser candor
+    /// launches has a profile it chooses.
+    pub(crate) async fn place_profile(
+        &self,
+        dir: &std::path::Path,
+        proxy: Option<&browser::Proxy>,
+        deadline: Deadline,
+    ) -> Result<Browser, browser::Error> {
+        let options = self.options();
+        let Endpoint::Launch(launch) = &options.endpoint else {
+            return Err(browser::Error::InvalidParams {
+                what: "profile".into(),
+                reason: "a persistent profile needs a browser candor launches, not one it attaches to, a grid's, a pool's or a tape".into(),
+            });
+        };
+        let options = BrowserOptions {
+            endpoint: Endpoint::Launch(launch.for_profile(dir, proxy)),
+            record_cdp: options.record_cdp,
+        };
+        Browser::start(options, deadline).await
+    }
+
     /// The running browser, or a new one when there is none or it died.
     async fn connected(&self, deadline: Deadline) -> Result<Browser, browser::Error> {
         let _launching = self.launching.lock().await;

@@ -47,6 +47,13 @@ pub struct EngineOptions {
     /// Where the `state` tool keeps saved states, and the key that seals them (config
     /// `stateKey`).
     pub saved_states: crate::SavedStates,
+    /// A persistent profile (config `profile`): the task runs in a browser of its own on
+    /// this user-data directory, which it holds while it lives (`PROFILE_IN_USE` for
+    /// another).
+    pub profile: Option<std::path::PathBuf>,
+    /// The proxy the task's requests go through (config `proxy`, `proxyBypass`,
+    /// `proxyUsername`, `proxyPassword`).
+    pub proxy: Option<browser::Proxy>,
 }
 
 impl Default for EngineOptions {
@@ -68,6 +75,8 @@ impl Default for EngineOptions {
             log_max_entries: browser::DEFAULT_LOG_ENTRIES,
             default_viewport: browser::Preset::Auto,
             saved_states: crate::SavedStates::default(),
+            profile: None,
+            proxy: None,
         }
     }
 }

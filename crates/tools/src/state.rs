@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
-use browser::{Deadline, Task};
+use browser::{Deadline, ProfileLock, Task, TaskSetup};
 
 use crate::archive::Archive;
 use crate::checkpoints::Checkpoints;
@@ -40,6 +40,8 @@ pub(crate) struct TaskState {
     pub handoff: HandoffCell,
     /// The steps a flow of this task would hold (`flow_file.rs`).
     pub flow_log: Mutex<Log>,
+    /// The task's persistent profile, held from its first need until shutdown.
+    pub profile: Mutex<Option<browser::ProfileLock>>,
 }
 
 /// The task of an engine, and what is left of it when its browser died.
@@ -65,6 +67,7 @@ impl TaskState {
             checkpoints: Mutex::new(Checkpoints::default()),
             handoff: HandoffCell::default(),
             flow_log: Mutex::new(Log::default()),
+            profile: Mutex::new(None),
         }
     }
 
@@ -81,6 +84,23 @@ impl TaskState {
     /// The task's flow (docs/faces.md#flows): the steps recorded so far.
     pub fn export_flow(&self) -> Flow {
         lock(&self.flow_log).export(&self.options.task_id, epoch_ms(SystemTime::now()))
+    }
+
+    /// Whether the task has a browser of its own, closed with it: on a grid or a pool, or
+    /// on its profile.
+    pub fn owns_browser(&self) -> bool {
+        self.options.profile.is_some() || !self.host.shares_browser()
+    }
+
+    /// Takes the task's profile, unless it holds it already; refused at once
+    /// (`PROFILE_IN_USE`) when another holds it.
+    fn hold_profile(&self, dir: &std::path::Path) -> Result<(), ToolError> {
+        let mut held = lock(&self.profile);
+        if held.is_none() {
+            let holder = format!("task {}", self.options.task_id);
+            *held = Some(ProfileLock::acquire(dir, &holder)?);
+        }
+        Ok(())
     }
 
     /// The task, starting the browser and creating the task on first use. A browser
@@ -107,8 +127,20 @@ impl TaskState {
         }
         if slot.task.is_none() {
             *stage = "launch";
-            let browser = self.host.place(deadline).await?;
-            let mut task = Task::create(&browser, self.options.task_id.clone(), deadline).await?;
+            let proxy = self.options.proxy.as_ref();
+            let browser = match &self.options.profile {
+                Some(dir) => {
+                    self.hold_profile(dir)?;
+                    self.host.place_profile(dir, proxy, deadline).await?
+                }
+                None => self.host.place(deadline).await?,
+            };
+            let setup = TaskSetup {
+                proxy: proxy.cloned(),
+                default_context: self.options.profile.is_some(),
+            };
+            let id = self.options.task_id.clone();
+            let mut task = Task::create_with(&browser, id, &setup, deadline).await?;
             task.set_url_policy(self.options.url_policy.clone());
             task.set_ask_dialogs(self.options.ask_dialogs);
             task.set_unresponsive_budget(self.options.unresponsive);

@@ -563,6 +563,22 @@ async fn a_killed_browser_is_reported_once_then_the_tabs_come_back_at_their_urls
         (json!(390), json!(844)),
         "{shot:#}"
     );
+    // And it still speaks as a phone: the page it loads next sees a mobile agent.
+    h.ok(
+        "navigate",
+        json!({ "url": h.url("agent.html"), "tabId": "tab2" }),
+    )
+    .await;
+    h.ok("wait", json!({ "text": "mobile: true", "tabId": "tab2" }))
+        .await;
+    let seen = h
+        .ok("snapshot", json!({ "mode": "text", "tabId": "tab2" }))
+        .await
+        .to_string();
+    assert!(
+        seen.contains("Android") && seen.contains("Mobile Safari"),
+        "{seen}"
+    );
     finish(h).await;
 }
 

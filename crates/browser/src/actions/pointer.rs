@@ -388,19 +388,10 @@ impl Run<'_> {
     /// What covers the point `at` (document coordinates of `session`'s frame), for a
     /// message.
     async fn cover_at(&self, session: &cdp::Session, (x, y): (f64, f64)) -> String {
-        let hit = session
-            .call(
-                &dom::GetNodeForLocation {
-                    x: x.round() as i64,
-                    y: y.round() as i64,
-                    include_user_agent_shadow_dom: false,
-                    ignore_pointer_events_none: false,
-                },
-                self.deadline,
-            )
-            .await;
+        let hit =
+            crate::tab::node_at(session, x.round() as i64, y.round() as i64, self.deadline).await;
         match hit {
-            Ok(hit) => self.describe(session, hit.backend_node_id).await,
+            Ok(backend_id) => self.describe(session, backend_id).await,
             Err(_) => "an element that is gone now".into(),
         }
     }

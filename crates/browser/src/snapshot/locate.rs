@@ -290,17 +290,7 @@ impl Tab {
         if !(x.is_finite() && y.is_finite() && x >= 0.0 && y >= 0.0) {
             return Err(outside());
         }
-        let hit = self
-            .session()
-            .call(
-                &dom::GetNodeForLocation {
-                    x: x.floor() as i64,
-                    y: y.floor() as i64,
-                    include_user_agent_shadow_dom: false,
-                    ignore_pointer_events_none: false,
-                },
-                deadline,
-            )
+        crate::tab::node_at(self.session(), x.floor() as i64, y.floor() as i64, deadline)
             .await
             .map_err(|err| match err {
                 // The browser's word for a point past the page's edge.
@@ -308,8 +298,7 @@ impl Tab {
                     outside()
                 }
                 err => err.into(),
-            })?;
-        Ok(hit.backend_node_id)
+            })
     }
 
     /// A ref from before the tab's URL changed is refused before anything is read.
@@ -317,10 +306,17 @@ impl Tab {
         let memory = self.memory();
         let entry = memory.registry.get(r#ref).ok_or_else(|| Error::StaleRef {
             r#ref: r#ref.to_string(),
-            reason: format!(
-                "{} has no ref {ref} (refs come from browser_snapshot or browser_find of this tab)",
-                self.label()
-            ),
+            reason: if memory.registry.is_retired(r#ref) {
+                format!(
+                    "{ref} was taken on an earlier page of {}; refs do not carry over to another page",
+                    self.label()
+                )
+            } else {
+                format!(
+                    "{} has no ref {ref} (refs come from browser_snapshot or browser_find of this tab)",
+                    self.label()
+                )
+            },
             element: None,
         })?;
         let state = self.state();

@@ -132,6 +132,7 @@ impl Control {
                 .call(
                     &target::CreateBrowserContext {
                         dispose_on_detach: Some(true),
+                        ..Default::default()
                     },
                     by,
                 )

@@ -124,6 +124,8 @@ pub(crate) struct TabShared {
     /// The browser's product (`HeadlessChrome/156.0.…`) and own user agent, which the
     /// presets' user agents are made from (`viewport.rs`).
     pub(crate) browser_agent: (String, String),
+    /// The task's proxy, when it has one: its navigations' errors name it (`proxy.rs`).
+    pub(crate) proxy: std::sync::OnceLock<Arc<crate::proxy::Route>>,
 }
 
 /// A tab of a task. Cheap to clone.
@@ -185,6 +187,7 @@ impl Tab {
                 browser.product().to_string(),
                 browser.user_agent().to_string(),
             ),
+            proxy: std::sync::OnceLock::new(),
         });
         let followed = Arc::downgrade(&shared);
         session.connection().on_events(
@@ -396,4 +399,26 @@ impl Tab {
         });
         Ok(self.state())
     }
+}
+
+/// The backend id of the DOM node the browser's hit test finds at (`x`, `y`) of
+/// `session`'s frame (the one hit test of an agent's point and of what covers a target).
+pub(crate) async fn node_at(
+    session: &Session,
+    x: i64,
+    y: i64,
+    deadline: Deadline,
+) -> Result<i64, cdp::Error> {
+    let hit = session
+        .call(
+            &cdp::protocol::dom::GetNodeForLocation {
+                x,
+                y,
+                include_user_agent_shadow_dom: false,
+                ignore_pointer_events_none: false,
+            },
+            deadline,
+        )
+        .await?;
+    Ok(hit.backend_node_id)
 }

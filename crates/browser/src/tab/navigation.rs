@@ -44,10 +44,7 @@ impl Tab {
 
                 s.loading = false;
             });
-            return Err(Error::NavigationFailed {
-                url: url.to_string(),
-                error_text,
-            });
+            return Err(self.navigation_failed(url.as_str(), error_text));
         }
         let Some(loader) = reply.loader_id else {
             return Ok(LoadOutcome {
@@ -270,10 +267,7 @@ impl Tab {
     ) -> Result<LoadOutcome, Error> {
         self.check_usable()?;
         if let Some(error_text) = self.state().failed {
-            return Err(Error::NavigationFailed {
-                url: url.to_string(),
-                error_text,
-            });
+            return Err(self.navigation_failed(url, error_text));
         }
         Ok(LoadOutcome {
             loaded: true,
@@ -281,6 +275,18 @@ impl Tab {
             waited: started.elapsed(),
             unfinished: None,
         })
+    }
+
+    /// The error of a navigation to `url` that failed with `error_text`: the proxy's when
+    /// the task has one and it is what failed (`proxy.rs`).
+    fn navigation_failed(&self, url: &str, error_text: String) -> Error {
+        match self.shared.proxy.get() {
+            Some(route) => route.navigation_failed(url, error_text),
+            None => Error::NavigationFailed {
+                url: url.to_string(),
+                error_text,
+            },
+        }
     }
 
     /// Refuses a navigation on a tab that is gone (a crashed one may navigate).

@@ -1,4 +1,5 @@
-//! `Fetch` domain: holding a tab's document requests to the origin lists.
+//! `Fetch` domain: holding a tab's document requests to the origin lists, and answering a
+//! proxy's challenge with the task's credentials.
 
 use serde::{Deserialize, Serialize};
 
@@ -11,6 +12,10 @@ use super::{Empty, command, event};
 pub struct Enable {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub patterns: Vec<RequestPattern>,
+    /// Challenges come as `Fetch.authRequired` (they need a pattern: Chromium refuses an
+    /// empty list with this).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub handle_auth_requests: Option<bool>,
 }
 
 #[derive(Debug, Clone, Default, Serialize)]
@@ -65,8 +70,48 @@ pub struct RequestPaused {
     pub frame_id: String,
 }
 
+/// A server or proxy asked for credentials.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AuthRequired {
+    pub request_id: String,
+    pub request: Request,
+    pub auth_challenge: AuthChallenge,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AuthChallenge {
+    /// `Server` or `Proxy`.
+    #[serde(default)]
+    pub source: Option<String>,
+    pub origin: String,
+    pub scheme: String,
+    pub realm: String,
+}
+
+/// Answers an `AuthRequired`.
+#[derive(Debug, Clone, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ContinueWithAuth {
+    pub request_id: String,
+    pub auth_challenge_response: AuthChallengeResponse,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AuthChallengeResponse {
+    /// `Default`, `CancelAuth` or `ProvideCredentials`.
+    pub response: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub username: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub password: Option<String>,
+}
+
 command! {
     Enable => "Fetch.enable", Empty;
+    ContinueWithAuth => "Fetch.continueWithAuth", Empty;
     ContinueRequest => "Fetch.continueRequest", Empty;
     FailRequest => "Fetch.failRequest", Empty;
     FulfillRequest => "Fetch.fulfillRequest", Empty;
@@ -74,4 +119,5 @@ command! {
 
 event! {
     RequestPaused => "Fetch.requestPaused";
+    AuthRequired => "Fetch.authRequired";
 }

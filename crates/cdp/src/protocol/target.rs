@@ -42,6 +42,23 @@ pub struct TargetInfo {
 pub struct CreateBrowserContext {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dispose_on_detach: Option<bool>,
+    /// The context's proxy (`http://host:port`, `socks5://…`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub proxy_server: Option<String>,
+    /// Hosts the proxy is not used for (`<-loopback>` sends loopback through it too).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub proxy_bypass_list: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct GetBrowserContexts {}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BrowserContexts {
+    /// The context a browser's own pages live in (a profile's), when it has one.
+    #[serde(default)]
+    pub default_browser_context_id: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -178,6 +195,7 @@ pub struct DetachedFromTarget {
 command! {
     CreateBrowserContext => "Target.createBrowserContext", BrowserContextCreated;
     DisposeBrowserContext => "Target.disposeBrowserContext", Empty;
+    GetBrowserContexts => "Target.getBrowserContexts", BrowserContexts;
     CreateTarget => "Target.createTarget", TargetCreatedReply;
     CloseTarget => "Target.closeTarget", Empty;
     AttachToTarget => "Target.attachToTarget", Attached;

@@ -28,14 +28,15 @@ pub(super) struct Given {
 
 impl Flags {
     /// These flags as arguments again (`--name=value`), for a daemon this process starts.
+    /// All but `--profile`: a profile is one task's, and a daemon given it would start
+    /// every task on it (each after the first refused); the verb's start names it instead.
     pub fn to_args(&self) -> Vec<OsString> {
         let mut args = Vec::new();
-        for given in &self.given {
-            // A secret never goes on a command line others' `ps` reads: the daemon gets
-            // it through its environment (`client::spawn_daemon`).
-            if given.key.name == STATE_KEY {
-                continue;
-            }
+        for given in self
+            .given
+            .iter()
+            .filter(|given| given.key.name != "profile")
+        {
             if given.flag == HEADED {
                 args.push(format!("--{HEADED}").into());
                 continue;
@@ -51,7 +52,7 @@ impl Flags {
 impl clap::FromArgMatches for Flags {
     fn from_arg_matches(matches: &ArgMatches) -> Result<Self, clap::Error> {
         let mut given = Vec::new();
-        for key in KEYS {
+        for key in KEYS.iter().filter(|key| !key.flag.is_empty()) {
             if key.name == "headless" && matches.get_flag(HEADED) {
                 given.push(Given {
                     key,
@@ -78,7 +79,8 @@ impl clap::FromArgMatches for Flags {
 
 impl clap::Args for Flags {
     fn augment_args(command: clap::Command) -> clap::Command {
-        let command = KEYS.iter().fold(command, |command, key| {
+        let flagged = KEYS.iter().filter(|key| !key.flag.is_empty());
+        let command = flagged.fold(command, |command, key| {
             let arg = Arg::new(key.name)
                 .long(key.flag)
                 .global(true)
@@ -107,6 +109,3 @@ impl clap::Args for Flags {
         Self::augment_args(command)
     }
 }
-
-/// The key whose value is a secret, passed to a daemon by environment, not by flag.
-const STATE_KEY: &str = "stateKey";

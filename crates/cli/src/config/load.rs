@@ -33,7 +33,8 @@ impl Config {
     }
 
     /// A grid and a pool of CDP endpoints both say where tasks run: given both, neither
-    /// is silently preferred.
+    /// is silently preferred. A proxy's user name, password and bypass list need the
+    /// proxy (and a password its user name).
     pub(super) fn check_placement(&self) -> anyhow::Result<()> {
         if self.grid.is_some() && !self.cdp_endpoints.is_empty() {
             anyhow::bail!(
@@ -42,7 +43,38 @@ impl Config {
                 self.sources.cdp_endpoints
             );
         }
+        if self.proxy_password.is_some() && self.proxy_username.is_none() {
+            anyhow::bail!(
+                "proxyPassword ({}) is set and proxyUsername is not; a password needs its user name",
+                self.sources.proxy_password
+            );
+        }
+        if self.proxy.is_none() && (self.proxy_username.is_some() || self.proxy_bypass.is_some()) {
+            anyhow::bail!(
+                "proxyUsername or proxyBypass is set and proxy is not; set the proxy they are for"
+            );
+        }
         Ok(())
+    }
+
+    /// The proxy the keys describe, if any.
+    pub fn proxy_setting(&self) -> Option<browser::Proxy> {
+        let server = self.proxy.as_ref()?;
+        Some(browser::Proxy {
+            server: server.0.clone(),
+            bypass: self.proxy_bypass.as_ref().map(|b| b.0.clone()),
+            credentials: self
+                .proxy_username
+                .as_ref()
+                .map(|user| browser::Credentials {
+                    username: user.0.clone(),
+                    password: self
+                        .proxy_password
+                        .as_ref()
+                        .map(|p| p.0.clone())
+                        .unwrap_or_default(),
+                }),
+        })
     }
 
     /// The keys of a file's text, over what is set.

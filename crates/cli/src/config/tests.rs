@@ -244,11 +244,57 @@ const CASES: &[Case] = &[
         bad_text: Some("ab"),
     },
     Case {
+        key: "profile",
+        file: "\"/srv/profiles/shop\"",
+        text: "/srv/profiles/shop",
+        flags: &["/srv/profiles/shop"],
+        shown: "\"/srv/profiles/shop\"",
+        bad_file: "7",
+        bad_text: None,
+    },
+    Case {
+        key: "proxy",
+        file: "\"http://10.0.0.5:3128\"",
+        text: "http://10.0.0.5:3128",
+        flags: &["http://10.0.0.5:3128"],
+        shown: "\"http://10.0.0.5:3128\"",
+        bad_file: "\"ftp://10.0.0.5:21\"",
+        bad_text: Some("ftp://10.0.0.5:21"),
+    },
+    Case {
+        key: "proxyBypass",
+        file: "\"<-loopback>;*.internal\"",
+        text: "<-loopback>;*.internal",
+        flags: &["<-loopback>;*.internal"],
+        shown: "\"<-loopback>;*.internal\"",
+        bad_file: "[]",
+        bad_text: None,
+    },
+    Case {
+        key: "proxyUsername",
+        file: "\"ann\"",
+        text: "ann",
+        flags: &["ann"],
+        shown: "\"ann\"",
+        bad_file: "1",
+        bad_text: None,
+    },
+    // A secret: read from the file and the environment, shown redacted, and no flag.
+    Case {
+        key: "proxyPassword",
+        file: "\"hunter2\"",
+        text: "hunter2",
+        flags: &[],
+        shown: "\"[redacted]\"",
+        bad_file: "1",
+        bad_text: None,
+    },
+    Case {
         key: "stateKey",
         file: "\"correct horse\"",
         text: "correct horse",
-        flags: &["correct horse"],
-        shown: "\"(set, not shown)\"",
+        flags: &[],
+        shown: "\"[redacted]\"",
         bad_file: "7",
         bad_text: None,
     },
@@ -314,14 +360,18 @@ fn check(case: &Case) {
         .iter()
         .map(|value| format!("--{}={value}", key.flag))
         .collect();
-    let config = from_flags(&args).unwrap();
-    assert_eq!(
-        shown(&config),
-        Some((case.shown.to_string(), Source::Flag(key.flag))),
-        "{} from --{}",
-        key.name,
-        key.flag
-    );
+    if key.flag.is_empty() {
+        assert!(case.flags.is_empty(), "{} has no flag", key.name);
+    } else {
+        let config = from_flags(&args).unwrap();
+        assert_eq!(
+            shown(&config),
+            Some((case.shown.to_string(), Source::Flag(key.flag))),
+            "{} from --{}",
+            key.name,
+            key.flag
+        );
+    }
     assert_ne!(
         key.default_shown(),
         case.shown,
@@ -374,12 +424,15 @@ fn every_key_follows_the_naming_rule_of_its_variable_and_flag() {
         let kebab = snake.to_ascii_lowercase().replace('_', "-");
         // A list's flag is repeated, one item each: its name is the singular.
         let singular = kebab.strip_suffix('s').unwrap_or(&kebab);
+        // A secret has no flag: arguments are visible to other users.
+        let secret = key.takes.contains("secret");
         assert!(
-            key.flag == kebab || key.flag == singular,
+            key.flag == kebab || key.flag == singular || (secret && key.flag.is_empty()),
             "{}: --{}",
             key.name,
             key.flag
         );
+        assert_eq!(secret, key.flag.is_empty(), "{}", key.name);
         assert!(!key.summary().is_empty());
     }
 }
@@ -494,11 +547,16 @@ fn readme_table() -> String {
         "| key | environment | flag | takes | default | what it does |\n|---|---|---|---|---|---|\n",
     );
     for key in KEYS {
+        let flag = if key.flag.is_empty() {
+            "none (a secret)".to_string()
+        } else {
+            format!("`--{}`", key.flag)
+        };
         table.push_str(&format!(
-            "| `{}` | `{}` | `--{}` | {} | `{}` | {} |\n",
+            "| `{}` | `{}` | {} | {} | `{}` | {} |\n",
             key.name,
             key.env,
-            key.flag,
+            flag,
             key.takes(),
             key.default_shown(),
             key.summary().replace('|', "\\|")
@@ -539,4 +597,29 @@ fn the_defaults_tool_descriptions_cite_are_configuration_keys() {
             .unwrap_or_else(|| panic!("{name} is no configuration key"));
         assert_eq!(key.default_shown(), value.to_string(), "{name}");
     }
+}
+
+#[test]
+fn a_proxy_password_is_never_shown_and_needs_its_user_name_and_proxy() {
+    let config = from_file(
+        "proxy = \"http://10.0.0.5:3128\"\nproxyUsername = \"ann\"\nproxyPassword = \"hunter2\"",
+    )
+    .unwrap();
+    assert!(!config.report().contains("hunter2"), "{}", config.report());
+    assert!(!config.report_json().to_string().contains("hunter2"));
+    assert!(!format!("{config:?}").contains("hunter2"));
+    let proxy = config.proxy_setting().unwrap();
+    assert_eq!(
+        proxy.credentials.map(|c| (c.username, c.password)),
+        Some(("ann".into(), "hunter2".into()))
+    );
+    config.check_placement().unwrap();
+    let alone = from_file("proxyPassword = \"hunter2\"").unwrap();
+    let refused = alone.check_placement().unwrap_err().to_string();
+    assert!(refused.contains("proxyUsername"), "{refused}");
+    assert!(!refused.contains("hunter2"), "{refused}");
+    let no_proxy = from_file("proxyUsername = \"ann\"").unwrap();
+    assert!(no_proxy.check_placement().is_err());
+    // There is no flag to put it on a command line.
+    assert!(flags(&["--proxy-password=hunter2".into()]).is_err());
 }

@@ -8,7 +8,9 @@ use std::path::PathBuf;
 use browser::{OriginRule, PressPause};
 use serde_json::Value;
 
-use super::{BrowserArg, DefaultViewport, DialogPolicy, EndpointUrl, FieldName, Secret};
+use super::{
+    BrowserArg, DefaultViewport, DialogPolicy, EndpointUrl, FieldName, ProxyServer, Secret, Text,
+};
 
 /// A value as it arrives: from the file, an environment variable, or the flags given.
 pub(super) enum Raw<'a> {
@@ -128,29 +130,6 @@ impl Setting for PathBuf {
     }
     fn json(&self) -> Value {
         Value::String(self.display().to_string())
-    }
-}
-
-/// What `candor config` shows of a secret that is set.
-const SECRET_SHOWN: &str = "(set, not shown)";
-
-impl Setting for Secret {
-    const TAKES: &'static str = "text";
-    const VALUE_NAME: &'static str = "TEXT";
-    fn from_toml(value: &toml::Value) -> Result<Self, String> {
-        Self::from_text(toml_text(value)?)
-    }
-    fn from_text(text: &str) -> Result<Self, String> {
-        if text.is_empty() {
-            return Err("it is empty".into());
-        }
-        Ok(Secret(text.to_string()))
-    }
-    fn show(&self) -> String {
-        quoted(SECRET_SHOWN)
-    }
-    fn json(&self) -> Value {
-        Value::String(SECRET_SHOWN.into())
     }
 }
 
@@ -385,5 +364,66 @@ impl Item for FieldName {
     }
     fn text(&self) -> String {
         self.0.clone()
+    }
+}
+
+impl Setting for ProxyServer {
+    const TAKES: &'static str = "a proxy server";
+    const VALUE_NAME: &'static str = "URL";
+    fn from_toml(value: &toml::Value) -> Result<Self, String> {
+        Self::from_text(toml_text(value)?)
+    }
+    fn from_text(text: &str) -> Result<Self, String> {
+        let text = text.trim();
+        browser::Proxy::check_server(text)?;
+        Ok(ProxyServer(text.to_string()))
+    }
+    fn show(&self) -> String {
+        quoted(&self.0)
+    }
+    fn json(&self) -> Value {
+        Value::String(self.0.clone())
+    }
+}
+
+/// Text as written, but not empty.
+fn text(text: &str) -> Result<String, String> {
+    if text.trim().is_empty() {
+        return Err("it is empty".into());
+    }
+    Ok(text.to_string())
+}
+
+impl Setting for Text {
+    const TAKES: &'static str = "text";
+    const VALUE_NAME: &'static str = "TEXT";
+    fn from_toml(value: &toml::Value) -> Result<Self, String> {
+        Self::from_text(toml_text(value)?)
+    }
+    fn from_text(value: &str) -> Result<Self, String> {
+        text(value).map(Text)
+    }
+    fn show(&self) -> String {
+        quoted(&self.0)
+    }
+    fn json(&self) -> Value {
+        Value::String(self.0.clone())
+    }
+}
+
+impl Setting for Secret {
+    const TAKES: &'static str = "text, a secret";
+    const VALUE_NAME: &'static str = "SECRET";
+    fn from_toml(value: &toml::Value) -> Result<Self, String> {
+        Self::from_text(toml_text(value)?)
+    }
+    fn from_text(value: &str) -> Result<Self, String> {
+        text(value).map(Secret)
+    }
+    fn show(&self) -> String {
+        quoted(browser::REDACTED)
+    }
+    fn json(&self) -> Value {
+        Value::String(browser::REDACTED.into())
     }
 }

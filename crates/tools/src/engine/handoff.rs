@@ -191,11 +191,15 @@ impl Engine {
         lock(&self.state.handoff.state).summary.input.count(kind);
     }
 
-    /// The permission request waiting for the person, if any; `None` too while a
-    /// command holds the task (the live view asks again on its next beat).
-    pub async fn person_pending_permission(&self) -> Option<browser::PermissionRequest> {
+    /// The permission request waiting for the person (`Some(None)` when none is); `None`
+    /// while a command holds the task, when the live view keeps showing what it last saw.
+    pub async fn person_pending_permission(&self) -> Option<Option<browser::PermissionRequest>> {
         let slot = self.state.slot.try_lock().ok()?;
-        slot.task.as_ref()?.pending_permission()
+        Some(
+            slot.task
+                .as_ref()
+                .and_then(browser::Task::pending_permission),
+        )
     }
 
     /// The person's choice for permission request `id`; noted for the agent's summary.

@@ -446,18 +446,21 @@ impl Engine {
         }
         // A browser of the task's own (a grid session) must not outlive it, so a command
         // that is slow to let go is waited for longer than on a shared browser.
-        let patience = if self.state.host.shares_browser() {
-            Duration::from_secs(1)
-        } else {
+        let patience = if self.state.owns_browser() {
             Duration::from_secs(10)
+        } else {
+            Duration::from_secs(1)
         };
         let slot = tokio::time::timeout(patience, self.state.slot.lock()).await;
         let deadline = Deadline::after(Duration::from_secs(5));
+        // A command that would not let go keeps its browser, and so the profile it is on.
+        let settled = slot.is_ok();
         if let Ok(mut slot) = slot
             && let Some(task) = slot.task.take()
         {
-            // A browser of the task's own (a grid session, a pool endpoint's) goes with it.
-            let own = (!self.state.host.shares_browser()).then(|| task.browser().clone());
+            // A browser of the task's own (a grid session, a pool endpoint's, its
+            // profile's) goes with it.
+            let own = self.state.owns_browser().then(|| task.browser().clone());
             let _ = task.close(deadline).await;
             if let Some(browser) = own {
                 browser.close(deadline).await;
@@ -465,6 +468,10 @@ impl Engine {
         }
         if self.owns_host {
             self.state.host.close(deadline).await;
+        }
+        // Let go of the profile once its browser has closed (and written it out).
+        if settled {
+            lock(&self.state.profile).take();
         }
         if let Some(archive) = &self.state.archive {
             archive.close();

@@ -87,7 +87,7 @@ pub(crate) fn outline(
     epoch: u64,
     registry: &mut RefRegistry,
 ) -> Outline {
-    registry.next_generation();
+    registry.next_generation(epoch);
     let visible = visibility(&observation.nodes);
     let scrolled = scrolled_out(&observation.nodes, &visible);
     let containers = super::coverage::scroll_containers(&observation.nodes, &visible);
