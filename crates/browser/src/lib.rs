@@ -27,6 +27,7 @@ mod screenshot;
 mod script;
 mod settle;
 mod snapshot;
+mod storage;
 mod structured;
 mod tab;
 mod task;
@@ -50,6 +51,7 @@ pub use snapshot::{
     Locator, MAX_MARKS, Mark, MarkdownSnapshot, NextScreen, SnapshotOptions, Step, ViewportInfo,
     estimate_tokens,
 };
+pub use storage::{Cookie, OriginStorage, StorageWritten};
 pub use structured::{JsonLd, Meta, StructuredData};
 
 pub use download::{Download, DownloadLimit, DownloadLimits, DownloadState, TaskEvents};

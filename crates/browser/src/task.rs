@@ -210,6 +210,11 @@ impl Task {
         &self.id
     }
 
+    /// The id of the task's browser context.
+    pub(crate) fn context_id(&self) -> &str {
+        &self.context_id
+    }
+
     pub fn browser(&self) -> &Browser {
         &self.browser
     }

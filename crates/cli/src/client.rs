@@ -71,10 +71,10 @@ impl Session {
         self.state.root()
     }
 
-    /// The body of `start`: the task id, only the browser options given explicitly, and
+    /// The body of `start`: the task id, only the browser options given explicitly,
     /// `keepArchive`, `profile` and `proxy` if their flags were given (the proxy with its
-    /// credentials from the configuration).
-    pub fn start_body(&self, task: &str, browser: &BrowserArgs) -> Value {
+    /// credentials from the configuration), and the saved state it begins from.
+    pub fn start_body(&self, task: &str, browser: &BrowserArgs, state: Option<&str>) -> Value {
         let mut wanted = serde_json::Map::new();
         let settings = &browser.settings;
         if settings.sources.headless.is_flag() {
@@ -110,12 +110,17 @@ impl Session {
         if !wanted.is_empty() {
             body["browser"] = Value::Object(wanted);
         }
+        if let Some(state) = state {
+            body["state"] = state.into();
+        }
         body
     }
 
     /// Starts `task` for a command that found it missing, and says so on stderr.
     pub fn start_task(&self, task: &str, browser: &BrowserArgs) -> anyhow::Result<Started> {
-        let answer = self.client.start_task(&self.start_body(task, browser))?;
+        let answer = self
+            .client
+            .start_task(&self.start_body(task, browser, None))?;
         if answer.body["ok"] == true {
             eprintln!("candor: started task {task}");
             return Ok(Started::Running);
@@ -153,6 +158,10 @@ fn spawn_daemon(browser: &BrowserArgs, state: &StateDir) -> anyhow::Result<u32> 
         .stdout(Stdio::null())
         .stderr(log);
     command.args(browser.daemon_args());
+    // The state key, however it was given, reaches the daemon by environment only.
+    if let Some(key) = &browser.settings.state_key {
+        command.env("CANDOR_STATE_KEY", &key.0);
+    }
     // SAFETY: setsid is async-signal-safe and only detaches the child from our session,
     // so a terminal's hangup or the shell's job control does not reach the daemon.
     unsafe {

@@ -365,6 +365,11 @@ keys! {
     /// are visible to other users); never shown.
     proxy_password: Option<Secret> = None,
         "proxyPassword", "CANDOR_PROXY_PASSWORD", "";
+    /// The passphrase saved states are encrypted with (unset: saved in clear), from the
+    /// file or the environment only (no flag: arguments are visible to other users);
+    /// never shown.
+    state_key: Option<Secret> = None,
+        "stateKey", "CANDOR_STATE_KEY", "";
 }
 
 #[cfg(test)]

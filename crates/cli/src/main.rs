@@ -165,6 +165,14 @@ impl BrowserArgs {
             },
             log_max_entries: settings.log_max_entries as usize,
             default_viewport: settings.default_viewport.0,
+            // Saved states live beside the daemon's other files (states/NAME.json).
+            saved_states: tools::SavedStates {
+                dir: Some(crate::client::state_dir().join("states")),
+                key: settings
+                    .state_key
+                    .as_ref()
+                    .map(|key| tools::StateKey(key.0.clone())),
+            },
             // A daemon's working folder is not the caller's: the path is made absolute here.
             profile: settings
                 .profile
@@ -422,6 +430,12 @@ mod tests {
         assert_eq!(options.upload_dir, Some(PathBuf::from("/srv/up")));
         assert_eq!(options.archive.root, Some(PathBuf::from("/srv/archive")));
         assert!(options.archive.keep);
+        assert!(
+            options
+                .saved_states
+                .dir
+                .is_some_and(|d| d.ends_with("states"))
+        );
     }
 
     /// A configuration flag is global: no subcommand may take the same name for itself.

@@ -779,7 +779,7 @@ fn config_prints_each_value_with_its_source_and_errors_name_key_value_and_source
     );
     assert_eq!(line("enableEval"), "enableEval = true # flag --enable-eval");
     assert_eq!(line("keepArchive"), "keepArchive = false # default");
-    assert_eq!(shown.stdout.lines().count(), 31, "{}", shown.stdout);
+    assert_eq!(shown.stdout.lines().count(), 32, "{}", shown.stdout);
     let as_json = Run::from(
         shell
             .command(&["--json", "--config", file_arg, "config"])
@@ -1130,4 +1130,57 @@ fn cancel_ends_a_running_wait_by_its_id_and_the_task_goes_on() {
     assert_ne!(ended.code, 0);
     let next = shell.run(&["--id", "c", "snapshot", "--mode", "text"]);
     assert_eq!(next.code, 0, "{next:?}");
+}
+
+#[test]
+fn state_save_and_list_then_start_from_it_signs_in_a_new_task() {
+    let shell = Shell::new();
+    let run = |args: &[&str]| {
+        let mut all = vec!["--json"];
+        all.extend_from_slice(args);
+        let output = shell
+            .command(&all)
+            .env("CANDOR_STATE_KEY", "cli state key")
+            .output()
+            .unwrap();
+        let run = Run::from(output);
+        assert_eq!(run.code, 0, "{args:?}: {run:?}");
+        serde_json::from_str::<Value>(&run.stdout).unwrap_or_else(|e| panic!("{e}: {run:?}"))
+    };
+    run(&["--id", "a", "open", &shell.url("account-login.html")]);
+    let act = |params: &str| run(&["--id", "a", "run", "act", "--params", params]);
+    act(r##"{"action":"fill","selector":"#user","text":"Lin"}"##);
+    act(r##"{"action":"click","selector":"button"}"##);
+    run(&["--id", "a", "wait", "--text", "Signed in as Lin"]);
+
+    let saved = run(&["--id", "a", "state", "save", "lin"]);
+    assert_eq!(saved["data"]["encrypted"], true, "{saved:#}");
+    let file = shell.state.path().join("states/lin.json");
+    assert_eq!(Path::new(saved["data"]["path"].as_str().unwrap()), file);
+    let listed = run(&["--id", "a", "state", "list"]);
+    assert_eq!(listed["data"]["states"][0]["name"], "lin", "{listed:#}");
+    run(&["stop", "a"]);
+
+    let started = run(&["--id", "b", "start", "--state", "lin"]);
+    assert_eq!(
+        started["data"]["state"]["cookies"][0]["count"], 1,
+        "{started:#}"
+    );
+    run(&["--id", "b", "open", &shell.url("account")]);
+    let read = run(&["--id", "b", "snapshot", "--mode", "text"]);
+    assert!(
+        read["data"]["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("Signed in as Lin")),
+        "{read:#}"
+    );
+    // Nothing candor wrote holds the session cookie or the stored name in clear.
+    for (path, bytes) in shell.state_files() {
+        let text = String::from_utf8_lossy(&bytes);
+        assert!(
+            !text.contains(test_support::ACCOUNT_COOKIE),
+            "{}",
+            path.display()
+        );
+    }
 }

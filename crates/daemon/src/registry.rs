@@ -53,6 +53,8 @@ pub(crate) struct StartRequest {
     /// Keep the task's archive (`tasks/<id>/archive.sqlite3`) after it stops; default
     /// from the configuration.
     pub keep_archive: Option<bool>,
+    /// A saved state the task begins from (`state {action:"load"}` before anything else).
+    pub state: Option<String>,
     /// The task's persistent profile, an absolute path; default from the configuration.
     pub profile: Option<std::path::PathBuf>,
     /// The task's proxy; default from the configuration.
@@ -286,6 +288,17 @@ impl Registry {
         let engine = Arc::new(Engine::with_host(options, self.host.clone()));
         engine.set_live_views(Arc::new(live::At::new(self.live_base.clone())));
         let opened = engine.open(timeout).await;
+        let loaded = match (&opened, &request.state) {
+            (Ok(()), Some(name)) => match load_state(&engine, name, timeout).await {
+                Ok(loaded) => Some(loaded),
+                Err(refused) => {
+                    engine.shutdown().await;
+                    lock(&self.starting).remove(&id);
+                    return Err(refused);
+                }
+            },
+            _ => None,
+        };
         lock(&self.starting).remove(&id);
         opened?;
         let entry = Arc::new(TaskEntry {
@@ -301,7 +314,12 @@ impl Registry {
         while recent.len() > RECENT_TASKS {
             recent.pop_front();
         }
-        Ok(json!({ "task": id, "browser": self.host.browser().map(|b| b.product().to_string()) }))
+        let mut started =
+            json!({ "task": id, "browser": self.host.browser().map(|b| b.product().to_string()) });
+        if let Some(loaded) = loaded {
+            started["state"] = loaded;
+        }
+        Ok(started)
     }
 
     /// Checks what a new task asks of the browser against the one browser every task
@@ -652,6 +670,26 @@ fn describe(launch: &LaunchOptions) -> String {
             format!(" with {}", launch.args.join(" "))
         }
     )
+}
+
+/// Loads saved state `name` into a task being started (`POST /v1/tasks {state}`): what
+/// `state` answered, or its refusal, which fails the start.
+async fn load_state(engine: &Engine, name: &str, timeout: Duration) -> Result<Value, ToolError> {
+    let envelope = engine
+        .call(
+            tools::tool::State::NAME,
+            json!({ "action": "load", "name": name }),
+            Some(timeout),
+        )
+        .await;
+    match envelope.code {
+        None if envelope.ok => Ok(envelope.data),
+        code => Err(ToolError::new(
+            code.unwrap_or(Code::InvalidParams),
+            envelope.message.unwrap_or_default(),
+            envelope.hint.unwrap_or_default(),
+        )),
+    }
 }
 
 #[cfg(test)]

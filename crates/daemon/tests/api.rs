@@ -1163,3 +1163,74 @@ async fn a_page_too_large_to_read_fails_its_own_snapshot_and_no_other_task_notic
     assert!(text["events"].get("recovered").is_none(), "{text:#}");
     daemon.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_task_started_from_a_saved_state_is_signed_in_and_a_missing_state_starts_nothing() {
+    let fixtures = FixtureServer::start();
+    let daemon = Daemon::start_with(|config| {
+        config.engine.saved_states = tools::SavedStates {
+            dir: Some(config.state_dir.join("states")),
+            key: Some(tools::StateKey("daemon key".into())),
+        };
+    })
+    .await;
+    let started = daemon.start_task("first").await;
+    assert_eq!(started["ok"], true, "{started:#}");
+    daemon
+        .ok(
+            "first",
+            "navigate",
+            json!({ "url": fixtures.url("/account-login.html") }),
+        )
+        .await;
+    daemon
+        .ok(
+            "first",
+            "act",
+            json!({ "action": "fill", "selector": "#user", "text": "Ada" }),
+        )
+        .await;
+    daemon
+        .ok(
+            "first",
+            "act",
+            json!({ "action": "click", "selector": "button" }),
+        )
+        .await;
+    daemon
+        .ok("first", "wait", json!({ "text": "Signed in as Ada" }))
+        .await;
+    daemon
+        .ok("first", "state", json!({ "action": "save", "name": "ada" }))
+        .await;
+    daemon
+        .ask(|c| c.stop_task("first"), |a| assert_eq!(a.body["ok"], true))
+        .await;
+
+    let body = json!({ "id": "second", "state": "ada" });
+    let started = daemon.ask(move |c| c.start_task(&body), |a| a.body).await;
+    assert_eq!(started["ok"], true, "{started:#}");
+    assert_eq!(
+        started["data"]["state"]["cookies"],
+        json!([{ "domain": "127.0.0.1", "count": 1 }]),
+        "{started:#}"
+    );
+    daemon
+        .ok(
+            "second",
+            "navigate",
+            json!({ "url": fixtures.url("/account") }),
+        )
+        .await;
+    let read = daemon
+        .ok("second", "snapshot", json!({ "mode": "text" }))
+        .await;
+    assert!(text_of(&read).contains("Signed in as Ada"), "{read:#}");
+
+    // A state that is not there is named, and no task is left started.
+    let body = json!({ "id": "third", "state": "nobody" });
+    let refused = daemon.ask(move |c| c.start_task(&body), |a| a.body).await;
+    assert_eq!(refused["code"], "STATE_NOT_FOUND", "{refused:#}");
+    let tasks = daemon.ask(|c| c.tasks(), |a| a.body).await;
+    assert!(!tasks.to_string().contains("third"), "{tasks:#}");
+}

@@ -366,7 +366,7 @@ impl View {
             .as_ref()
             .map(|(_, tab)| (tab.state(), tab.viewport()));
         json!({
-            "type": "state",
+            "type": "state", // not a tool name
             "reason": engine.handoff_reason(),
             "url": current.as_ref().map(|(s, _)| s.url.clone()),
             "title": current.as_ref().map(|(s, _)| s.title.clone()),

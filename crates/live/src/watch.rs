@@ -79,7 +79,7 @@ async fn state(engine: &Engine) -> Value {
     let tabs = engine.tabs_now().await.unwrap_or_default();
     let current = tabs.iter().find(|t| t.active);
     json!({
-        "type": "state",
+        "type": "state", // not a tool name
         "mode": engine.handoff_mode(),
         "url": current.map(|t| t.state.url.clone()),
         "title": current.map(|t| t.state.title.clone()),

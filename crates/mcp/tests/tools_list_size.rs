@@ -5,14 +5,14 @@
 
 /// What a model is given of the tool list, at most: 2,000 for sixteen tools (1,990 used),
 /// raised by what `browser_logs` costs (171) when it came, then by `browser_pdf`'s 75,
-/// `act`'s point (`x`, `y`: 27) and `screenshot`'s `marks` (15), every description of each
-/// cut to the fewest words a model needs.
-const MODEL_VISIBLE_MAX: usize = 2_285;
+/// `act`'s point (`x`, `y`: 27), `screenshot`'s `marks` (15) and `browser_state`'s 53,
+/// every description of each cut to the fewest words a model needs.
+const MODEL_VISIBLE_MAX: usize = 2_338;
 /// The whole `tools/list` response, at most: output schemas (shapes only) and
 /// annotations ride in it beside what a model is given; 4,821 before it was trimmed,
 /// 4,750 for sixteen tools, raised by `browser_logs`'s share, then `browser_pdf`'s (202),
-/// the point's (27) and the marks' (21).
-const WHOLE_MAX: usize = 5_285;
+/// the point's (27), the marks' (21) and `browser_state`'s (230).
+const WHOLE_MAX: usize = 5_515;
 
 fn tokens(text: &str) -> usize {
     tiktoken_rs::cl100k_base()

@@ -10,4 +10,4 @@ mod server;
 pub use chromium::{chromium, chromium_with_port, devtools_port};
 pub use http::{http_exchange, http_get};
 pub use proxy::ForwardProxy;
-pub use server::{FixtureServer, SIGN_IN_COOKIE, fixtures_dir};
+pub use server::{ACCOUNT_COOKIE, FixtureServer, SIGN_IN_COOKIE, fixtures_dir};

@@ -24,6 +24,10 @@ const SLOWEST: Duration = Duration::from_secs(60);
 /// must not be.
 pub const SIGN_IN_COOKIE: &str = "sid-Vq3Lp9XzK1";
 
+/// The `HttpOnly` session cookie `/account/sign-in` sets (`account=` this): the fixture
+/// account site's half of being signed in, the other half a localStorage value.
+pub const ACCOUNT_COOKIE: &str = "acct-R8wN3kT6yQ";
+
 /// A running fixture server. Dropping it stops the server and frees the port.
 #[derive(Debug)]
 pub struct FixtureServer {
@@ -82,6 +86,43 @@ fn app(gate: Arc<watch::Sender<bool>>) -> Router {
         .route("/echo-title/{text}", get(echo_title))
         .route("/expires", expires())
         .route("/sign-in", axum::routing::post(sign_in))
+        .route("/account/sign-in", axum::routing::post(account_sign_in))
+        .route("/account", get(account))
+}
+
+/// `/account/sign-in`: a POST (its body ignored; `fixtures/account-login.html` keeps the
+/// user's name in localStorage) answered with the `HttpOnly` session cookie and a redirect
+/// to `/account`.
+async fn account_sign_in() -> Response {
+    (
+        StatusCode::SEE_OTHER,
+        [
+            (
+                header::SET_COOKIE,
+                format!("account={ACCOUNT_COOKIE}; Path=/; HttpOnly; SameSite=Lax"),
+            ),
+            (header::LOCATION, "/account".to_string()),
+        ],
+    )
+        .into_response()
+}
+
+/// `/account`: "Signed in as NAME" only when the request carries the session cookie and
+/// the origin's localStorage holds the user's name; "Not signed in" otherwise.
+async fn account(headers: axum::http::HeaderMap) -> Html<String> {
+    let cookie = headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|value| value.to_str().ok())
+        .flat_map(|value| value.split(';'))
+        .any(|pair| pair.trim() == format!("account={ACCOUNT_COOKIE}"));
+    Html(format!(
+        "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>Account</title></head>\
+         <body><p id=\"out\">Not signed in</p><script>\
+         const user = localStorage.getItem(\"user\");\
+         if ({cookie} && user) document.getElementById(\"out\").textContent = \"Signed in as \" + user;\
+         </script></body></html>\n"
+    ))
 }
 
 /// `/sign-in`: a POST (its body ignored) answered with a page and a session cookie.

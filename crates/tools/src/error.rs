@@ -39,6 +39,13 @@ pub enum Code {
     WriteFailed,
     /// `checkpoint restore` of an id the task does not hold; nothing was navigated.
     CheckpointNotFound,
+    /// `state` of a name no saved state has.
+    StateNotFound,
+    /// A saved state that does not open with the configured `stateKey` (another key
+    /// sealed it, or the file changed); nothing was set.
+    StateKeyMismatch,
+    /// An encrypted saved state loaded with no `stateKey` configured; nothing was set.
+    StateKeyMissing,
     // Refusals of the daemon: the command never started.
     TaskNotFound,
     TaskAlreadyExists,
@@ -123,6 +130,9 @@ impl Code {
                 | Code::LogEntryNotFound
                 | Code::WriteFailed
                 | Code::CheckpointNotFound
+                | Code::StateNotFound
+                | Code::StateKeyMismatch
+                | Code::StateKeyMissing
                 | Code::TaskNotFound
                 | Code::TaskAlreadyExists
                 | Code::TaskBusy

@@ -44,6 +44,9 @@ pub struct EngineOptions {
     pub log_max_entries: usize,
     /// The viewport preset a new tab opens at (config `defaultViewport`).
     pub default_viewport: browser::Preset,
+    /// Where the `state` tool keeps saved states, and the key that seals them (config
+    /// `stateKey`).
+    pub saved_states: crate::SavedStates,
     /// A persistent profile (config `profile`): the task runs in a browser of its own on
     /// this user-data directory, which it holds while it lives (`PROFILE_IN_USE` for
     /// another).
@@ -71,6 +74,7 @@ impl Default for EngineOptions {
             downloads: browser::DownloadLimits::default(),
             log_max_entries: browser::DEFAULT_LOG_ENTRIES,
             default_viewport: browser::Preset::Auto,
+            saved_states: crate::SavedStates::default(),
             profile: None,
             proxy: None,
         }

@@ -27,6 +27,10 @@ pub struct Policy {
     pub noted: Noted,
     /// Whether its answer says what went wrong in the page during it (docs/logs.md#events).
     pub problems: Problems,
+    /// Whether every call of it runs as sensitive (`CallOptions::sensitive`): what it
+    /// handles is secret by nature (a saved state's cookies), so the journal keeps only
+    /// its method and outcome and the archive nothing, however it was called.
+    pub sensitive: bool,
 }
 
 /// What a tool's answer says of the page's console errors, exceptions and failed
@@ -90,6 +94,7 @@ impl Policy {
         during_handoff: false,
         noted: Noted::Nothing,
         problems: Problems::Unsaid,
+        sensitive: false,
     };
     /// Like [`Policy::PLAIN`], but a step of a flow.
     pub(crate) const STEP: Policy = Policy {

@@ -21,6 +21,7 @@ fn all_commands() -> Vec<(&'static str, Value)> {
         super::page::commands(),
         super::performance::commands(),
         super::runtime::commands(),
+        super::storage::commands(),
         super::target::commands(),
     ]
     .concat()

@@ -44,6 +44,22 @@ pub struct FailRequest {
     pub error_reason: String,
 }
 
+/// Answers a paused request without the network: the browser takes this as the
+/// server's response (a saved state's blank page of an origin).
+#[derive(Debug, Clone, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FulfillRequest {
+    pub request_id: String,
+    pub response_code: u16,
+    pub response_headers: Vec<HeaderEntry>,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct HeaderEntry {
+    pub name: String,
+    pub value: String,
+}
+
 /// A request `Enable`'s patterns matched is held.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -98,6 +114,7 @@ command! {
     ContinueWithAuth => "Fetch.continueWithAuth", Empty;
     ContinueRequest => "Fetch.continueRequest", Empty;
     FailRequest => "Fetch.failRequest", Empty;
+    FulfillRequest => "Fetch.fulfillRequest", Empty;
 }
 
 event! {

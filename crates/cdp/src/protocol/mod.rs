@@ -23,6 +23,7 @@ pub mod network;
 pub mod page;
 pub mod performance;
 pub mod runtime;
+pub mod storage;
 pub mod target;
 
 /// A CDP command: its params are the struct's fields.

@@ -289,6 +289,15 @@ const CASES: &[Case] = &[
         bad_file: "1",
         bad_text: None,
     },
+    Case {
+        key: "stateKey",
+        file: "\"correct horse\"",
+        text: "correct horse",
+        flags: &[],
+        shown: "\"[redacted]\"",
+        bad_file: "7",
+        bad_text: None,
+    },
 ];
 
 const FILE: &str = "/etc/candor/candor.toml";

@@ -403,6 +403,14 @@ pub enum Verb {
         #[command(flatten)]
         tab: TabArg,
     },
+    /// The task's cookies and web storage saved under a name, loaded back, listed or
+    /// deleted (state; docs/security.md#saved-state).
+    State {
+        #[arg(value_parser = allowed("state", "action"))]
+        action: String,
+        /// save, load, delete: the state's name.
+        name: Option<String>,
+    },
     /// Hand the task to a person: `handoff "reason"` prints the live view's URL; `--status`
     /// reports the mode; `--wait` returns their page when they press Done (handoff).
     Handoff {
@@ -446,8 +454,13 @@ pub enum Verb {
         readback: Option<String>,
     },
     /// Start a task (each task has its own browser context); with --keep-archive its
-    /// archive of observations stays after it stops.
-    Start,
+    /// archive of observations stays after it stops; with --state it begins from a saved
+    /// state.
+    Start {
+        /// A saved state to load into the task before anything else.
+        #[arg(long, value_name = "NAME")]
+        state: Option<String>,
+    },
     /// List the daemon's tasks.
     Tasks,
     /// Stop a task (default: --id) and close its browser context.

@@ -18,8 +18,8 @@ pub(super) enum Request {
         method: String,
         params: Value,
     },
-    /// Start the task (`keepArchive` if its flag was given).
-    Start,
+    /// Start the task (`keepArchive` if its flag was given), from a saved state if named.
+    Start(Option<String>),
     Tasks,
     Stop(String),
     Cancel(String),
@@ -43,7 +43,7 @@ impl Request {
     pub(super) fn method(&self) -> &str {
         match self {
             Request::Tool { method, .. } => method,
-            Request::Start => "start",
+            Request::Start(_) => "start",
             Request::Tasks => "tasks",
             Request::Stop(_) => "stop",
             Request::Cancel(_) => "cancel",
@@ -68,7 +68,9 @@ impl Request {
             Request::Batch { record, .. } => record.clone(),
             Request::FlowExport | Request::Refused(_) => json!({}),
             Request::Job(id) | Request::CancelJob(id) => json!({ "jobId": id }),
-            Request::Start | Request::Tasks | Request::Jobs => json!({}),
+            Request::Start(Some(state)) => json!({ "state": state }),
+            Request::Start(None) => json!({}),
+            Request::Tasks | Request::Jobs => json!({}),
         }
     }
 }
@@ -331,6 +333,9 @@ pub(super) fn request(verb: Verb, task: &str) -> Result<(Request, Option<PathBuf
             tool::Checkpoint::NAME,
             tab.on(json!({ "action": action, "stateId": id })),
         ),
+        Verb::State { action, name } => {
+            call(tool::State::NAME, json!({ "action": action, "name": name }))
+        }
         Verb::Handoff {
             reason,
             status,
@@ -390,7 +395,7 @@ pub(super) fn request(verb: Verb, task: &str) -> Result<(Request, Option<PathBuf
                 params: Value::Object(map),
             }
         }
-        Verb::Start => Request::Start,
+        Verb::Start { state } => Request::Start(state),
         Verb::Tasks => Request::Tasks,
         Verb::Stop { task: id } => Request::Stop(id.unwrap_or_else(|| task.to_string())),
         Verb::Cancel { command } => Request::Cancel(command),

@@ -47,7 +47,9 @@ pub(super) fn send(
                 }
             }
         }
-        Request::Start => client.start_task(&session.start_body(task, browser))?,
+        Request::Start(state) => {
+            client.start_task(&session.start_body(task, browser, state.as_deref()))?
+        }
         Request::Tasks => client.tasks()?,
         Request::Stop(id) => client.stop_task(id)?,
         Request::Cancel(id) => client.cancel(id)?,

@@ -104,6 +104,8 @@ fn every_verbs_params_validate_against_its_tools_schema() {
         ],
         &["viewport", "custom", "--width", "800", "--height", "600"],
         &["viewport"],
+        &["state", "save", "shop"],
+        &["state", "list"],
         &[
             "logs",
             "network",

@@ -190,7 +190,7 @@ impl ConditionParams {
         };
         put("selector", self.selector.clone().map(Value::String));
         put(
-            "state",
+            "state", // not a tool name
             self.state
                 .map(|s| Value::String(format!("{s:?}").to_lowercase())),
         );

@@ -32,6 +32,7 @@ mod pdf;
 mod recall;
 mod screenshot;
 mod snapshot;
+mod state;
 mod tabs;
 mod viewport;
 mod wait;
@@ -279,6 +280,7 @@ register! {
     checkpoint::Checkpoint,
     handoff::Handoff,
     flow::Flow,
+    state::State,
 }
 
 /// Writes `bytes` as a new file of the task's folder (0600), named `{stem}-{time}.{ext}`;
@@ -347,6 +349,7 @@ mod tests {
         "landscape",
         "background",
         "y",
+        "name",
     ];
 
     #[test]

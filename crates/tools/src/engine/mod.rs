@@ -106,6 +106,8 @@ impl Engine {
     /// running (within its deadline); the daemon refuses instead (see
     /// [`Engine::refuse_busy`]).
     pub async fn call_with(&self, method: &str, params: Value, options: CallOptions) -> Envelope {
+        let sensitive =
+            options.sensitive || catalogue::find(method).is_some_and(|tool| tool.policy.sensitive);
         let started = Instant::now();
         let started_at = SystemTime::now();
         let command_id = self.state.host.next_command_id();
@@ -183,7 +185,7 @@ impl Engine {
             &params,
             &envelope,
             ctx.acted.take(),
-            options.sensitive,
+            sensitive,
             url_before,
         );
         self.record(
@@ -191,11 +193,11 @@ impl Engine {
             &params,
             &envelope,
             started_at,
-            options.sensitive,
+            sensitive,
             ctx.retries,
         );
         // Queued for the archive's writer; a sensitive command observes nothing.
-        if !options.sensitive
+        if !sensitive
             && let Some(archive) = &self.state.archive
             && let Some(tool) = tool
             && let Some(observation) =
@@ -383,6 +385,8 @@ impl Engine {
         let ctx = Ctx::new(&self.state, Deadline::after(Duration::ZERO), "queue");
         let mut envelope = reply::finish(command_id, &ctx, Err(error), started);
         envelope.execution.started = Some(false);
+        let sensitive =
+            sensitive || catalogue::find(method).is_some_and(|tool| tool.policy.sensitive);
         self.record(method, params, &envelope, started_at, sensitive, Vec::new());
         envelope
     }

@@ -27,6 +27,7 @@ mod refs;
 mod seeds;
 mod settling;
 mod snapshot;
+mod states;
 mod structured;
 mod untuned;
 mod waits;
