@@ -389,7 +389,8 @@ impl Run<'_> {
     /// message.
     async fn cover_at(&self, session: &cdp::Session, (x, y): (f64, f64)) -> String {
         let hit =
-            crate::tab::node_at(session, x.round() as i64, y.round() as i64, self.deadline).await;
+            crate::snapshot::node_at(session, x.round() as i64, y.round() as i64, self.deadline)
+                .await;
         match hit {
             Ok(backend_id) => self.describe(session, backend_id).await,
             Err(_) => "an element that is gone now".into(),

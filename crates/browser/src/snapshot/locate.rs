@@ -290,7 +290,7 @@ impl Tab {
         if !(x.is_finite() && y.is_finite() && x >= 0.0 && y >= 0.0) {
             return Err(outside());
         }
-        crate::tab::node_at(self.session(), x.floor() as i64, y.floor() as i64, deadline)
+        node_at(self.session(), x.floor() as i64, y.floor() as i64, deadline)
             .await
             .map_err(|err| match err {
                 // The browser's word for a point past the page's edge.
@@ -673,4 +673,26 @@ fn read_at(observation: &Observation, hit: i64, locator: &Locator) -> Result<usi
         locator: locator.to_string(),
         reason: "the element there is none candor reads, nor is any around it".into(),
     })
+}
+
+/// The backend id of the DOM node the browser's hit test finds at (`x`, `y`) of
+/// `session`'s frame (the one hit test of an agent's point and of what covers a target).
+pub(crate) async fn node_at(
+    session: &cdp::Session,
+    x: i64,
+    y: i64,
+    deadline: Deadline,
+) -> Result<i64, cdp::Error> {
+    let hit = session
+        .call(
+            &cdp::protocol::dom::GetNodeForLocation {
+                x,
+                y,
+                include_user_agent_shadow_dom: false,
+                ignore_pointer_events_none: false,
+            },
+            deadline,
+        )
+        .await?;
+    Ok(hit.backend_node_id)
 }

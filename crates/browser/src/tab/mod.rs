@@ -400,25 +400,3 @@ impl Tab {
         Ok(self.state())
     }
 }
-
-/// The backend id of the DOM node the browser's hit test finds at (`x`, `y`) of
-/// `session`'s frame (the one hit test of an agent's point and of what covers a target).
-pub(crate) async fn node_at(
-    session: &Session,
-    x: i64,
-    y: i64,
-    deadline: Deadline,
-) -> Result<i64, cdp::Error> {
-    let hit = session
-        .call(
-            &cdp::protocol::dom::GetNodeForLocation {
-                x,
-                y,
-                include_user_agent_shadow_dom: false,
-                ignore_pointer_events_none: false,
-            },
-            deadline,
-        )
-        .await?;
-    Ok(hit.backend_node_id)
-}
