@@ -339,17 +339,7 @@ async fn a_person_finishes_the_page_in_the_live_view_and_the_agent_gets_it_back(
     std::fs::write(target.join("live-view.png"), png).unwrap();
 
     // Done hands back: the agent's wait returns the page as the person left it.
-    ok(
-        &person,
-        "act",
-        json!({ "action": "click", "selector": "#done", "snapshot": false }),
-    )
-    .await;
-    let back = tokio::time::timeout(Duration::from_secs(60), waiting)
-        .await
-        .expect("the wait returns")
-        .expect("the wait ran");
-    assert_eq!(back["ok"], true, "{back:#}");
+    let back = hands_back(&person, waiting).await;
     assert_eq!(back["data"]["mode"], "HANDOFF_COMPLETE", "{back:#}");
     let text = back["data"]["text"].as_str().unwrap();
     assert!(text.contains("Notifications granted"), "{text}");
@@ -436,6 +426,31 @@ async fn page_shows(person: &Engine, agent: &Engine, text: &str) {
     if seen["ok"] != true {
         panic!("{text}: {seen:#}\n{}", explain(person, agent).await);
     }
+}
+
+/// Goes to `url` in the live view, waits until its load indicator shows `state`
+/// (`loading`, `unanswering`), presses Stop, and waits until it shows the page loaded and
+/// the task's page shows `text`.
+async fn stops(person: &Engine, agent: &Engine, url: &str, state: &str, text: &str) {
+    let load_is =
+        |state: &str| format!("document.getElementById('load').dataset.state === {state:?}");
+    go(person, url).await;
+    until_shown(person, agent, &load_is(state)).await;
+    click(person, "#stop").await;
+    until_shown(person, agent, &load_is("loaded")).await;
+    page_shows(person, agent, text).await;
+}
+
+/// Presses Done in the live view; the agent's pending wait (`waiting`), which must
+/// return ok within a minute.
+async fn hands_back(person: &Engine, waiting: tokio::task::JoinHandle<Value>) -> Value {
+    click(person, "#done").await;
+    let back = tokio::time::timeout(Duration::from_secs(60), waiting)
+        .await
+        .expect("the wait returns")
+        .expect("the wait ran");
+    assert_eq!(back["ok"], true, "{back:#}");
+    back
 }
 
 /// Dispatches `events` (JavaScript constructing each) at the live view's keyboard, as
@@ -553,21 +568,14 @@ async fn a_person_pastes_composes_touches_finds_stops_and_manages_tabs_in_the_li
     page_shows(&person, &agent, "Selected: zeppelin").await;
 
     // A load that never ends is shown loading, and stopped.
-    go(&person, &server.url("stream")).await;
-    until_shown(
+    stops(
         &person,
         &agent,
-        "document.getElementById('load').dataset.state === 'loading'",
+        &server.url("stream"),
+        "loading",
+        "The body of this page never ends.",
     )
     .await;
-    click(&person, "#stop").await;
-    until_shown(
-        &person,
-        &agent,
-        "document.getElementById('load').dataset.state === 'loaded'",
-    )
-    .await;
-    page_shows(&person, &agent, "The body of this page never ends.").await;
 
     let tabs = "document.getElementById('tabs').options.length";
     assert_eq!(read(&person, tabs).await, 1);
@@ -606,12 +614,7 @@ async fn a_person_pastes_composes_touches_finds_stops_and_manages_tabs_in_the_li
     )
     .await;
 
-    click(&person, "#done").await;
-    let back = tokio::time::timeout(Duration::from_secs(60), waiting)
-        .await
-        .expect("the wait returns")
-        .expect("the wait ran");
-    assert_eq!(back["ok"], true, "{back:#}");
+    let back = hands_back(&person, waiting).await;
     let summary = &back["data"]["summary"];
     let navigations: Vec<&str> = summary["navigations"]
         .as_array()
@@ -752,28 +755,16 @@ async fn a_person_opens_closes_and_reopens_a_tab_and_stops_a_hung_page_in_the_li
 
     // A page whose script never returns is shown as not answering; Stop ends the script
     // and the page answers again.
-    go(&person, &server.url("hang.html")).await;
-    until_shown(
+    stops(
         &person,
         &agent,
-        "document.getElementById('load').dataset.state === 'unanswering'",
+        &server.url("hang.html"),
+        "unanswering",
+        "This page stops answering.",
     )
     .await;
-    click(&person, "#stop").await;
-    until_shown(
-        &person,
-        &agent,
-        "document.getElementById('load').dataset.state === 'loaded'",
-    )
-    .await;
-    page_shows(&person, &agent, "This page stops answering.").await;
 
-    click(&person, "#done").await;
-    let back = tokio::time::timeout(Duration::from_secs(60), waiting)
-        .await
-        .expect("the wait returns")
-        .expect("the wait ran");
-    assert_eq!(back["ok"], true, "{back:#}");
+    let back = hands_back(&person, waiting).await;
     let summary = &back["data"]["summary"];
     let navigations = summary["navigations"].to_string();
     for page in ["/page-b.html", "/hang.html"] {
