@@ -48,8 +48,8 @@ pub use form_state::{Checked, FormControl, FormState, MAX_CONTROLS, OptionState,
 pub use refs::{ElementIdentity, is_ref};
 pub use snapshot::{
     COVERAGE_NOTE, Candidate, Cover, Coverage, ElementSnapshot, FindQuery, Found, ListCount,
-    Locator, MAX_MARKS, Mark, MarkdownSnapshot, NextScreen, SnapshotOptions, Step, ViewportInfo,
-    estimate_tokens,
+    Locator, MAX_MARKS, Mark, MarkdownSnapshot, NextScreen, SnapshotOptions, SnapshotReading, Step,
+    ViewportInfo, estimate_tokens,
 };
 pub use storage::{Cookie, OriginStorage, StorageWritten};
 pub use structured::{JsonLd, Meta, StructuredData};

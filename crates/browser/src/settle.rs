@@ -73,6 +73,111 @@ pub(crate) async fn watch(tab: &Tab, deadline: Deadline) -> Result<(), Error> {
     Ok(())
 }
 
+/// A read that turns out wasted (sent with a settle check that then waited) costs at
+/// most about this much: a tab whose last read took longer waits for the check first.
+const SPECULATE_BELOW: Duration = Duration::from_millis(25);
+
+/// What a tab's last settled read showed, from which the next one guesses whether the
+/// page will be quiet at once (see `Tab::settle_then_read`).
+#[derive(Debug, Default)]
+pub(crate) struct ReadHistory {
+    /// How long the last read took (none yet: not known to be cheap).
+    cost: Option<Duration>,
+    /// Whether the page was quiet at once at the last settle check before a read.
+    quiet_at_once: bool,
+}
+
+impl ReadHistory {
+    fn speculate(&self) -> bool {
+        self.quiet_at_once && self.cost.is_some_and(|cost| cost < SPECULATE_BELOW)
+    }
+}
+
+impl Settled {
+    /// Quiet without waiting: nothing changed in the last frames and nothing animates.
+    fn at_once(&self) -> bool {
+        self.quiet && self.waited.is_zero()
+    }
+}
+
+impl Tab {
+    /// Settles (at most `budget`; zero: not at all), then reads with `read`
+    /// (docs/waiting.md#settle). The check and the read are one round trip into the page
+    /// instead of two when the tab's last read was cheap and its page quiet at once: the
+    /// read is sent right behind the check, which the renderer answers first; it is kept
+    /// when the check found the page quiet at once — the page had not changed for frames
+    /// when the read began — and made again after the wait otherwise. A failed check is
+    /// not the read's failure: the read is made anyway, as a page that cannot be watched
+    /// is still read.
+    pub async fn settle_then_read<T, F, R>(
+        &self,
+        budget: Duration,
+        deadline: Deadline,
+        read: R,
+    ) -> (Option<Settled>, Result<T, Error>)
+    where
+        R: Fn() -> F,
+        F: std::future::Future<Output = Result<T, Error>>,
+    {
+        if budget.is_zero() {
+            return (None, self.timed_read(read()).await);
+        }
+        // The check must reach the renderer before the read: it goes first when the
+        // page's worlds are known, so that sending it needs no call of its own.
+        let known = {
+            let state = self.state();
+            state.main_context.is_some() && state.candor_context.is_some()
+        };
+        let speculate = known && self.read_history().speculate();
+        let started = Instant::now();
+        let (settled, early) = if speculate {
+            let (settled, early) = tokio::join!(self.wait_settled(budget, deadline), async {
+                // Sent after the check: the check's first poll sends it (its context is
+                // known, so nothing before the send waits). Were it ever sent first, a
+                // verdict of quiet at once still covers it: nothing changed in the 50 ms
+                // before the verdict, and the read is one the renderer answers in less.
+                tokio::task::yield_now().await;
+                self.timed_read(read()).await
+            });
+            (settled.ok(), Some(early))
+        } else {
+            (self.wait_settled(budget, deadline).await.ok(), None)
+        };
+        let at_once = settled.as_ref().is_some_and(Settled::at_once);
+        self.read_history().quiet_at_once = at_once;
+        let kept = at_once && early.is_some();
+        let settled_in = started.elapsed();
+        let read = match early {
+            Some(early) if at_once => early,
+            _ => self.timed_read(read()).await,
+        };
+        tracing::debug!(
+            target: crate::snapshot::PROFILE,
+            speculate,
+            kept,
+            settle_ms = settled_in.as_secs_f64() * 1000.0,
+            total_ms = started.elapsed().as_secs_f64() * 1000.0,
+            "settle then read"
+        );
+        (settled, read)
+    }
+
+    /// `read`, its time kept for the next guess.
+    async fn timed_read<T>(
+        &self,
+        read: impl std::future::Future<Output = Result<T, Error>>,
+    ) -> Result<T, Error> {
+        let started = Instant::now();
+        let result = read.await;
+        self.read_history().cost = Some(started.elapsed());
+        result
+    }
+
+    fn read_history(&self) -> std::sync::MutexGuard<'_, ReadHistory> {
+        self.shared.reads.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
 impl Tab {
     /// Before a read: waits, at most `budget`, for a page that changed in the last few
     /// frames to stop changing.

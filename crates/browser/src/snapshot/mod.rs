@@ -150,6 +150,24 @@ pub struct Found {
 /// Each ref of a snapshot: the DOM node it named and where it was.
 type RefPositions = HashMap<String, (Option<i64>, Option<Rect>)>;
 
+/// What an element snapshot reads of the page (`Tab::read_for_snapshot`), before it is
+/// made into one (`Tab::snapshot_of`).
+pub struct SnapshotReading {
+    observation: Observation,
+    revision: Option<u64>,
+    captured: Option<Result<crate::checkpoint::Capture, Error>>,
+    took: std::time::Duration,
+}
+
+impl std::fmt::Debug for SnapshotReading {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SnapshotReading")
+            .field("nodes", &self.observation.nodes.len())
+            .field("took", &self.took)
+            .finish_non_exhaustive()
+    }
+}
+
 /// A tab's memory of its snapshots.
 #[derive(Debug, Default)]
 pub(crate) struct SnapshotMemory {
@@ -200,16 +218,48 @@ impl Tab {
         options: &SnapshotOptions,
         deadline: Deadline,
     ) -> Result<ElementSnapshot, Error> {
+        let reading = self.read_for_snapshot(options, deadline).await?;
+        self.snapshot_of(reading, options)
+    }
+
+    /// The reads an element snapshot is made of, and nothing else: a reading not made
+    /// into a snapshot leaves no trace (`Tab::settle_then_read` may drop one).
+    pub async fn read_for_snapshot(
+        &self,
+        options: &SnapshotOptions,
+        deadline: Deadline,
+    ) -> Result<SnapshotReading, Error> {
         let started = std::time::Instant::now();
         let (observation, revision, captured) = self
             .observe_with_revision(options.checkpoint, options.max_tokens, deadline)
             .await?;
-        let observed = started.elapsed();
+        Ok(SnapshotReading {
+            observation,
+            revision,
+            captured,
+            took: started.elapsed(),
+        })
+    }
+
+    /// The element snapshot of `reading`: refs, pruning, the budget, and the tab's memory
+    /// of what it was shown.
+    pub fn snapshot_of(
+        &self,
+        reading: SnapshotReading,
+        options: &SnapshotOptions,
+    ) -> Result<ElementSnapshot, Error> {
+        let started = std::time::Instant::now();
+        let SnapshotReading {
+            observation,
+            revision,
+            captured,
+            took: observed,
+        } = reading;
         let epoch = self.state().url_epoch;
         let revision = revision.map(|r| self.revision_key(r, &observation.viewport));
         let mut memory = self.memory();
         let outlined = outline::outline(&observation, epoch, &mut memory.registry);
-        let outlined_at = started.elapsed();
+        let outline_took = started.elapsed();
         let coverage = self.cover(&mut memory, &observation, &outlined, revision);
         let viewport = observation.viewport;
         // The coverage line comes out of the same budget.
@@ -306,8 +356,8 @@ impl Tab {
         tracing::debug!(
             target: PROFILE,
             observe_ms = observed.as_secs_f64() * 1000.0,
-            outline_ms = (outlined_at - observed).as_secs_f64() * 1000.0,
-            pack_ms = (started.elapsed() - outlined_at).as_secs_f64() * 1000.0,
+            outline_ms = outline_took.as_secs_f64() * 1000.0,
+            pack_ms = (started.elapsed() - outline_took).as_secs_f64() * 1000.0,
             nodes = observation.nodes.len(),
             lines = outlined.lines.len(),
             tokens = packed.tokens,

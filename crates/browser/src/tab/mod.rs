@@ -107,6 +107,8 @@ pub(crate) struct TabShared {
     pub(crate) session: Session,
     pub(crate) state: watch::Sender<PageState>,
     snapshots: std::sync::Mutex<crate::snapshot::SnapshotMemory>,
+    /// What the last settled read showed (`settle.rs`).
+    pub(crate) reads: std::sync::Mutex<crate::settle::ReadHistory>,
     /// The viewport preset; it persists until changed (`viewport.rs`).
     viewport: std::sync::Mutex<crate::viewport::Preset>,
     /// Dialogs wait for `answer_dialog` instead of being answered at once.
@@ -174,6 +176,7 @@ impl Tab {
             session: session.clone(),
             state,
             snapshots: std::sync::Mutex::default(),
+            reads: std::sync::Mutex::default(),
             ask_dialogs: std::sync::atomic::AtomicBool::new(false),
             dialog_log: std::sync::Mutex::default(),
             unresponsive_ms: AtomicU64::new(

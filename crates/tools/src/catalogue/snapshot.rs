@@ -242,6 +242,58 @@ impl Output {
     }
 }
 
+/// The answer of an element snapshot, and the tab's state it shows.
+fn elements(
+    ctx: &mut Ctx<'_>,
+    tab: &browser::Tab,
+    mut snap: browser::ElementSnapshot,
+) -> (browser::PageState, Option<String>, Output) {
+    let checkpoint_error = super::checkpoint::keep(ctx, snap.checkpoint.take());
+    let mut state = tab.state();
+    state.title = snap.title.clone();
+    let id = snap.id.clone();
+    let output = Output {
+        mode: Mode::Elements,
+        snapshot_id: Some(snap.id),
+        text: PageText(snap.text),
+        truncated: snap.truncated,
+        tokens: Some(snap.tokens),
+        chars: None,
+        total_chars: None,
+        viewport: Some(Viewport {
+            width: snap.viewport.width,
+            height: snap.viewport.height,
+        }),
+        scroll: Some(Scroll {
+            x: snap.viewport.scroll_x,
+            y: snap.viewport.scroll_y,
+            page_width: snap.viewport.page_width,
+            page_height: snap.viewport.page_height,
+        }),
+        elements_shown: Some(snap.elements_shown),
+        elements_omitted: Some(snap.elements_omitted),
+        refs: Some(snap.refs_shown),
+        diff_against: snap.diff_against,
+        settling: false,
+        settle_ms: None,
+        still_changing: None,
+        coverage: Some(CoverageOut::of(&snap.coverage)),
+        lists: snap
+            .lists
+            .into_iter()
+            .map(|l| ListOut {
+                r#ref: l.r#ref,
+                role: l.role,
+                listed: l.listed,
+                total: l.total,
+            })
+            .collect(),
+        structured: None,
+        checkpoint_error,
+    };
+    (state, Some(id), output)
+}
+
 /// The page's structured data as items, JSON-LD first.
 fn structured(data: browser::StructuredData) -> Vec<Structured> {
     let mut items = Vec::new();
@@ -381,7 +433,10 @@ impl ToolSpec for Snapshot {
         let budget = params
             .settle_ms
             .map_or(default_settle, std::time::Duration::from_millis);
-        let settled = if budget.is_zero() {
+        // Text, html and elements are pure reads, which may go out with the settle check
+        // (`Tab::settle_then_read`); markdown and data are read after it.
+        let speculative = matches!(params.mode, Mode::Text | Mode::Html | Mode::Elements);
+        let settled = if budget.is_zero() || speculative {
             None
         } else {
             tab.wait_settled(budget, deadline).await.ok()
@@ -399,106 +454,75 @@ impl ToolSpec for Snapshot {
             Some(earlier) => format!("# earlier: {earlier} observations — browser_recall\n"),
             None => String::new(),
         };
-        let result = match params.mode {
+        let options = browser::SnapshotOptions {
+            // The reminder line comes out of the same budget.
+            max_tokens: max_tokens.saturating_sub(browser::estimate_tokens(&reminder)),
+            diff: params.diff,
+            checkpoint: true,
+        };
+        let (settled, result) = match params.mode {
             Mode::Text | Mode::Html => {
-                let read = if params.mode == Mode::Text {
-                    tab.read_text(max_chars, deadline).await
-                } else {
-                    tab.read_html(max_chars, deadline).await
-                };
-                read.map(|read| {
+                let (settled, read) = tab
+                    .settle_then_read(budget, deadline, || async {
+                        if params.mode == Mode::Text {
+                            tab.read_text(max_chars, deadline).await
+                        } else {
+                            tab.read_html(max_chars, deadline).await
+                        }
+                    })
+                    .await;
+                let read = read.map(|read| {
                     let mut state = tab.state();
                     state.url.clone_from(&read.url);
                     state.title.clone_from(&read.title);
-                    (
-                        state,
-                        None,
-                        Output::chars(
-                            params.mode,
-                            read.text,
-                            read.truncated,
-                            read.total_chars,
-                            max_chars,
-                        ),
-                    )
-                })
+                    let output = Output::chars(
+                        params.mode,
+                        read.text,
+                        read.truncated,
+                        read.total_chars,
+                        max_chars,
+                    );
+                    (state, None, output)
+                });
+                (settled, read)
             }
-            Mode::Markdown => tab.markdown(max_chars, deadline).await.map(|md| {
-                let mut state = tab.state();
-                state.title = md.title;
-                let id = md.id.clone();
-                let mut output = Output::chars(
-                    Mode::Markdown,
-                    md.text,
-                    md.truncated,
-                    md.total_chars,
-                    max_chars,
-                );
-                output.snapshot_id = Some(md.id);
-                (state, Some(id), output)
-            }),
-            Mode::Data => tab.structured_data(deadline).await.map(|data| {
-                let items = structured(data);
-                let summary = summarise(&items);
-                let mut output = Output::chars(Mode::Data, summary, false, 0, max_chars);
-                output.chars = None;
-                output.total_chars = None;
-                output.structured = Some(items);
-                (tab.state(), None, output)
-            }),
-            Mode::Elements => {
-                let options = browser::SnapshotOptions {
-                    // The reminder line comes out of the same budget.
-                    max_tokens: max_tokens.saturating_sub(browser::estimate_tokens(&reminder)),
-                    diff: params.diff,
-                    checkpoint: true,
-                };
-                tab.snapshot(&options, deadline).await.map(|mut snap| {
-                    let checkpoint_error = super::checkpoint::keep(ctx, snap.checkpoint.take());
+            Mode::Markdown => (
+                settled,
+                tab.markdown(max_chars, deadline).await.map(|md| {
                     let mut state = tab.state();
-                    state.title = snap.title.clone();
-                    let id = snap.id.clone();
-                    let output = Output {
-                        mode: Mode::Elements,
-                        snapshot_id: Some(snap.id),
-                        text: PageText(snap.text),
-                        truncated: snap.truncated,
-                        tokens: Some(snap.tokens),
-                        chars: None,
-                        total_chars: None,
-                        viewport: Some(Viewport {
-                            width: snap.viewport.width,
-                            height: snap.viewport.height,
-                        }),
-                        scroll: Some(Scroll {
-                            x: snap.viewport.scroll_x,
-                            y: snap.viewport.scroll_y,
-                            page_width: snap.viewport.page_width,
-                            page_height: snap.viewport.page_height,
-                        }),
-                        elements_shown: Some(snap.elements_shown),
-                        elements_omitted: Some(snap.elements_omitted),
-                        refs: Some(snap.refs_shown),
-                        diff_against: snap.diff_against,
-                        settling: false,
-                        settle_ms: None,
-                        still_changing: None,
-                        coverage: Some(CoverageOut::of(&snap.coverage)),
-                        lists: snap
-                            .lists
-                            .into_iter()
-                            .map(|l| ListOut {
-                                r#ref: l.r#ref,
-                                role: l.role,
-                                listed: l.listed,
-                                total: l.total,
-                            })
-                            .collect(),
-                        structured: None,
-                        checkpoint_error,
-                    };
+                    state.title = md.title;
+                    let id = md.id.clone();
+                    let mut output = Output::chars(
+                        Mode::Markdown,
+                        md.text,
+                        md.truncated,
+                        md.total_chars,
+                        max_chars,
+                    );
+                    output.snapshot_id = Some(md.id);
                     (state, Some(id), output)
-                })
+                }),
+            ),
+            Mode::Data => (
+                settled,
+                tab.structured_data(deadline).await.map(|data| {
+                    let items = structured(data);
+                    let summary = summarise(&items);
+                    let mut output = Output::chars(Mode::Data, summary, false, 0, max_chars);
+                    output.chars = None;
+                    output.total_chars = None;
+                    output.structured = Some(items);
+                    (tab.state(), None, output)
+                }),
+            ),
+            Mode::Elements => {
+                let (settled, reading) = tab
+                    .settle_then_read(budget, deadline, || {
+                        tab.read_for_snapshot(&options, deadline)
+                    })
+                    .await;
+                let snapshot = reading.and_then(|reading| tab.snapshot_of(reading, &options));
+                (settled, snapshot.map(|snap| elements(ctx, &tab, snap)))
             }
         };
         match result {

@@ -163,6 +163,7 @@ impl Engine {
                 }
             },
         };
+        let ran = started.elapsed();
         if let Some(tool) = tool {
             // A command cancelled or past its deadline waits for nothing more.
             let cut_short = matches!(&result, Err(e)
@@ -208,6 +209,15 @@ impl Engine {
         if ctx.live {
             lock(&self.state.active).take();
         }
+        // Where a command's time went, for profiling (`CANDOR_LOG=candor::command=debug`):
+        // its handler (with the probe), and what the engine did around it.
+        tracing::debug!(
+            target: "candor::command",
+            method,
+            run_ms = ran.as_secs_f64() * 1000.0,
+            total_ms = started.elapsed().as_secs_f64() * 1000.0,
+            "command"
+        );
         if tool.is_some_and(|tool| tool.uses_task) && envelope.code != Some(Code::CircuitOpen) {
             let opened = lock(&self.circuit).record(
                 envelope.status,
