@@ -73,23 +73,21 @@ pub(crate) async fn watch(tab: &Tab, deadline: Deadline) -> Result<(), Error> {
     Ok(())
 }
 
-/// A read that turns out wasted (sent with a settle check that then waited) costs at
-/// most about this much: a tab whose last read took longer waits for the check first.
-const SPECULATE_BELOW: Duration = Duration::from_millis(25);
-
-/// What a tab's last settled read showed, from which the next one guesses whether the
-/// page will be quiet at once (see `Tab::settle_then_read`).
+/// What a tab's last settled read showed, from which the next one guesses whether its
+/// read may go out with the settle check (see `Tab::settle_then_read`).
 #[derive(Debug, Default)]
 pub(crate) struct ReadHistory {
-    /// How long the last read took (none yet: not known to be cheap).
-    cost: Option<Duration>,
+    /// The last read was of a small page, so a wasted one costs little (none yet: not
+    /// known). Judged by size, not time, so that a loaded machine, where every read is
+    /// slow, still saves its round trip.
+    cheap: bool,
     /// Whether the page was quiet at once at the last settle check before a read.
     quiet_at_once: bool,
 }
 
 impl ReadHistory {
     fn speculate(&self) -> bool {
-        self.quiet_at_once && self.cost.is_some_and(|cost| cost < SPECULATE_BELOW)
+        self.quiet_at_once && self.cheap
     }
 }
 
@@ -103,7 +101,7 @@ impl Settled {
 impl Tab {
     /// Settles (at most `budget`; zero: not at all), then reads with `read`
     /// (docs/waiting.md#settle). The check and the read are one round trip into the page
-    /// instead of two when the tab's last read was cheap and its page quiet at once: the
+    /// instead of two when the tab's last read was `cheap` and its page quiet at once: the
     /// read is sent right behind the check, which the renderer answers first; it is kept
     /// when the check found the page quiet at once — the page had not changed for frames
     /// when the read began — and made again after the wait otherwise. A failed check is
@@ -114,13 +112,14 @@ impl Tab {
         budget: Duration,
         deadline: Deadline,
         read: R,
+        cheap: impl Fn(&T) -> bool,
     ) -> (Option<Settled>, Result<T, Error>)
     where
         R: Fn() -> F,
         F: std::future::Future<Output = Result<T, Error>>,
     {
         if budget.is_zero() {
-            return (None, self.timed_read(read()).await);
+            return (None, self.noted_read(read(), &cheap).await);
         }
         // The check must reach the renderer before the read: it goes first when the
         // page's worlds are known, so that sending it needs no call of its own.
@@ -137,7 +136,7 @@ impl Tab {
                 // verdict of quiet at once still covers it: nothing changed in the 50 ms
                 // before the verdict, and the read is one the renderer answers in less.
                 tokio::task::yield_now().await;
-                self.timed_read(read()).await
+                self.noted_read(read(), &cheap).await
             });
             (settled.ok(), Some(early))
         } else {
@@ -149,7 +148,7 @@ impl Tab {
         let settled_in = started.elapsed();
         let read = match early {
             Some(early) if at_once => early,
-            _ => self.timed_read(read()).await,
+            _ => self.noted_read(read(), &cheap).await,
         };
         tracing::debug!(
             target: crate::snapshot::PROFILE,
@@ -162,14 +161,14 @@ impl Tab {
         (settled, read)
     }
 
-    /// `read`, its time kept for the next guess.
-    async fn timed_read<T>(
+    /// `read`, whether it was cheap kept for the next guess.
+    async fn noted_read<T>(
         &self,
         read: impl std::future::Future<Output = Result<T, Error>>,
+        cheap: &impl Fn(&T) -> bool,
     ) -> Result<T, Error> {
-        let started = Instant::now();
         let result = read.await;
-        self.read_history().cost = Some(started.elapsed());
+        self.read_history().cheap = result.as_ref().is_ok_and(cheap);
         result
     }
 

@@ -159,6 +159,17 @@ pub struct SnapshotReading {
     took: std::time::Duration,
 }
 
+/// A reading of at most this many nodes costs a few milliseconds to make again (the
+/// accessibility tree and the DOM snapshot grow with the nodes: about 25 µs each).
+const SMALL_READING: usize = 1_000;
+
+impl SnapshotReading {
+    /// Whether making this reading again costs little: few nodes.
+    pub fn is_small(&self) -> bool {
+        self.observation.nodes.len() <= SMALL_READING
+    }
+}
+
 impl std::fmt::Debug for SnapshotReading {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("SnapshotReading")

@@ -13,6 +13,9 @@ use serde_json::Value;
 
 const MAX_MAX_CHARS: usize = *crate::defaults::READ_MAX_CHARS.end();
 const MAX_MAX_TOKENS: usize = *crate::defaults::SNAPSHOT_MAX_TOKENS.end();
+/// A text or html read of a page this long or shorter costs little to make again, so it
+/// may go out with the settle check (`Tab::settle_then_read`).
+const CHEAP_CHARS: usize = 50_000;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -463,13 +466,18 @@ impl ToolSpec for Snapshot {
         let (settled, result) = match params.mode {
             Mode::Text | Mode::Html => {
                 let (settled, read) = tab
-                    .settle_then_read(budget, deadline, || async {
-                        if params.mode == Mode::Text {
-                            tab.read_text(max_chars, deadline).await
-                        } else {
-                            tab.read_html(max_chars, deadline).await
-                        }
-                    })
+                    .settle_then_read(
+                        budget,
+                        deadline,
+                        || async {
+                            if params.mode == Mode::Text {
+                                tab.read_text(max_chars, deadline).await
+                            } else {
+                                tab.read_html(max_chars, deadline).await
+                            }
+                        },
+                        |read| read.total_chars <= CHEAP_CHARS,
+                    )
                     .await;
                 let read = read.map(|read| {
                     let mut state = tab.state();
@@ -517,9 +525,12 @@ impl ToolSpec for Snapshot {
             ),
             Mode::Elements => {
                 let (settled, reading) = tab
-                    .settle_then_read(budget, deadline, || {
-                        tab.read_for_snapshot(&options, deadline)
-                    })
+                    .settle_then_read(
+                        budget,
+                        deadline,
+                        || tab.read_for_snapshot(&options, deadline),
+                        browser::SnapshotReading::is_small,
+                    )
                     .await;
                 let snapshot = reading.and_then(|reading| tab.snapshot_of(reading, &options));
                 (settled, snapshot.map(|snap| elements(ctx, &tab, snap)))
