@@ -186,7 +186,49 @@ impl Run<'_> {
                 self.deadline,
             )
             .await;
-        let (left, top, right, bottom) = match self.frame_box(target, locator).await {
+        // Once it is scrolled to, its box, the page's scroll, its motion and the point to
+        // press are read at once (the node resolved once for both scripts), then judged
+        // in that order.
+        let motion_asked = stillness.is_some();
+        let on_node = async {
+            let node = self
+                .tab
+                .resolve_node(&target.session, backend_node_id, self.deadline)
+                .await?;
+            let this = || crate::script::This::Object(&node.object, node.world.as_deref());
+            let motion = async {
+                if !motion_asked {
+                    return Ok(None);
+                }
+                let call = crate::script::call(
+                    &target.session,
+                    &ELEMENT_MOTION,
+                    this(),
+                    Vec::new(),
+                    self.deadline,
+                );
+                call.await.map(Some)
+            };
+            // One page-side pass picks the point: the element's own content (see
+            // `element_click_point.js`), as fractions of its box, laid below on the box
+            // the quads gave.
+            let point = crate::script::call(
+                &target.session,
+                &ELEMENT_CLICK_POINT,
+                this(),
+                vec![serde_json::json!(SAMPLES)],
+                self.deadline,
+            );
+            tokio::try_join!(motion, point)
+        };
+        let (frame_box, metrics, on_node) = tokio::join!(
+            self.frame_box(target, locator),
+            target
+                .session
+                .call(&page::GetLayoutMetrics {}, self.deadline),
+            on_node,
+        );
+        let (left, top, right, bottom) = match frame_box {
             Ok(found) => found,
             Err(Error::ElementNotVisible { reason, .. }) => {
                 return Err(Check::Blocked(Blocked::Hidden(reason)));
@@ -194,29 +236,16 @@ impl Run<'_> {
             Err(other) => return Err(other.into()),
         };
         // The hit test takes document coordinates: the viewport point plus the scroll.
-        let metrics = target
-            .session
-            .call(&page::GetLayoutMetrics {}, self.deadline)
-            .await
-            .map_err(Error::from)?;
+        let metrics = metrics.map_err(Error::from)?;
         let scroll = (
             metrics.css_visual_viewport.page_x,
             metrics.css_visual_viewport.page_y,
         );
+        let (animating, reply) = on_node?;
         if let Some(last) = stillness {
             let now = (left, top, right, bottom);
-            let animating = self
-                .tab
-                .call_on_node(
-                    &target.session,
-                    target.backend_id,
-                    &ELEMENT_MOTION,
-                    Vec::new(),
-                    self.deadline,
-                )
-                .await?;
             let still = match *last {
-                _ if animating => false,
+                _ if animating == Some(true) => false,
                 Some(before) => same_box(before, now),
                 // The observation's box is in the top-level document's coordinates,
                 // comparable only for an element of the page's own session.
@@ -240,20 +269,6 @@ impl Run<'_> {
                 return Err(Check::Blocked(Blocked::Moving));
             }
         }
-        // One page-side pass picks the point: the element's own content (see
-        // `element_click_point.js`), as fractions of its box, laid here on the box the
-        // quads gave.
-        let samples = serde_json::json!(SAMPLES);
-        let reply = self
-            .tab
-            .call_on_node(
-                &target.session,
-                target.backend_id,
-                &ELEMENT_CLICK_POINT,
-                vec![samples],
-                self.deadline,
-            )
-            .await?;
         match reply {
             ClickPoint::Target { at } => {
                 let (x, y) = laid_on(at, (left, top, right, bottom));
