@@ -280,6 +280,16 @@ impl Browser {
         }
     }
 
+    /// Every tab registered in this browser, of any task, copied out of the list's lock
+    /// (`buffers.rs` reads each tab's buffers after it is released).
+    pub(crate) fn tab_list(&self) -> Vec<Weak<crate::tab::TabShared>> {
+        self.inner
+            .tabs
+            .lock()
+            .map(|tabs| tabs.values().cloned().collect())
+            .unwrap_or_default()
+    }
+
     /// Pages opened in `context` that no task has adopted yet (targets candor created
     /// itself are registered as tabs and left out). With `wait`, waits until `deadline`
     /// for the first.

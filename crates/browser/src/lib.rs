@@ -6,10 +6,12 @@
 
 mod actions;
 mod browser;
+mod buffers;
 mod checkpoint;
 mod download;
 mod error;
 mod eval;
+mod footprint;
 mod form_state;
 mod grid;
 mod keys;
@@ -40,10 +42,12 @@ pub use actions::{
     UploadOutcome, UploadResponse, UrlPattern,
 };
 pub use browser::{Browser, BrowserOptions, Endpoint};
+pub use buffers::TabBuffers;
 pub use cdp::{Deadline, REDACTED, add_secret_keys, is_secret_key, redact_secrets};
 pub use checkpoint::{Checkpoint, Reached, Restoration, Unrestored};
 pub use error::Error;
 pub use eval::{EvalValue, Evaluated};
+pub use footprint::{Footprint, Held};
 pub use form_state::{Checked, FormControl, FormState, MAX_CONTROLS, OptionState, Popup};
 pub use refs::{ElementIdentity, is_ref};
 pub use snapshot::{

@@ -10,6 +10,8 @@
 
 use std::collections::{HashMap, HashSet};
 
+use crate::footprint::{Footprint, Held};
+
 /// 64-bit FNV-1a. Written here rather than taken from a crate because refs must be the
 /// same on every platform and every build: std's hashers promise neither.
 #[derive(Debug, Clone, Copy)]
@@ -404,7 +406,37 @@ impl RefRegistry {
     pub fn len(&self) -> usize {
         self.by_ref.len()
     }
+
+    /// What the registry holds (`footprint.rs`): the refs kept whole, with the maps that
+    /// find them by identity and by node, and the retired names.
+    pub fn footprint(&self) -> (Held, Held) {
+        let kept = Held {
+            entries: self.by_ref.len(),
+            bytes: self.by_key.heap_bytes() + self.by_ref.heap_bytes() + self.by_node.heap_bytes(),
+        };
+        let retired = Held {
+            entries: self.retired.len(),
+            bytes: self.retired.heap_bytes(),
+        };
+        (kept, retired)
+    }
 }
+
+crate::footprint!(Identity {
+    epoch,
+    container,
+    role,
+    name,
+    ordinal,
+    context,
+});
+
+crate::footprint!(RefEntry {
+    identity,
+    node,
+    seen,
+    born,
+});
 
 /// Whether `text` has the shape of a ref (`e` + 1–6 of `[0-9a-z]`).
 pub fn is_ref(text: &str) -> bool {

@@ -71,6 +71,11 @@ impl Client {
         self.get("/v1/health")
     }
 
+    /// `GET /v1/health?memory=true`: the health answer with the daemon's memory report.
+    pub fn memory(&self) -> Result<Answer, Error> {
+        self.get("/v1/health?memory=true")
+    }
+
     /// `POST /v1/tasks`: `{id?, browser?, timeoutMs?}`.
     pub fn start_task(&self, body: &Value) -> Result<Answer, Error> {
         self.post("/v1/tasks", body)

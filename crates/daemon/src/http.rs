@@ -1,5 +1,6 @@
 //! The HTTP face: routes under `/v1`, the token check, and the one function that maps an
-//! envelope to its HTTP status. Every answer that is not a 401 is an envelope (docs/envelope.md).
+//! envelope to its HTTP status. Every answer but a 401 and the health check is an envelope
+//! (docs/envelope.md).
 
 use std::sync::Arc;
 
@@ -105,13 +106,18 @@ async fn authorize(State(state): State<AppState>, request: Request, next: Next) 
     next.run(request).await
 }
 
-async fn health(State(state): State<AppState>) -> Response {
-    let body = json!({
+/// `GET /v1/health[?memory=true]`: the daemon answers; with `memory=true`, its memory
+/// report too (`memory.rs`), which only the asking pays for.
+async fn health(State(state): State<AppState>, RawQuery(query): RawQuery) -> Response {
+    let mut body = json!({
         "ok": true,
         "version": env!("CARGO_PKG_VERSION"),
         "pid": std::process::id(),
         "tasks": state.registry.live_count(),
     });
+    if asks(query.as_deref(), "memory=true") {
+        body["memory"] = crate::memory::report(&state.registry);
+    }
     json_response(StatusCode::OK, &body)
 }
 
@@ -175,17 +181,18 @@ async fn batch(
         Ok(request) => request,
         Err(error) => return refuse(&state, error),
     };
-    let wait = query
-        .as_deref()
-        .unwrap_or_default()
-        .split('&')
-        .any(|pair| pair == "wait=true");
+    let wait = asks(query.as_deref(), "wait=true");
     envelope_response(
         state
             .jobs
             .start(&state.registry, &task, request, wait)
             .await,
     )
+}
+
+/// Whether a query string holds `pair` (`wait=true`) as one of its pairs.
+fn asks(query: Option<&str>, pair: &str) -> bool {
+    query.unwrap_or_default().split('&').any(|p| p == pair)
 }
 
 async fn list_jobs(State(state): State<AppState>) -> Response {

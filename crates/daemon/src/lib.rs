@@ -13,6 +13,7 @@ mod clock;
 mod error;
 mod http;
 mod jobs;
+mod memory;
 mod mutex;
 mod registry;
 mod reply;

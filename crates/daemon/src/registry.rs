@@ -211,6 +211,21 @@ impl Registry {
         lock(&self.live).len()
     }
 
+    /// Every engine the daemon holds: the live tasks', then the stopped ones kept for
+    /// their diagnostics, whose journals, flow logs and checkpoints stay with them.
+    pub(crate) fn engines(&self) -> Vec<Arc<Engine>> {
+        let mut engines: Vec<Arc<Engine>> = lock(&self.live)
+            .values()
+            .map(|entry| entry.engine.clone())
+            .collect();
+        for (_, engine) in lock(&self.recent).iter() {
+            if !engines.iter().any(|held| Arc::ptr_eq(held, engine)) {
+                engines.push(engine.clone());
+            }
+        }
+        engines
+    }
+
     /// `start`: a new task with its own browser context, created now so that a browser
     /// that cannot start is reported here and not on the task's first command.
     pub(crate) async fn start(&self, request: StartRequest) -> Envelope {

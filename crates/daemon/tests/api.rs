@@ -263,6 +263,41 @@ async fn requests_without_the_token_are_refused_and_the_token_file_is_private() 
     let health = daemon.ask(|c| c.health(), |a| a).await;
     assert_eq!(health.status, 200);
     assert_eq!(health.body["ok"], true);
+    assert!(health.body.get("memory").is_none(), "only when asked");
+    // Asked for, the memory report rides beside the same fields.
+    let asked = daemon.ask(|c| c.memory(), |a| a).await;
+    assert_eq!(asked.status, 200);
+    for field in ["ok", "version", "pid", "tasks"] {
+        assert_eq!(asked.body[field], health.body[field], "{field}");
+    }
+    let memory = &asked.body["memory"];
+    if cfg!(all(target_os = "linux", target_env = "gnu")) {
+        let in_use = memory["heap"]["inUse"].as_u64().unwrap();
+        let held = memory["heap"]["held"].as_u64().unwrap();
+        assert!(in_use > 0 && in_use <= held, "{memory:#}");
+    }
+    assert!(memory["sqlite"]["inUse"].is_u64(), "{memory:#}");
+    assert_eq!(memory["tasks"], 0, "{memory:#}");
+    assert_eq!(memory["tabs"], 0, "{memory:#}");
+    assert_eq!(memory["buffers"]["bytes"], 0, "{memory:#}");
+    for buffer in [
+        "flowSteps",
+        "journal",
+        "checkpoints",
+        "console",
+        "exceptions",
+        "network",
+        "problems",
+        "dialogs",
+        "refs",
+        "retiredRefs",
+    ] {
+        assert_eq!(
+            memory["buffers"][buffer],
+            json!({ "entries": 0, "bytes": 0 }),
+            "{buffer}"
+        );
+    }
 
     // A client holding another token is told so, not handed an envelope.
     let stranger = Client::new(port, "not-the-token".into(), "elsewhere".into());
@@ -370,6 +405,32 @@ async fn tasks_start_list_and_stop_each_in_its_own_browser_context() {
     daemon
         .ok("beta", "snapshot", json!({ "mode": "text" }))
         .await;
+    // The memory report counts the buffers of both: the stopped task's are kept with
+    // its diagnostics; only the live task has a tab.
+    let memory = daemon.ask(|c| c.memory(), |a| a.body).await["memory"].clone();
+    assert_eq!(memory["tasks"], 2, "{memory:#}");
+    assert_eq!(memory["tabs"], 1, "{memory:#}");
+    let buffers = &memory["buffers"];
+    assert!(
+        buffers["journal"]["entries"].as_u64() >= Some(5),
+        "{memory:#}"
+    );
+    assert!(
+        buffers["flowSteps"]["entries"].as_u64() >= Some(2),
+        "{memory:#}"
+    );
+    assert!(
+        buffers["network"]["entries"].as_u64() >= Some(1),
+        "{memory:#}"
+    );
+    let total: u64 = buffers
+        .as_object()
+        .unwrap()
+        .iter()
+        .filter(|(name, _)| *name != "bytes")
+        .map(|(_, held)| held["bytes"].as_u64().unwrap())
+        .sum();
+    assert_eq!(buffers["bytes"].as_u64(), Some(total));
     daemon.shutdown().await;
 }
 

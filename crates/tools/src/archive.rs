@@ -291,6 +291,16 @@ impl Drop for Archive {
     }
 }
 
+/// The bytes SQLite has allocated now, for every archive of the process together: their
+/// page caches (up to 2 MB each by default, filled as an archive grows), schemas and
+/// prepared statements. Part of what the process allocator counts in use.
+pub fn sqlite_memory() -> u64 {
+    // SAFETY: sqlite3_memory_used reads SQLite's own counter under its own mutex; it has
+    // no preconditions and may be called from any thread, before or after any connection.
+    let used = unsafe { rusqlite::ffi::sqlite3_memory_used() };
+    u64::try_from(used).unwrap_or(0)
+}
+
 /// `task` as a file name: letters and digits kept, anything else `_`, at most 40.
 fn folder_name(task: &str) -> String {
     task.chars()

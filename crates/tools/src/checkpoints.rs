@@ -41,4 +41,9 @@ impl Checkpoints {
     pub(crate) fn dropped(&self) -> usize {
         self.dropped
     }
+
+    /// What the checkpoints held take (`browser::Footprint`).
+    pub(crate) fn footprint(&self) -> browser::Held {
+        browser::Held::ring(&self.held)
+    }
 }

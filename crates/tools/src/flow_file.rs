@@ -435,6 +435,30 @@ impl Recorded {
     }
 }
 
+browser::footprint!(Recorded { step, variables });
+browser::footprint!(Variable {
+    sensitive,
+    description,
+});
+browser::footprint!(Step {
+    method,
+    params,
+    command_timeout_ms,
+    sensitive,
+    target,
+    expect,
+    url,
+});
+browser::footprint!(Target {
+    r#ref,
+    role,
+    name,
+    containers,
+    heading,
+    ordinal,
+});
+browser::footprint!(Container { role, name });
+
 /// What a sensitive command's variable stands for.
 const SENSITIVE: &str = "a value of a sensitive command";
 
@@ -496,6 +520,11 @@ impl Log {
             }
             self.steps.push_back(recorded);
         }
+    }
+
+    /// What the log holds (`browser::Footprint`): its steps, the URL aside.
+    pub fn footprint(&self) -> browser::Held {
+        browser::Held::ring(&self.steps)
     }
 
     /// The flow of `task` from the steps recorded so far.

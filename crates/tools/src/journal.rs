@@ -49,7 +49,26 @@ impl Journal {
         let skip = self.records.len().saturating_sub(limit);
         self.records.iter().skip(skip).cloned().collect()
     }
+
+    /// What the ring holds (`browser::Footprint`).
+    pub fn footprint(&self) -> browser::Held {
+        browser::Held::ring(&self.records)
+    }
 }
+
+browser::footprint!(CommandRecord {
+    command_id,
+    method,
+    params,
+    ok,
+    code,
+    stage,
+    duration_ms,
+    url,
+    started_at,
+    retries,
+    dialogs,
+});
 
 pub(crate) fn epoch_ms(time: SystemTime) -> u64 {
     time.duration_since(SystemTime::UNIX_EPOCH)

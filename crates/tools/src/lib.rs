@@ -32,7 +32,7 @@ mod schema;
 mod state;
 mod untrusted;
 
-pub use archive::{ARCHIVE_FILE, ArchiveOptions};
+pub use archive::{ARCHIVE_FILE, ArchiveOptions, sqlite_memory};
 pub use catalogue::{Annotations, PageGuard, ToolDef, catalogue, find, redact_command, tool};
 pub use command::{ActiveCommand, CancelSignal};
 pub use engine::Engine;
@@ -45,3 +45,4 @@ pub use policy::{Archived, InFlow, Noted, Policy};
 pub use render::{FENCE_CLOSE, FENCE_CLOSE_ESCAPED, FENCE_OPEN, render_json, render_text};
 pub use resilience::DEFAULT_CIRCUIT_OPEN;
 pub use saved_states::{SavedStates, StateKey};
+pub use state::TaskBuffers;

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
-use browser::{Deadline, ProfileLock, Task, TaskSetup};
+use browser::{Deadline, Held, ProfileLock, Task, TaskSetup};
 
 use crate::archive::Archive;
 use crate::checkpoints::Checkpoints;
@@ -42,6 +42,27 @@ pub(crate) struct TaskState {
     pub flow_log: Mutex<Log>,
     /// The task's persistent profile, held from its first need until shutdown.
     pub profile: Mutex<Option<browser::ProfileLock>>,
+}
+
+/// What a task's bounded buffers hold now (`browser::Footprint`), summed over tasks by
+/// the daemon's memory report. Its tabs' buffers are the browser's to tell
+/// (`Browser::tab_buffers`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TaskBuffers {
+    /// The flow log (the last `flow_file::MAX_STEPS` steps).
+    pub flow_steps: Held,
+    /// The journal (the last `journal::CAPACITY` commands).
+    pub journal: Held,
+    /// The checkpoints (the last `checkpoints::CAPACITY`).
+    pub checkpoints: Held,
+}
+
+impl std::ops::AddAssign for TaskBuffers {
+    fn add_assign(&mut self, other: TaskBuffers) {
+        self.flow_steps += other.flow_steps;
+        self.journal += other.journal;
+        self.checkpoints += other.checkpoints;
+    }
 }
 
 /// The task of an engine, and what is left of it when its browser died.
@@ -79,6 +100,17 @@ impl TaskState {
     /// The last commands, oldest first.
     pub fn journal(&self) -> Vec<CommandRecord> {
         lock(&self.journal).last(crate::journal::CAPACITY)
+    }
+
+    /// What the task's buffers hold now: each lock taken in turn, only for the walk
+    /// over its buffer, so a running command is never waited for (it holds none of them
+    /// for longer than a push).
+    pub fn buffers(&self) -> TaskBuffers {
+        TaskBuffers {
+            flow_steps: lock(&self.flow_log).footprint(),
+            journal: lock(&self.journal).footprint(),
+            checkpoints: lock(&self.checkpoints).footprint(),
+        }
     }
 
     /// The task's flow (docs/faces.md#flows): the steps recorded so far.

@@ -261,6 +261,70 @@ impl Checkpoint {
     }
 }
 
+crate::footprint!(Checkpoint {
+    id,
+    tab,
+    url,
+    title,
+    time,
+    history_entry,
+    state,
+});
+
+crate::footprint!(Captured {
+    fields,
+    scrolls,
+    omitted,
+    more_omitted,
+    dropped,
+    applied,
+});
+
+crate::footprint!(Field {
+    identity,
+    path,
+    option,
+    required,
+    state,
+});
+
+crate::footprint!(Identity {
+    scope,
+    kind,
+    id,
+    name,
+    label,
+});
+
+crate::footprint!(Scroll {
+    scope,
+    id,
+    path,
+    x,
+    y,
+    page,
+});
+
+crate::footprint!(Omitted { identity, reason });
+
+crate::footprint!(Applied {
+    index,
+    done,
+    reason,
+});
+
+crate::footprint!(owns_nothing: Kind, Dropped);
+
+impl crate::Footprint for State {
+    fn heap_bytes(&self) -> usize {
+        match self {
+            State::Value(value) => crate::Footprint::heap_bytes(value),
+            State::Selected(values) => crate::Footprint::heap_bytes(values),
+            State::Checked(_) | State::Open(_) => 0,
+        }
+    }
+}
+
 /// How a restore reached the checkpoint's page.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Reached {

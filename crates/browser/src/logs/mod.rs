@@ -24,6 +24,8 @@ use serde_json::Value;
 mod tab;
 mod text;
 
+pub(crate) use tab::Rings;
+
 use text::{Bounded, clip, console_text, file_name, headers, size, stack_lines};
 
 /// Entries each ring keeps (console messages, exceptions, requests, problems), config

@@ -6,8 +6,75 @@ use std::time::Duration;
 use cdp::Deadline;
 use cdp::protocol::network;
 
-use super::TabLog;
+use super::{ConsoleEntry, NetworkEntry, TabLog};
+use crate::footprint::Held;
 use crate::{Error, Tab};
+
+crate::footprint!(ConsoleEntry {
+    seq,
+    last,
+    level,
+    exception,
+    text,
+    clipped,
+    url,
+    line,
+    stack,
+    count,
+    at_ms,
+});
+
+crate::footprint!(NetworkEntry {
+    seq,
+    last,
+    request_id,
+    method,
+    url,
+    resource_type,
+    frame_id,
+    main_frame,
+    started_ms,
+    started,
+    waited_ms,
+    duration_ms,
+    status,
+    status_text,
+    mime_type,
+    protocol,
+    failure,
+    canceled,
+    from_cache,
+    bytes,
+    request_headers,
+    response_headers,
+    has_post_data,
+    redirected,
+});
+
+crate::footprint!(owns_nothing: super::Level, super::Problem);
+
+/// What each of a log's rings holds (`footprint.rs`).
+pub(crate) struct Rings {
+    pub console: Held,
+    pub exceptions: Held,
+    /// The requests not ended yet included.
+    pub network: Held,
+    pub problems: Held,
+}
+
+impl TabLog {
+    /// What the log's rings hold.
+    pub(crate) fn footprint(&self) -> Rings {
+        let mut network = Held::ring(&self.network);
+        network.bytes += crate::Footprint::heap_bytes(&self.open);
+        Rings {
+            console: Held::ring(&self.console),
+            exceptions: Held::ring(&self.exceptions),
+            network,
+            problems: Held::ring(&self.problems),
+        }
+    }
+}
 
 impl Tab {
     /// Keeps at most `max` entries in each of the log's rings from now on.

@@ -253,3 +253,27 @@ fn a_url_is_shortened_to_its_path_only_on_the_pages_own_origin() {
     assert!(lines[1].contains("http://h.evil.example/api"), "{lines:?}");
     assert!(lines[2].contains("http://h:8080/api"), "{lines:?}");
 }
+
+#[test]
+fn the_footprint_of_a_full_ring_stays_at_its_bound_and_counts_each_entrys_text() {
+    let mut log = TabLog::new(3);
+    let text = "x".repeat(5_000);
+    for n in 0..10 {
+        console(&mut log, "log", json!([string(&format!("{n}{text}"))]));
+    }
+    let rings = log.footprint();
+    assert_eq!(rings.console.entries, 3);
+    let entry = &log.console()[0];
+    let owned = entry.text.capacity() + entry.url.as_ref().map_or(0, String::capacity);
+    let slots = log.console().capacity() * std::mem::size_of::<ConsoleEntry>();
+    assert_eq!(rings.console.bytes, slots + 3 * owned);
+    assert!(rings.console.bytes > 3 * 5_000, "{}", rings.console.bytes);
+    assert_eq!(
+        (
+            rings.exceptions.entries,
+            rings.network.entries,
+            rings.problems.entries
+        ),
+        (0, 0, 0)
+    );
+}

@@ -205,6 +205,14 @@ pub(crate) struct SnapshotMemory {
     listed: std::collections::HashSet<String>,
 }
 
+impl SnapshotMemory {
+    /// What the tab's ref registry holds: the refs kept whole, and the retired names
+    /// (`footprint.rs`).
+    pub(crate) fn ref_footprint(&self) -> (crate::Held, crate::Held) {
+        self.registry.footprint()
+    }
+}
+
 impl Tab {
     /// Reads the page through CDP: one observation of every frame.
     pub(crate) async fn observe(&self, deadline: Deadline) -> Result<Observation, Error> {

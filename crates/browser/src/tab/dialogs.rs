@@ -189,6 +189,17 @@ pub(crate) fn on_opening(tab: &TabShared, dialog: page::JavascriptDialogOpening)
     });
 }
 
+crate::footprint!(DialogRecord {
+    kind,
+    message,
+    answer
+});
+
+/// What a tab's dialog log holds (`footprint.rs`).
+pub(crate) fn footprint(log: &std::sync::Mutex<DialogLog>) -> crate::Held {
+    crate::Held::ring(&lock(log).kept)
+}
+
 fn lock(log: &std::sync::Mutex<DialogLog>) -> std::sync::MutexGuard<'_, DialogLog> {
     // A poisoned lock means a panic elsewhere while holding it; the log is still valid.
     log.lock().unwrap_or_else(|e| e.into_inner())

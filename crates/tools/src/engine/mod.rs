@@ -26,7 +26,7 @@ use crate::journal::epoch_ms;
 use crate::mutex::lock;
 use crate::options::{CallOptions, EngineOptions, MAX_COMMAND_TIMEOUT};
 use crate::resilience::{self, Circuit};
-use crate::state::TaskState;
+use crate::state::{TaskBuffers, TaskState};
 
 mod handoff;
 mod record;
@@ -417,6 +417,12 @@ impl Engine {
     /// The command holding the task, if any, read from memory.
     pub fn active(&self) -> Option<ActiveCommand> {
         self.state.active()
+    }
+
+    /// What the task's bounded buffers (flow log, journal, checkpoints) hold now, read
+    /// from memory without waiting for a running command.
+    pub fn buffers(&self) -> TaskBuffers {
+        self.state.buffers()
     }
 
     /// Starts the browser (if needed) and creates the task's browser context now rather

@@ -6,16 +6,18 @@
 //! downloads `download.html`'s report, and clicks `dialogs.html`'s button that opens an
 //! `alert()` (answered by the default dialog policy; the click's `expect.text` is what the
 //! page writes once the alert has returned). Every minute one row: the calls that ended
-//! in it and how many failed, the daemon's RSS and open descriptors, the PSS summed over
-//! the browser's process tree and the number of its processes. Then every task stops, the
-//! daemon gets SIGTERM, and what it left is checked: no process seen in the browser's tree
-//! (or in its process group) alive, nothing left in the daemon's temporary folder (a
-//! folder of the run's own, passed as `TMPDIR`, so no other process on the machine writes
-//! there); what is new in the machine's temporary folder is listed beside it.
+//! in it and how many failed, the daemon's RSS, its heap as the allocator counts it (in
+//! use, held) and what its bounded buffers hold (the daemon's memory report, `memory.rs`),
+//! its open descriptors, the PSS summed over the browser's process tree and the number of
+//! its processes. Then every task stops, the daemon gets SIGTERM, and what it left is
+//! checked: no process seen in the browser's tree (or in its process group) alive,
+//! nothing left in the daemon's temporary folder (a folder of the run's own, passed as
+//! `TMPDIR`, so no other process on the machine writes there); what is new in the
+//! machine's temporary folder is listed beside it. Last, each buffer minute by minute.
 //!
-//! Open tabs are not a column: the daemon's task list does not report them, and candor
-//! drives Chromium over a pipe, so there is no debugging port to ask. A tab left open by a
-//! close is counted as that call's error instead (its answer lists the task's tabs).
+//! Open tabs are not a column of the first table: a tab left open by a close is counted as
+//! that call's error (its answer lists the task's tabs). The buffers' table says how many
+//! tabs' buffers the daemon counted.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -37,6 +39,10 @@ use crate::many_tasks::{
 use crate::warm_daemon::{
     candor_command, candor_executable, resident_kb, terminate, wait_for_daemon,
 };
+
+mod memory;
+
+use memory::Memory;
 
 /// How many tasks work at once unless `--tasks` says.
 pub const TASKS: usize = 10;
@@ -152,6 +158,12 @@ fn soak(
     if let Some(summary) = &seen.summary {
         summary.print(&seen.rows);
     }
+    let minutes: Vec<(usize, Option<&Memory>)> = seen
+        .rows
+        .iter()
+        .map(|row| (row.minute, row.memory.as_ref()))
+        .collect();
+    memory::print_table(&minutes);
     ran
 }
 
@@ -185,6 +197,8 @@ struct Row {
     calls: usize,
     errors: usize,
     rss_kb: Option<u64>,
+    /// The daemon's memory report at the minute's end.
+    memory: Option<Memory>,
     pss_kb: Option<u64>,
     fds: Option<usize>,
     procs: Option<usize>,
@@ -240,8 +254,18 @@ fn drive(
         .collect();
     drop(done);
     println!(
-        "{:>6} {:>6} {:>6} {:>11} {:>13} {:>10} {:>6} {:>6}",
-        "minute", "calls", "errors", "daemon RSS", "Chromium PSS", "daemon fds", "procs", "load"
+        "{:>6} {:>6} {:>6} {:>11} {:>10} {:>10} {:>10} {:>13} {:>10} {:>6} {:>6}",
+        "minute",
+        "calls",
+        "errors",
+        "daemon RSS",
+        "heap used",
+        "heap held",
+        "buffers",
+        "Chromium PSS",
+        "daemon fds",
+        "procs",
+        "load"
     );
     let mut totals = Totals::default();
     let started = Instant::now();
@@ -253,6 +277,7 @@ fn drive(
             calls: 0,
             errors: 0,
             rss_kb: None,
+            memory: None,
             pss_kb: None,
             fds: None,
             procs: None,
@@ -260,6 +285,7 @@ fn drive(
         watched = watch_until(ends, client, daemon, &calls, seen, &mut row, &mut totals);
         let browser = seen.sample(client);
         row.rss_kb = resident_kb(daemon.id());
+        row.memory = Memory::read(client);
         row.fds = open_descriptors(daemon.id());
         if let Some((pss, procs)) = browser.map(tree_pss_kb) {
             row.pss_kb = Some(pss);
@@ -478,12 +504,18 @@ fn completed_downloads(body: &Value) -> usize {
 
 impl Row {
     fn print(&self) {
+        let heap = |bytes: fn(&Memory) -> Option<u64>| {
+            megabytes(self.memory.as_ref().and_then(bytes).map(|b| b / 1024))
+        };
         println!(
-            "{:>6} {:>6} {:>6} {:>11} {:>13} {:>10} {:>6} {:>6}",
+            "{:>6} {:>6} {:>6} {:>11} {:>10} {:>10} {:>10} {:>13} {:>10} {:>6} {:>6}",
             self.minute,
             self.calls,
             self.errors,
             megabytes(self.rss_kb),
+            heap(|m| m.heap_in_use),
+            heap(|m| m.heap_held),
+            heap(|m| Some(m.buffers)),
             megabytes(self.pss_kb),
             count(self.fds),
             count(self.procs),
@@ -659,7 +691,7 @@ impl Totals {
         for (i, (label, unit)) in FIGURES.into_iter().enumerate() {
             // Counts are whole; megabytes to a tenth.
             let places = if unit.is_empty() { 0 } else { 1 };
-            let cell = |figures: Option<&[Option<f64>; 4]>| {
+            let cell = |figures: Option<&[Option<f64>; FIGURE_COUNT]>| {
                 figures
                     .and_then(|figures| figures[i])
                     .map_or_else(String::new, |v| format!("{v:.places$}{unit}"))
@@ -684,18 +716,33 @@ impl Totals {
 }
 
 /// The figures the summary compares, with their units.
-const FIGURES: [(&str, &str); 4] = [
+const FIGURES: [(&str, &str); FIGURE_COUNT] = [
     ("daemon RSS", " MB"),
+    ("heap in use", " MB"),
+    ("heap held", " MB"),
+    ("buffers", " MB"),
+    ("SQLite", " MB"),
+    ("other heap", " MB"),
     ("Chromium PSS", " MB"),
     ("daemon fds", ""),
     ("procs", ""),
 ];
 
+const FIGURE_COUNT: usize = 9;
+
 impl Row {
     /// This row's [`FIGURES`].
-    fn figures(&self) -> [Option<f64>; 4] {
+    fn figures(&self) -> [Option<f64>; FIGURE_COUNT] {
+        let memory = |bytes: fn(&Memory) -> Option<u64>| {
+            mb(self.memory.as_ref().and_then(bytes).map(|b| b / 1024))
+        };
         [
             mb(self.rss_kb),
+            memory(|m| m.heap_in_use),
+            memory(|m| m.heap_held),
+            memory(|m| Some(m.buffers)),
+            memory(|m| Some(m.sqlite)),
+            memory(Memory::other),
             mb(self.pss_kb),
             self.fds.map(|n| n as f64),
             self.procs.map(|n| n as f64),
