@@ -178,15 +178,19 @@ pub(crate) struct RefEntry {
 ///
 /// Refs of the last [`KEPT_EPOCHS`] URL epochs are kept whole, so a ref from the page
 /// before is refused naming its element; older ones are retired to their packed names
-/// alone ([`packed`]: four bytes each), which are still never given out again — a tab
-/// that navigates all day keeps no identities of its old pages.
+/// alone ([`packed`]: four bytes each), which are not given out again — a tab that
+/// navigates all day keeps no identities of its old pages. The last [`MAX_RETIRED`]
+/// names are kept (hundreds of pages), so the registry is bounded: a name older than that
+/// may be given again by chance (a 4 to 6 digit prefix of another element's hash), to an
+/// agent holding a ref across those hundreds of pages.
 #[derive(Debug, Default)]
 pub(crate) struct RefRegistry {
     by_key: HashMap<u64, String>,
     by_ref: HashMap<String, RefEntry>,
     by_node: HashMap<NodeKey, String>,
-    /// The names of refs of older epochs, packed.
+    /// The names of refs of older epochs, packed: the set, and its order of retiring.
     retired: HashSet<u32>,
+    retired_order: std::collections::VecDeque<u32>,
     /// The newest URL epoch observed.
     epoch: u64,
     /// Counts observations.
@@ -195,6 +199,9 @@ pub(crate) struct RefRegistry {
 
 /// How many URL epochs (the current one included) keep their refs whole.
 const KEPT_EPOCHS: u64 = 3;
+
+/// How many retired names a tab keeps, the oldest let go first: about 0.6 MB.
+const MAX_RETIRED: usize = 50_000;
 
 /// A ref's name in four bytes: its 4 to 6 base-32 digits (five bits each) and, above
 /// them, how many there are. `None` for a string no registry gives out.
@@ -248,7 +255,19 @@ impl RefRegistry {
                 self.by_node.remove(&node);
             }
             if let Some(packed) = packed(&name) {
-                self.retired.insert(packed);
+                self.retire(packed);
+            }
+        }
+    }
+
+    fn retire(&mut self, packed: u32) {
+        if !self.retired.insert(packed) {
+            return;
+        }
+        self.retired_order.push_back(packed);
+        while self.retired_order.len() > MAX_RETIRED {
+            if let Some(oldest) = self.retired_order.pop_front() {
+                self.retired.remove(&oldest);
             }
         }
     }
@@ -416,7 +435,7 @@ impl RefRegistry {
         };
         let retired = Held {
             entries: self.retired.len(),
-            bytes: self.retired.heap_bytes(),
+            bytes: self.retired.heap_bytes() + self.retired_order.heap_bytes(),
         };
         (kept, retired)
     }
@@ -588,6 +607,42 @@ mod tests {
             assert!(registry.is_retired(name), "{name}");
         }
         assert!(!registry.is_retired("e0000"));
+    }
+
+    #[test]
+    fn a_tab_keeps_the_last_fifty_thousand_retired_names_and_lets_the_oldest_go() {
+        let mut registry = RefRegistry::default();
+        let mut first_page = Vec::new();
+        let mut last_retired = Vec::new();
+        let pages = (MAX_RETIRED / 50) as u64 + 20;
+        for epoch in 1..=pages {
+            registry.next_generation(epoch);
+            for i in 0..50 {
+                let button = identity(epoch, 0, "button", &format!("Item {i}"), 0);
+                let name =
+                    registry.assign_node(&button, Some((0, epoch as i64 * 100 + i)), &|_| true);
+                if epoch == 1 {
+                    first_page.push(name.clone());
+                }
+                if epoch == pages - KEPT_EPOCHS {
+                    last_retired.push(name);
+                }
+            }
+        }
+        assert_eq!(registry.retired.len(), MAX_RETIRED);
+        assert_eq!(registry.retired_order.len(), MAX_RETIRED);
+        for name in &first_page {
+            assert!(
+                !registry.is_retired(name),
+                "{name}: older than the kept names"
+            );
+        }
+        for name in &last_retired {
+            assert!(
+                registry.is_retired(name),
+                "{name}: among the newest retired"
+            );
+        }
     }
 
     #[test]
