@@ -180,9 +180,9 @@ pub(crate) struct RefEntry {
 /// before is refused naming its element; older ones are retired to their packed names
 /// alone ([`packed`]: four bytes each), which are not given out again — a tab that
 /// navigates all day keeps no identities of its old pages. The last [`MAX_RETIRED`]
-/// names are kept (hundreds of pages), so the registry is bounded: a name older than that
+/// names are kept (about 200 pages), so the registry is bounded: a name older than that
 /// may be given again by chance (a 4 to 6 digit prefix of another element's hash), to an
-/// agent holding a ref across those hundreds of pages.
+/// agent holding a ref across those pages.
 #[derive(Debug, Default)]
 pub(crate) struct RefRegistry {
     by_key: HashMap<u64, String>,
@@ -200,8 +200,9 @@ pub(crate) struct RefRegistry {
 /// How many URL epochs (the current one included) keep their refs whole.
 const KEPT_EPOCHS: u64 = 3;
 
-/// How many retired names a tab keeps, the oldest let go first: about 0.6 MB.
-const MAX_RETIRED: usize = 50_000;
+/// How many retired names a tab keeps, the oldest let go first (about 200 pages of 50
+/// refs): about 120 KB.
+const MAX_RETIRED: usize = 10_000;
 
 /// A ref's name in four bytes: its 4 to 6 base-32 digits (five bits each) and, above
 /// them, how many there are. `None` for a string no registry gives out.
@@ -610,7 +611,7 @@ mod tests {
     }
 
     #[test]
-    fn a_tab_keeps_the_last_fifty_thousand_retired_names_and_lets_the_oldest_go() {
+    fn a_tab_keeps_the_last_ten_thousand_retired_names_and_lets_the_oldest_go() {
         let mut registry = RefRegistry::default();
         let mut first_page = Vec::new();
         let mut last_retired = Vec::new();

@@ -292,7 +292,7 @@ impl Drop for Archive {
 }
 
 /// The bytes SQLite has allocated now, for every archive of the process together: their
-/// page caches (up to 2 MB each by default, filled as an archive grows), schemas and
+/// page caches (up to 256 KB each, filled as an archive grows), schemas and
 /// prepared statements. Part of what the process allocator counts in use.
 pub fn sqlite_memory() -> u64 {
     // SAFETY: sqlite3_memory_used reads SQLite's own counter under its own mutex; it has
@@ -309,9 +309,13 @@ fn folder_name(task: &str) -> String {
         .collect()
 }
 
+// The page cache is 256 KB, not SQLite's 2 MB: an archive is written far more than read,
+// and a recall reads a few rows the OS keeps cached anyway, so a task's archive costs the
+// daemon a quarter of a megabyte, reached in its first minutes (docs/faces.md#memory).
 const SCHEMA: &str = "
 PRAGMA journal_mode = WAL;
 PRAGMA synchronous = NORMAL;
+PRAGMA cache_size = -256;
 CREATE TABLE IF NOT EXISTS observations (
     seq INTEGER PRIMARY KEY,
     id TEXT NOT NULL,
