@@ -89,7 +89,7 @@ pub(super) fn print_table(minutes: &[(usize, Option<&Memory>)]) {
 }
 
 /// The columns after the buffers.
-const TAIL: [&str; 4] = ["sqlite", "other", "tasks", "tabs"];
+const TAIL: [&str; 4] = ["sqlite", "other", "tasks", "tabs"]; // not a tool name
 
 /// One minute of the table; a minute without a report is dashes.
 fn line(minute: usize, memory: Option<&Memory>, names: &[String]) -> String {
