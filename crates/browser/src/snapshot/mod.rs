@@ -238,7 +238,7 @@ impl Tab {
         deadline: Deadline,
     ) -> Result<ElementSnapshot, Error> {
         let reading = self.read_for_snapshot(options, deadline).await?;
-        self.snapshot_of(reading, options)
+        Ok(self.snapshot_of(reading, options))
     }
 
     /// The reads an element snapshot is made of, and nothing else: a reading not made
@@ -266,7 +266,7 @@ impl Tab {
         &self,
         reading: SnapshotReading,
         options: &SnapshotOptions,
-    ) -> Result<ElementSnapshot, Error> {
+    ) -> ElementSnapshot {
         let started = std::time::Instant::now();
         let SnapshotReading {
             observation,
@@ -392,7 +392,7 @@ impl Tab {
         let text = if whole { text } else { text + &covered };
         let checkpoint =
             captured.map(|state| state.map(|state| self.checkpoint_of(id.clone(), state)));
-        Ok(ElementSnapshot {
+        ElementSnapshot {
             id,
             tokens: estimate_tokens(&text),
             text,
@@ -417,7 +417,7 @@ impl Tab {
             coverage,
             lists,
             checkpoint,
-        })
+        }
     }
 
     /// The id of a new element snapshot: the next number, or the last one's with the

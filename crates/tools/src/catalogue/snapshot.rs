@@ -532,7 +532,7 @@ impl ToolSpec for Snapshot {
                         browser::SnapshotReading::is_small,
                     )
                     .await;
-                let snapshot = reading.and_then(|reading| tab.snapshot_of(reading, &options));
+                let snapshot = reading.map(|reading| tab.snapshot_of(reading, &options));
                 (settled, snapshot.map(|snap| elements(ctx, &tab, snap)))
             }
         };
