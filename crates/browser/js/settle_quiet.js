@@ -8,9 +8,11 @@
 // finished loading, if that is later) the page is quiet at once. A negative `sinceMs` (a watcher just installed, nothing known before) always
 // watches two frames. A verdict of quiet is remembered in the watcher's state
 // (`quietAt`, `perpetual`) for the next call, and an action's span (`lastAction`).
-// Returns `{quiet, waitedMs, region}` (`region` names what was still changing: motion the
-// command began is named even when it is not waited for), or `{unwatched: true}` when the
-// document has no watcher (js/change_watch.js) yet.
+// Returns `{quiet, waitedMs, region, unchanged}` (`region` names what was still changing:
+// motion the command began is named even when it is not waited for; `unchanged`: quiet,
+// and nothing that counts changed or animated from this call's start to its verdict, so a
+// read the renderer ran right after the call began shows the page as it settled), or
+// `{unwatched: true}` when the document has no watcher (js/change_watch.js) yet.
 // Runs in candor's world, beside the change watcher; what the page scheduled it asks the
 // page's world (js/settle_watch.js), and its own frames and timers are not the page's.
 async function settleQuiet(budgetMs, sinceMs, mode) {
@@ -219,6 +221,8 @@ async function settleQuiet(budgetMs, sinceMs, mode) {
     if (mode === "action" && span) self.lastAction = [from, performance.now()];
     return verdict;
   };
+  // Whether nothing animated at this call's start (set below, before its first wait).
+  let stillAtStart = false;
   const settled = (lo, now, waitedMs) => {
     const named = [...commandsGoing(now), ...commandsSince(lo)];
     if (named.length > 0) {
@@ -226,13 +230,15 @@ async function settleQuiet(budgetMs, sinceMs, mode) {
     }
     self.quietAt = now;
     remember();
-    return finish({ quiet: true, waitedMs, region: null });
+    const unchanged = stillAtStart && changedSince(start).length === 0;
+    return finish({ quiet: true, waitedMs, region: null, unchanged });
   };
   // After an action that scheduled nothing for later (no frame callback, no timer since
   // it began) and with no finite animation running, what it changed is all there will
   // be: the page is quiet at once. Otherwise one frame first: what the action scheduled
   // for the next frame has then run; if nothing changed since and nothing animates, the
   // page is quiet.
+  stillAtStart = animating().length === 0;
   const scheduledSince = mode === "action" && ask(document, ["scheduled", from]);
   if (mode === "action" && sinceMs >= 0 && !scheduledSince && animating().length === 0) {
     return settled(Infinity, performance.now(), 0);

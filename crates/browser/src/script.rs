@@ -421,7 +421,19 @@ mod tests {
             Ok(QuietReply::Verdict {
                 quiet: false,
                 waited_ms: 40,
-                region: Some(_)
+                region: Some(_),
+                unchanged: false,
+            })
+        ));
+        assert!(matches!(
+            decode(
+                &SETTLE_QUIET,
+                json!({"quiet": true, "waitedMs": 20, "region": null, "unchanged": true})
+            ),
+            Ok(QuietReply::Verdict {
+                quiet: true,
+                unchanged: true,
+                ..
             })
         ));
         assert!(matches!(

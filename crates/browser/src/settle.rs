@@ -49,6 +49,9 @@ pub(crate) enum QuietReply {
         quiet: bool,
         waited_ms: u64,
         region: Option<String>,
+        /// Quiet, and nothing changed or animated from the check's start to its verdict.
+        #[serde(default)]
+        unchanged: bool,
     },
 }
 
@@ -81,30 +84,35 @@ pub(crate) struct ReadHistory {
     /// known). Judged by size, not time, so that a loaded machine, where every read is
     /// slow, still saves its round trip.
     cheap: bool,
-    /// Whether the page was quiet at once at the last settle check before a read.
-    quiet_at_once: bool,
+    /// Whether, at the last settle check before a read, the page did not change from the
+    /// check's start to its verdict: a read sent with that check would have been kept.
+    stood: bool,
 }
 
 impl ReadHistory {
     fn speculate(&self) -> bool {
-        self.quiet_at_once && self.cheap
+        self.stood && self.cheap
     }
 }
 
-impl Settled {
-    /// Quiet without waiting: nothing changed in the last frames and nothing animates.
-    fn at_once(&self) -> bool {
-        self.quiet && self.waited.is_zero()
-    }
+/// A settle check's verdict, and whether the page stood still through it.
+struct Checked {
+    settled: Settled,
+    /// Quiet, and nothing changed or animated from the check's start (in the renderer)
+    /// to its verdict: a read the renderer made right after the check began shows the
+    /// page as it settled.
+    unchanged: bool,
 }
 
 impl Tab {
     /// Settles (at most `budget`; zero: not at all), then reads with `read`
     /// (docs/waiting.md#settle). The check and the read are one round trip into the page
-    /// instead of two when the tab's last read was `cheap` and its page quiet at once: the
-    /// read is sent right behind the check, which the renderer answers first; it is kept
-    /// when the check found the page quiet at once — the page had not changed for frames
-    /// when the read began — and made again after the wait otherwise. A failed check is
+    /// instead of two when the tab's last read was `cheap` and its page stood still through
+    /// the last check: the read is sent right behind the check, which the renderer begins
+    /// first; it is kept when the check found the page quiet and nothing changed or
+    /// animated from the check's start to its verdict — the page the read saw is the page
+    /// that settled, whether the check waited frames for it or not — and made again after
+    /// the wait otherwise. A failed check is
     /// not the read's failure: the read is made anyway, as a page that cannot be watched
     /// is still read.
     pub async fn settle_then_read<T, F, R>(
@@ -129,25 +137,24 @@ impl Tab {
         };
         let speculate = known && self.read_history().speculate();
         let started = Instant::now();
-        let (settled, early) = if speculate {
-            let (settled, early) = tokio::join!(self.wait_settled(budget, deadline), async {
+        let (checked, early) = if speculate {
+            let (checked, early) = tokio::join!(self.check_quiet(budget, None, deadline), async {
                 // Sent after the check: the check's first poll sends it (its context is
-                // known, so nothing before the send waits). Were it ever sent first, a
-                // verdict of quiet at once still covers it: nothing changed in the 50 ms
-                // before the verdict, and the read is one the renderer answers in less.
+                // known, so nothing before the send waits), and the renderer begins the
+                // check (noting its start) before it makes the read.
                 tokio::task::yield_now().await;
                 self.noted_read(read(), &cheap).await
             });
-            (settled.ok(), Some(early))
+            (checked.ok(), Some(early))
         } else {
-            (self.wait_settled(budget, deadline).await.ok(), None)
+            (self.check_quiet(budget, None, deadline).await.ok(), None)
         };
-        let at_once = settled.as_ref().is_some_and(Settled::at_once);
-        self.read_history().quiet_at_once = at_once;
-        let kept = at_once && early.is_some();
+        let stood = checked.as_ref().is_some_and(|c| c.unchanged);
+        self.read_history().stood = stood;
+        let kept = stood && early.is_some();
         let settled_in = started.elapsed();
         let read = match early {
-            Some(early) if at_once => early,
+            Some(early) if stood => early,
             _ => self.noted_read(read(), &cheap).await,
         };
         tracing::debug!(
@@ -158,7 +165,7 @@ impl Tab {
             total_ms = started.elapsed().as_secs_f64() * 1000.0,
             "settle then read"
         );
-        (settled, read)
+        (checked.map(|c| c.settled), read)
     }
 
     /// `read`, whether it was cheap kept for the next guess.
@@ -197,6 +204,16 @@ impl Tab {
         since: Option<Instant>,
         deadline: Deadline,
     ) -> Result<Settled, Error> {
+        Ok(self.check_quiet(budget, since, deadline).await?.settled)
+    }
+
+    /// `wait_quiet`, with whether the page stood still from the check's start on.
+    async fn check_quiet(
+        &self,
+        budget: Duration,
+        since: Option<Instant>,
+        deadline: Deadline,
+    ) -> Result<Checked, Error> {
         // The page-side wait ends at its budget; the call itself may take more (a first
         // frame that is late, a busy page). A page-side read is given three quarters of
         // its deadline before the page counts as not answering (`Tab::call_script`), so
@@ -220,6 +237,7 @@ impl Tab {
                 quiet,
                 waited_ms,
                 region,
+                unchanged,
             } = reply
             else {
                 // A document older than the watchers (a page adopted once loaded): watch
@@ -232,11 +250,15 @@ impl Tab {
                 since_ms = -1.0;
                 continue;
             };
-            return Ok(Settled {
+            // After a watcher was just installed, what changed before it (the read sent
+            // with the first call among it) is not known.
+            let unchanged = unchanged && quiet && since_ms >= 0.0;
+            let settled = Settled {
                 quiet,
                 waited: Duration::from_millis(waited_ms),
                 region,
-            });
+            };
+            return Ok(Checked { settled, unchanged });
         }
         Err(Error::Timeout {
             waiting_for: "a document with the settle watcher".into(),
