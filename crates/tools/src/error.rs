@@ -69,6 +69,10 @@ pub enum Code {
     /// A press split by a re-render: what the mousedown reached was replaced before the
     /// mouseup, and no click reached the element (with `partial`).
     TargetReplaced,
+    /// A press that landed beside the element — on another one, named in `data.pressed`
+    /// — and no click reached it: it moved, or something came over it, between the check
+    /// of its click point and the press (with `partial`).
+    TargetMissed,
     ReadbackFailed,
     PopupNotOpened,
     NavigationFailed,

@@ -147,6 +147,11 @@ pub struct ActOutcome {
     /// click/dblclick: a press split by a re-render — the element pressed (or the target)
     /// was gone from the document by the release, and no click reached the target.
     pub press_replaced: bool,
+    /// click/dblclick: a press that landed beside the element — on the element named
+    /// (`div#menu`), neither the target, inside it, nor around it — and no click reached
+    /// the target: it moved, or something came over it, between the check of its point
+    /// and the press (`action_seen.js`).
+    pub press_missed: Option<String>,
     /// click/dblclick: whether anything the action watch sees changed by the end of the
     /// settle (the DOM of the target's document, its shadow roots and the top document,
     /// scrolling, the URL, the target's value or checked state, focus beyond the target);
@@ -247,6 +252,8 @@ struct Watch {
 pub(crate) struct Seen {
     /// The press was split by a re-render (no click reached the target).
     pub replaced: bool,
+    /// The element the press landed on, beside the target (no click reached it).
+    pub missed: Option<String>,
     /// Something the watch sees changed.
     pub changed: bool,
     /// The target's effect may show where the watch does not look (a select's list, a
@@ -324,6 +331,7 @@ impl Tab {
                 outcome.navigated = self.state().navigations > before.navigations;
                 if let Some(seen) = self.seen(watch, deadline).await {
                     outcome.press_replaced = seen.replaced;
+                    outcome.press_missed = seen.missed;
                     outcome.page_changed = (!seen.opaque).then_some(seen.changed);
                 }
                 Ok(outcome)
@@ -500,8 +508,8 @@ impl Run<'_> {
         };
         match action {
             Action::Click | Action::DoubleClick | Action::Hover => {
-                let (x, y) = self
-                    .pointer_target(&target, locator, !matches!(action, Action::Hover))
+                let ((x, y), fresh) = self
+                    .pointer_target_located(&target, locator, !matches!(action, Action::Hover))
                     .await?;
                 let clicks = match action {
                     Action::Click => 1,
@@ -509,7 +517,9 @@ impl Run<'_> {
                     _ => 0,
                 };
                 if clicks > 0 {
-                    self.watch = self.watch_action(&target).await;
+                    // On the element the point is on: located again on the way, it may be
+                    // another node than the one first found.
+                    self.watch = self.watch_action(fresh.as_ref().unwrap_or(&target)).await;
                 }
                 self.mouse(x, y, clicks).await?;
                 outcome.point = Some((x, y));
@@ -717,7 +727,7 @@ pub(crate) const ELEMENT_SET_CHECKED: crate::script::Script<Option<bool>> =
 /// page (see `actions/mod.rs`).
 pub(crate) const ACTION_WATCH: crate::script::Script<crate::script::InPage> =
     crate::script::script!("action_watch" => crate::script::InPage);
-/// On that watch: `{replaced, changed, opaque}`, and the watch ended.
+/// On that watch: `{replaced, missed, changed, opaque}`, and the watch ended.
 pub(crate) const ACTION_SEEN: crate::script::Script<crate::actions::Seen> =
     crate::script::script!("action_seen" => crate::actions::Seen);
 
@@ -733,10 +743,16 @@ mod tests {
     fn a_watch_reading_decodes_whole_or_fails_by_name() {
         let seen = script::decode(
             &ACTION_SEEN,
-            json!({"replaced": true, "changed": false, "opaque": false}),
+            json!({"replaced": true, "missed": null, "changed": false, "opaque": false}),
         )
         .unwrap();
-        assert!(seen.replaced && !seen.changed && !seen.opaque);
+        assert!(seen.replaced && !seen.changed && !seen.opaque && seen.missed.is_none());
+        let seen = script::decode(
+            &ACTION_SEEN,
+            json!({"replaced": false, "missed": "div#menu", "changed": true, "opaque": false}),
+        )
+        .unwrap();
+        assert_eq!(seen.missed.as_deref(), Some("div#menu"));
         assert!(matches!(
             script::decode(&ACTION_SEEN, json!({"replaced": false, "opaque": false})),
             Err(Error::ScriptReply {

@@ -110,10 +110,25 @@ impl Run<'_> {
         locator: &Locator,
         needs_enabled: bool,
     ) -> Result<(f64, f64), Error> {
+        Ok(self
+            .pointer_target_located(target, locator, needs_enabled)
+            .await?
+            .0)
+    }
+
+    /// `pointer_target`, with the element located again on the way when it was (a
+    /// virtual list's row followed to the node that shows it once scrolled to): the
+    /// element the point is on.
+    pub(super) async fn pointer_target_located(
+        &mut self,
+        target: &Located,
+        locator: &Locator,
+        needs_enabled: bool,
+    ) -> Result<((f64, f64), Option<Located>), Error> {
         // The agent's own point: the input goes there, to whatever is there (the located
         // element is what the hit test found, so nothing covers it).
         if let Locator::Point { x, y } = locator {
-            return Ok((*x, *y));
+            return Ok(((*x, *y), None));
         }
         // Half of what the command has left at most: a cover that stays is refused as
         // such, with time to spare, rather than by the command's own timeout.
@@ -136,7 +151,7 @@ impl Run<'_> {
                     if waited {
                         self.actionable_wait = Some(started.elapsed());
                     }
-                    return Ok(point);
+                    return Ok((point, fresh));
                 }
                 Err(Check::Failed(error)) => return Err(error),
                 Err(Check::Blocked(blocked)) => blocked,

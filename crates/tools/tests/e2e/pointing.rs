@@ -1,7 +1,7 @@
 //! Where a pointer action lands and what it says it did, on pages built the way widget
 //! libraries build them: a grid whose row centre is a column's resize handle, a switch
-//! component drawn over its own input, a list that re-renders under the press, a button
-//! that does nothing.
+//! component drawn over its own input, a list that re-renders under the press, a hover
+//! card that comes over the button as the pointer arrives, a button that does nothing.
 
 use serde_json::{Value, json};
 
@@ -141,6 +141,47 @@ async fn a_press_whose_option_is_re_rendered_before_its_release_is_reported_not_
     assert_eq!(verified["verification"]["verified"], true, "{verified:#}");
     let said = note(&verified).unwrap_or_else(|| panic!("no note: {verified:#}"));
     assert!(said.contains("split by a re-render"), "{said}");
+    h.shutdown().await;
+}
+
+/// A press that lands on something the page put over the element after its click point
+/// was checked (a hover card opened by the pointer's arrival) is reported as missed,
+/// naming what was pressed, not as a click on the element; a click on a button with no
+/// hover card beside it is plain.
+#[tokio::test]
+async fn a_press_that_lands_on_a_hover_card_over_the_button_is_reported_missed() {
+    let h = harness();
+    h.ok(
+        "navigate",
+        json!({ "url": h.url("widgets/hover-card.html") }),
+    )
+    .await;
+    let page = snapshot(&h).await;
+    let wish = ref_on(&page, "\"Wish list\"");
+    let wished = h.ok("act", json!({ "action": "click", "ref": wish })).await;
+    assert_eq!(wished["code"], Value::Null, "{wished:#}");
+    assert!(page_text(&h).await.contains("Status: wished"));
+
+    let buy = ref_on(&page, "\"Buy\"");
+    let pressed = h
+        .call("act", json!({ "action": "click", "ref": buy }))
+        .await;
+    assert_eq!(pressed["ok"], false, "{pressed:#}");
+    assert_eq!(pressed["status"], "partial", "{pressed:#}");
+    assert_eq!(pressed["code"], "TARGET_MISSED", "{pressed:#}");
+    assert_eq!(pressed["execution"]["actionStatus"], "completed");
+    assert_eq!(pressed["execution"]["retrySafe"], false);
+    let on = pressed["data"]["pressed"].as_str().unwrap_or_default();
+    // The panel, or what is in it where the button was.
+    assert!(
+        ["div#promo", "p", "button#close"].contains(&on),
+        "{pressed:#}"
+    );
+    let log = log(&h).await;
+    assert!(log.contains(&"promo:shown".to_string()), "{log:?}");
+    assert!(!log.contains(&"bought".to_string()), "{log:?}");
+    assert!(!log.contains(&"down:buy".to_string()), "{log:?}");
+    assert!(page_text(&h).await.contains("Status: wished"));
     h.shutdown().await;
 }
 

@@ -653,8 +653,8 @@ impl ToolSpec for Act {
 }
 
 /// What a click's answer says beyond its data (see `action_watch.js`): a press split by a
-/// re-render is `partial` (`TARGET_REPLACED`) unless an expectation held (`verified`),
-/// when it is a note; a click after which nothing changed — nothing the watch sees, no
+/// re-render is `partial` (`TARGET_REPLACED`), and a press that landed beside the element
+/// `partial` (`TARGET_MISSED`), unless an expectation held (`verified`), when it is a note; a click after which nothing changed — nothing the watch sees, no
 /// navigation, dialog or new tab — is a note, the action still done: dispatched is not
 /// verified, and a click the page ignores is not a failure of the tool.
 fn effect_note(ctx: &mut Ctx<'_>, outcome: &browser::ActOutcome, verified: bool) -> Option<String> {
@@ -672,6 +672,25 @@ fn effect_note(ctx: &mut Ctx<'_>, outcome: &browser::ActOutcome, verified: bool)
         ));
         return None;
     }
+    if let Some(pressed) = &outcome.press_missed {
+        if verified {
+            return Some(
+                "the press landed beside the element, on another one (it moved, or something came over it, after its click point was checked), so no click reached it; the expectation held all the same"
+                    .into(),
+            );
+        }
+        ctx.partial(
+            ToolError::new(
+                Code::TargetMissed,
+                "the press landed beside the element, on another one (data.pressed): it moved, or something came over it, after its click point was checked, so no click reached it",
+                "do not take it as done: take a snapshot; once what came over it is gone or the element is still, act again",
+            )
+            .with_typed_data(&Missed {
+                pressed: PageText(pressed.clone()),
+            }),
+        );
+        return None;
+    }
     let unchanged = outcome.page_changed == Some(false)
         && !outcome.navigated
         && ctx.events.dialog.is_none()
@@ -680,6 +699,12 @@ fn effect_note(ctx: &mut Ctx<'_>, outcome: &browser::ActOutcome, verified: bool)
         "the click was delivered, but nothing on the page changed: no element, text or attribute, no value, focus, scroll or URL, no navigation, dialog or new tab; it may have landed where the page ignores it"
             .into()
     })
+}
+
+/// `TARGET_MISSED`'s data: the element the press landed on, as the page names it.
+#[derive(serde::Serialize)]
+struct Missed {
+    pressed: PageText,
 }
 
 /// `scroll_next_screen` (docs/observation.md#next-screen): one screen on, on the page or in the container `ref`,
