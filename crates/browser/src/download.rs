@@ -104,6 +104,8 @@ pub(crate) struct Downloads {
 
 struct Log {
     context_id: String,
+    /// What the browser's download calls name as the context (`Task::context_scope`).
+    scope: Option<String>,
     folder: PathBuf,
     limits: DownloadLimits,
     /// The browser session, to cancel a download past a limit (sent from the reader).
@@ -136,6 +138,7 @@ impl Downloads {
     pub(crate) async fn start(
         browser: &Browser,
         context_id: &str,
+        scope: Option<String>,
         deadline: Deadline,
     ) -> Result<Downloads, Error> {
         let folder = tempfile::Builder::new()
@@ -147,6 +150,7 @@ impl Downloads {
             })?;
         let log = Arc::new(Mutex::new(Log {
             context_id: context_id.to_string(),
+            scope: scope.clone(),
             folder: folder.path().to_path_buf(),
             limits: DownloadLimits::default(),
             browser: browser.connection().browser_session(),
@@ -166,7 +170,7 @@ impl Downloads {
             .call(
                 &cdp_browser::SetDownloadBehavior {
                     behavior: "allow".into(),
-                    browser_context_id: Some(context_id.to_string()),
+                    browser_context_id: scope,
                     download_path: Some(folder.path().display().to_string()),
                     events_enabled: Some(true),
                 },
@@ -317,7 +321,7 @@ impl Log {
                 let _ = std::fs::remove_file(path);
             }
             download.state = DownloadState::Canceled;
-            cancel(&self.browser, &self.context_id, &e.guid);
+            cancel(&self.browser, self.scope.as_deref(), &e.guid);
         } else if download.limit.is_some() {
             // A cancel is on its way: what comes before it lands changes nothing.
             download.state = DownloadState::Canceled;
@@ -342,7 +346,7 @@ impl Log {
         if self.allowed < self.limits.max_count {
             self.allowed += 1;
         } else {
-            cancel(&self.browser, &self.context_id, &guid);
+            cancel(&self.browser, self.scope.as_deref(), &guid);
             let unreported = self
                 .owned
                 .iter()
@@ -368,10 +372,10 @@ impl Log {
 }
 
 /// Cancels download `guid` (sent, not awaited: this runs on the reader).
-fn cancel(browser: &cdp::Session, context_id: &str, guid: &str) {
+fn cancel(browser: &cdp::Session, scope: Option<&str>, guid: &str) {
     let _ = browser.send(&cdp_browser::CancelDownload {
         guid: guid.to_string(),
-        browser_context_id: Some(context_id.to_string()),
+        browser_context_id: scope.map(str::to_string),
     });
 }
 

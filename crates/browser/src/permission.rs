@@ -145,7 +145,7 @@ impl Permissions {
     /// Makes the context deny every permission to every origin.
     pub(crate) async fn deny_all(
         browser: &Browser,
-        context_id: &str,
+        scope: Option<&str>,
         deadline: Deadline,
     ) -> Result<Permissions, Error> {
         browser
@@ -155,7 +155,7 @@ impl Permissions {
                 &cdp_browser::GrantPermissions {
                     permissions: Vec::new(),
                     origin: None,
-                    browser_context_id: Some(context_id.to_string()),
+                    browser_context_id: scope.map(str::to_string),
                 },
                 deadline,
             )
@@ -320,7 +320,7 @@ impl Permissions {
     pub(crate) async fn hold(
         &self,
         browser: &Browser,
-        context_id: &str,
+        scope: Option<&str>,
         deadline: Deadline,
     ) -> Result<(), Error> {
         let origins: Vec<String> = {
@@ -333,7 +333,7 @@ impl Permissions {
             gate.granted.keys().cloned().collect()
         };
         for origin in origins {
-            self.grant(browser, context_id, &origin, deadline).await?;
+            self.grant(browser, scope, &origin, deadline).await?;
         }
         Ok(())
     }
@@ -343,7 +343,7 @@ impl Permissions {
     pub(crate) async fn unhold(
         &self,
         browser: &Browser,
-        context_id: &str,
+        scope: Option<&str>,
         deadline: Deadline,
     ) -> Result<(), Error> {
         let (origins, pending) = {
@@ -354,7 +354,7 @@ impl Permissions {
             (origins, std::mem::take(&mut gate.pending))
         };
         for origin in origins {
-            self.grant(browser, context_id, &origin, deadline).await?;
+            self.grant(browser, scope, &origin, deadline).await?;
         }
         for held in pending {
             release(&held.session, held.page_id);
@@ -372,7 +372,7 @@ impl Permissions {
     pub(crate) async fn answer(
         &self,
         browser: &Browser,
-        context_id: &str,
+        scope: Option<&str>,
         id: u64,
         choice: PermissionChoice,
         deadline: Deadline,
@@ -402,7 +402,7 @@ impl Permissions {
             held
         };
         if choice != PermissionChoice::Deny {
-            self.grant(browser, context_id, &held.request.origin, deadline)
+            self.grant(browser, scope, &held.request.origin, deadline)
                 .await?;
         }
         release(&held.session, held.page_id);
@@ -413,7 +413,7 @@ impl Permissions {
     async fn grant(
         &self,
         browser: &Browser,
-        context_id: &str,
+        scope: Option<&str>,
         origin: &str,
         deadline: Deadline,
     ) -> Result<(), Error> {
@@ -429,7 +429,7 @@ impl Permissions {
                 &cdp_browser::GrantPermissions {
                     permissions,
                     origin: Some(origin.to_string()),
-                    browser_context_id: Some(context_id.to_string()),
+                    browser_context_id: scope.map(str::to_string),
                 },
                 deadline,
             )

@@ -73,7 +73,7 @@ impl Task {
             .browser_session()
             .call(
                 &storage::GetCookies {
-                    browser_context_id: Some(self.context_id().to_string()),
+                    browser_context_id: self.context_scope(),
                 },
                 deadline,
             )
@@ -116,7 +116,7 @@ impl Task {
             .call(
                 &storage::SetCookies {
                     cookies,
-                    browser_context_id: Some(self.context_id().to_string()),
+                    browser_context_id: self.context_scope(),
                 },
                 deadline,
             )
@@ -202,7 +202,7 @@ impl Task {
             .call(
                 &target::CreateTarget {
                     url: "about:blank".into(),
-                    browser_context_id: Some(self.context_id().to_string()),
+                    browser_context_id: self.context_scope(),
                     background: Some(true),
                 },
                 deadline,

@@ -182,10 +182,11 @@ impl Task {
                 .await?
                 .browser_context_id
         };
+        let scope = (!setup.default_context).then(|| context_id.clone());
         // Downloads go only to the task's folder; no permission is granted (docs/acting.md#downloads).
         let (downloads, permissions) = tokio::try_join!(
-            Downloads::start(browser, &context_id, deadline),
-            Permissions::deny_all(browser, &context_id, deadline),
+            Downloads::start(browser, &context_id, scope.clone(), deadline),
+            Permissions::deny_all(browser, scope.as_deref(), deadline),
         )?;
         Ok(Task {
             id: id.into(),
@@ -210,9 +211,12 @@ impl Task {
         &self.id
     }
 
-    /// The id of the task's browser context.
-    pub(crate) fn context_id(&self) -> &str {
-        &self.context_id
+    /// The context a `Browser.*` or `Storage.*` call names: none for the browser's
+    /// default context (a task on a persistent profile), which those calls act on when
+    /// none is named — Chromium refuses the default context's own id there ("Failed to
+    /// find browser context").
+    pub(crate) fn context_scope(&self) -> Option<String> {
+        self.owns_context.then(|| self.context_id.clone())
     }
 
     pub fn browser(&self) -> &Browser {
@@ -274,14 +278,14 @@ impl Task {
     /// A hand-off begins: permission requests wait for the person (see `permission.rs`).
     pub async fn hold_permissions(&self, deadline: Deadline) -> Result<(), Error> {
         self.permissions
-            .hold(&self.browser, &self.context_id, deadline)
+            .hold(&self.browser, self.context_scope().as_deref(), deadline)
             .await
     }
 
     /// A hand-off ends: the person's grants are taken back; requests are denied again.
     pub async fn release_permissions(&self, deadline: Deadline) -> Result<(), Error> {
         self.permissions
-            .unhold(&self.browser, &self.context_id, deadline)
+            .unhold(&self.browser, self.context_scope().as_deref(), deadline)
             .await
     }
 
@@ -298,7 +302,13 @@ impl Task {
         deadline: Deadline,
     ) -> Result<crate::PermissionRequest, Error> {
         self.permissions
-            .answer(&self.browser, &self.context_id, id, choice, deadline)
+            .answer(
+                &self.browser,
+                self.context_scope().as_deref(),
+                id,
+                choice,
+                deadline,
+            )
             .await
     }
 

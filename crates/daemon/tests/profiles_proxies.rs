@@ -145,7 +145,7 @@ async fn a_tasks_requests_go_through_its_proxy_with_its_credentials_and_other_ta
     assert_eq!(opened["page"]["url"], page, "{opened:#}");
     assert!(proxy.forwarded().contains(&page), "{:?}", proxy.forwarded());
     // Challenged once, answered once: later requests carry what the browser learned.
-    assert_eq!(proxy.challenges(), 1);
+    assert_eq!(proxy.challenges_of(&page), 1);
 
     let other = fixtures.url("/form.html");
     daemon
@@ -198,7 +198,7 @@ async fn a_wrong_proxy_password_is_proxy_auth_failed_and_the_challenge_is_answer
     assert!(message.contains(&proxy.url()), "{message}");
     assert!(!failed.to_string().contains("wrong"), "{failed:#}");
     // Asked without credentials, then with the wrong ones: never again in a loop.
-    assert_eq!(proxy.challenges(), 2);
+    assert_eq!(proxy.challenges_of(&page), 2);
     assert!(proxy.forwarded().is_empty(), "{:?}", proxy.forwarded());
     daemon.shutdown().await;
 }

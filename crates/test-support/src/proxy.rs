@@ -2,11 +2,11 @@
 //! forward of absolute-URI requests (no `CONNECT`), one request per connection, with
 //! `Proxy-Authorization: Basic` checked when it is made with credentials — a request
 //! without them, or with others, is answered `407` with `Proxy-Authenticate: Basic`.
-//! It logs every request it forwarded and counts its challenges.
+//! It logs every request it forwarded and every request it challenged.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -21,7 +21,9 @@ struct Shared {
     /// `Basic …` that is let through, when credentials are asked for.
     expected: Option<String>,
     forwarded: Mutex<Vec<String>>,
-    challenges: AtomicUsize,
+    /// The target of every request answered `407` (an absolute URL, or `host:port` of
+    /// a `CONNECT`), in order.
+    challenged: Mutex<Vec<String>>,
     stop: AtomicBool,
 }
 
@@ -66,9 +68,15 @@ impl ForwardProxy {
             .unwrap_or_default()
     }
 
-    /// How many requests were answered `407`.
-    pub fn challenges(&self) -> usize {
-        self.shared.challenges.load(Ordering::SeqCst)
+    /// How many requests for `url` were answered `407`. Only these count: the browser
+    /// also sends requests of its own through a context's proxy (Chromium 148 opens
+    /// `CONNECT www.google.com:443`), which are challenged too.
+    pub fn challenges_of(&self, url: &str) -> usize {
+        self.shared
+            .challenged
+            .lock()
+            .map(|c| c.iter().filter(|target| *target == url).count())
+            .unwrap_or_default()
     }
 }
 
@@ -104,7 +112,10 @@ fn serve(client: TcpStream, shared: &Shared) -> std::io::Result<()> {
     if let Some(expected) = &shared.expected
         && header("Proxy-Authorization").as_deref() != Some(expected.as_str())
     {
-        shared.challenges.fetch_add(1, Ordering::SeqCst);
+        let target = request_line.split_whitespace().nth(1).unwrap_or_default();
+        if let Ok(mut challenged) = shared.challenged.lock() {
+            challenged.push(target.to_string());
+        }
         client.write_all(
             b"HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm=\"candor-test\"\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
         )?;
