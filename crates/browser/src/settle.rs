@@ -131,10 +131,12 @@ impl Tab {
         }
         // The check must reach the renderer before the read: it goes first when the
         // page's worlds are known, so that sending it needs no call of its own.
-        let known = {
+        let worlds = || {
             let state = self.state();
-            state.main_context.is_some() && state.candor_context.is_some()
+            (state.main_context, state.candor_context.map(|c| c.id))
         };
+        let before = worlds();
+        let known = before.0.is_some() && before.1.is_some();
         let speculate = known && self.read_history().speculate();
         let started = Instant::now();
         let (checked, early) = if speculate {
@@ -151,10 +153,12 @@ impl Tab {
         };
         let stood = checked.as_ref().is_some_and(|c| c.unchanged);
         self.read_history().stood = stood;
-        let kept = stood && early.is_some();
+        // A check sent again in a new document (its first context gone) began after the
+        // read: its verdict does not cover that read.
+        let kept = stood && early.is_some() && worlds() == before;
         let settled_in = started.elapsed();
         let read = match early {
-            Some(early) if stood => early,
+            Some(early) if kept => early,
             _ => self.noted_read(read(), &cheap).await,
         };
         tracing::debug!(
